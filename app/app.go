@@ -1,0 +1,97 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/sql/session"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// Config is the server's configuration (flags and MVSERVER_* env in cmd/mvserver).
+type Config struct {
+	Listen         string
+	DataDir        string
+	InMemory       bool // tests only
+	Database       string
+	MaxConnections int
+	Logger         *slog.Logger
+	// TableDefaults are the feature properties new tables get (R-T5).
+	TableDefaults catalog.Defaults
+}
+
+// DefaultConfig is what `mvserver` with no flags uses.
+func DefaultConfig() Config {
+	return Config{
+		Listen:         "127.0.0.1:5433",
+		DataDir:        "./mvdata",
+		Database:       "mvserver",
+		MaxConnections: 100,
+		TableDefaults:  catalog.AllOn,
+	}
+}
+
+// Server is a running mvserver.
+type Server struct {
+	cfg    Config
+	db     *storage.DB
+	wire   *server.Server
+	ln     net.Listener
+	served chan error
+}
+
+// Start opens the data directory and starts serving. It fails at once when
+// another server holds the data directory.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Database == "" {
+		cfg.Database = "mvserver"
+	}
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Open(db, cfg.Database)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("load catalog: %w", err)
+	}
+	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger}
+	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	s := &Server{cfg: cfg, db: db, wire: wire, ln: ln, served: make(chan error, 1)}
+	go func() { s.served <- wire.Serve(ln) }()
+	cfg.Logger.Info("mvserver listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "database", cfg.Database)
+	return s, nil
+}
+
+// Addr is the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Shutdown stops accepting, lets running statements finish within grace,
+// cancels the rest, and closes storage cleanly.
+func (s *Server) Shutdown(grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	werr := s.wire.Shutdown(ctx)
+	if errors.Is(werr, context.DeadlineExceeded) {
+		werr = nil // statements were canceled, as asked
+	}
+	<-s.served
+	if err := s.db.Close(); err != nil {
+		return err
+	}
+	return werr
+}

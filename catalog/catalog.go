@@ -1,0 +1,312 @@
+package catalog
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// ObjectKind distinguishes relations.
+type ObjectKind string
+
+// Relation kinds.
+const (
+	KindTable ObjectKind = "table"
+)
+
+// Schema is a namespace.
+type Schema struct {
+	ID   uint32 `json:"id"`
+	Name string `json:"name"`
+}
+
+// Column is one column of a table.
+type Column struct {
+	ID      uint32  `json:"id"`
+	Name    string  `json:"name"`
+	Type    types.T `json:"type"`
+	NotNull bool    `json:"not_null,omitempty"`
+	// Default is the SQL text of the column default ("" = NULL).
+	Default string `json:"default,omitempty"`
+	Comment string `json:"comment,omitempty"`
+}
+
+// Property is one table property; Key keeps the spelling it was set with.
+type Property struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Table is a relation descriptor.
+type Table struct {
+	ID       uint32     `json:"id"`
+	SchemaID uint32     `json:"schema_id"`
+	Name     string     `json:"name"`
+	Kind     ObjectKind `json:"kind"`
+	Columns  []Column   `json:"columns"`
+	// PrimaryKey lists column ids in key order (empty: rows keyed by row id).
+	PrimaryKey  []uint32   `json:"primary_key,omitempty"`
+	PartitionBy []string   `json:"partition_by,omitempty"`
+	ClusterBy   []string   `json:"cluster_by,omitempty"`
+	Properties  []Property `json:"properties,omitempty"`
+	Comment     string     `json:"comment,omitempty"`
+	NextColID   uint32     `json:"next_col_id"`
+}
+
+// Clone returns a deep copy of t for modification.
+func (t *Table) Clone() *Table {
+	c := *t
+	c.Columns = append([]Column(nil), t.Columns...)
+	c.PrimaryKey = append([]uint32(nil), t.PrimaryKey...)
+	c.PartitionBy = append([]string(nil), t.PartitionBy...)
+	c.ClusterBy = append([]string(nil), t.ClusterBy...)
+	c.Properties = append([]Property(nil), t.Properties...)
+	return &c
+}
+
+// ColumnIndex returns the position of the named column, or -1.
+func (t *Table) ColumnIndex(name string) int {
+	for i, c := range t.Columns {
+		if c.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ColumnByID returns the position of the column with id, or -1.
+func (t *Table) ColumnByID(id uint32) int {
+	for i, c := range t.Columns {
+		if c.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Property returns the value of a property (case-insensitive key).
+func (t *Table) Property(key string) (string, bool) {
+	for _, p := range t.Properties {
+		if strings.EqualFold(p.Key, key) {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+func (t *Table) boolProp(key string) bool {
+	v, ok := t.Property(key)
+	return ok && strings.EqualFold(v, "true")
+}
+
+// ChangeDataFeed reports delta.enableChangeDataFeed (R-T7).
+func (t *Table) ChangeDataFeed() bool { return t.boolProp(PropChangeDataFeed) }
+
+// RowTracking reports delta.enableRowTracking (R-T6).
+func (t *Table) RowTracking() bool { return t.boolProp(PropRowTracking) }
+
+// DeletionVectors reports delta.enableDeletionVectors (R-T8).
+func (t *Table) DeletionVectors() bool { return t.boolProp(PropDeletionVectors) }
+
+// StorageInfo is what storage needs to know about the table on each write.
+func (t *Table) StorageInfo() storage.TableInfo {
+	return storage.TableInfo{ID: storage.TableID(t.ID), ChangeDataFeed: t.ChangeDataFeed()}
+}
+
+// Catalog is an immutable snapshot of every schema object.
+type Catalog struct {
+	Gen      uint64
+	Database string
+	schemas  map[string]*Schema
+	tables   map[uint32]*Table
+	byName   map[uint32]map[string]*Table // schema id → name → table
+	nextID   uint32
+}
+
+func newCatalog(db string) *Catalog {
+	return &Catalog{Database: db, schemas: map[string]*Schema{}, tables: map[uint32]*Table{}, byName: map[uint32]map[string]*Table{}, nextID: FirstObjectID}
+}
+
+// FirstObjectID is the first id given to user objects (PostgreSQL's
+// FirstNormalObjectId).
+const FirstObjectID = 16384
+
+// Clone returns a copy whose maps may be modified (objects are shared;
+// replace them, never mutate them).
+func (c *Catalog) Clone() *Catalog {
+	n := &Catalog{Gen: c.Gen, Database: c.Database, nextID: c.nextID,
+		schemas: make(map[string]*Schema, len(c.schemas)), tables: make(map[uint32]*Table, len(c.tables)), byName: make(map[uint32]map[string]*Table, len(c.byName))}
+	for k, v := range c.schemas {
+		n.schemas[k] = v
+	}
+	for k, v := range c.tables {
+		n.tables[k] = v
+	}
+	for k, m := range c.byName {
+		mm := make(map[string]*Table, len(m))
+		for kk, vv := range m {
+			mm[kk] = vv
+		}
+		n.byName[k] = mm
+	}
+	return n
+}
+
+// Schema returns the schema with the given name.
+func (c *Catalog) Schema(name string) (*Schema, bool) {
+	s, ok := c.schemas[name]
+	return s, ok
+}
+
+// SchemaByID returns the schema with the given id.
+func (c *Catalog) SchemaByID(id uint32) (*Schema, bool) {
+	for _, s := range c.schemas {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Schemas lists every schema ordered by name.
+func (c *Catalog) Schemas() []*Schema {
+	out := make([]*Schema, 0, len(c.schemas))
+	for _, s := range c.schemas {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Table returns the table with the given id.
+func (c *Catalog) Table(id uint32) (*Table, bool) {
+	t, ok := c.tables[id]
+	return t, ok
+}
+
+// Tables lists every table ordered by schema and name.
+func (c *Catalog) Tables() []*Table {
+	out := make([]*Table, 0, len(c.tables))
+	for _, t := range c.tables {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].SchemaID != out[j].SchemaID {
+			return out[i].SchemaID < out[j].SchemaID
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// LookupTable finds a table by schema and name.
+func (c *Catalog) LookupTable(schemaID uint32, name string) (*Table, bool) {
+	t, ok := c.byName[schemaID][name]
+	return t, ok
+}
+
+// Resolve finds a relation by a 1–3 part name using the search path.
+func (c *Catalog) Resolve(parts []string, searchPath []string) (*Table, error) {
+	name, schemas, err := c.qualify(parts, searchPath)
+	if err != nil {
+		return nil, err
+	}
+	for _, sn := range schemas {
+		s, ok := c.schemas[sn]
+		if !ok {
+			if len(schemas) == 1 {
+				return nil, pgerror.New(pgerror.UndefinedTable, "relation \"%s\" does not exist", strings.Join(parts, "."))
+			}
+			continue
+		}
+		if t, ok := c.byName[s.ID][name]; ok {
+			return t, nil
+		}
+	}
+	return nil, pgerror.New(pgerror.UndefinedTable, "relation \"%s\" does not exist", strings.Join(parts, "."))
+}
+
+// qualify splits a name into its object name and the schemas to search.
+func (c *Catalog) qualify(parts []string, searchPath []string) (string, []string, error) {
+	switch len(parts) {
+	case 1:
+		return parts[0], searchPath, nil
+	case 2:
+		return parts[1], []string{parts[0]}, nil
+	case 3:
+		if parts[0] != c.Database {
+			return "", nil, pgerror.New(pgerror.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(parts, "."))
+		}
+		return parts[2], []string{parts[1]}, nil
+	}
+	return "", nil, pgerror.New(pgerror.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
+}
+
+// TargetSchema returns the schema a new object named by parts goes into.
+func (c *Catalog) TargetSchema(parts []string, searchPath []string) (*Schema, string, error) {
+	name, schemas, err := c.qualify(parts, searchPath)
+	if err != nil {
+		return nil, "", err
+	}
+	for _, sn := range schemas {
+		if s, ok := c.schemas[sn]; ok {
+			return s, name, nil
+		}
+		if len(parts) > 1 {
+			return nil, "", pgerror.New(pgerror.InvalidSchemaName, "schema \"%s\" does not exist", sn)
+		}
+	}
+	return nil, "", pgerror.New(pgerror.InvalidSchemaName, "no schema has been selected to create in")
+}
+
+// AllocID returns a new object id (the clone records it).
+func (c *Catalog) AllocID() uint32 {
+	id := c.nextID
+	c.nextID++
+	return id
+}
+
+// PutSchema adds or replaces a schema in a clone.
+func (c *Catalog) PutSchema(s *Schema) {
+	c.schemas[s.Name] = s
+	if c.byName[s.ID] == nil {
+		c.byName[s.ID] = map[string]*Table{}
+	}
+}
+
+// DropSchema removes a schema from a clone.
+func (c *Catalog) DropSchema(s *Schema) {
+	delete(c.schemas, s.Name)
+	delete(c.byName, s.ID)
+}
+
+// PutTable adds or replaces a table in a clone.
+func (c *Catalog) PutTable(t *Table) {
+	if old, ok := c.tables[t.ID]; ok {
+		delete(c.byName[old.SchemaID], old.Name)
+	}
+	c.tables[t.ID] = t
+	if c.byName[t.SchemaID] == nil {
+		c.byName[t.SchemaID] = map[string]*Table{}
+	}
+	c.byName[t.SchemaID][t.Name] = t
+}
+
+// DropTable removes a table from a clone.
+func (c *Catalog) DropTable(id uint32) {
+	if old, ok := c.tables[id]; ok {
+		delete(c.byName[old.SchemaID], old.Name)
+		delete(c.tables, id)
+	}
+}
+
+// QualifiedName returns schema.name of t.
+func (c *Catalog) QualifiedName(t *Table) string {
+	if s, ok := c.SchemaByID(t.SchemaID); ok {
+		return s.Name + "." + t.Name
+	}
+	return t.Name
+}

@@ -1,0 +1,19 @@
+// Package catalog owns the schema objects of the one database a server
+// holds: schemas and tables (later views, materialized views, streaming
+// tables, functions), their columns, keys, partitioning and table properties
+// (R-T1, R-T5). Descriptors are persisted through storage's metadata key
+// space in the same transaction as the data they describe.
+//
+// Invariants:
+//  1. A *Catalog is an immutable snapshot; DDL works on a Clone and persists
+//     the changed descriptors with Persist in the DDL's transaction.
+//  2. Every DDL writes the generation key, so concurrent DDL conflicts
+//     (first committer wins) and a transaction's catalog always matches its
+//     storage snapshot (Manager.Snapshot reads the generation in the snapshot).
+//  3. Object ids are never reused; they are the PostgreSQL OIDs of the
+//     objects and stay stable across restarts.
+//  4. A column id is never reused within a table, so stored rows decode under
+//     any later schema.
+//
+// Imports: sql/types, storage, pgerror. Never sql/plan, sql/exec or server.
+package catalog

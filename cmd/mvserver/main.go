@@ -1,0 +1,92 @@
+// Command mvserver runs the server: flags and MVSERVER_* environment
+// variables configure it; SIGINT/SIGTERM shut it down cleanly.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	_ "time/tzdata" // every time zone, also in a bare container
+
+	"github.com/mvserver/mvserver/app"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// envDefault returns MVSERVER_<NAME> if set, else def.
+func envDefault(name, def string) string {
+	if v, ok := os.LookupEnv("MVSERVER_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); ok {
+		return v
+	}
+	return def
+}
+
+func run(args []string) int {
+	def := app.DefaultConfig()
+	fs := flag.NewFlagSet("mvserver", flag.ContinueOnError)
+	listen := fs.String("listen", envDefault("listen", def.Listen), "address to listen on (env MVSERVER_LISTEN)")
+	dataDir := fs.String("data-dir", envDefault("data-dir", def.DataDir), "data directory (env MVSERVER_DATA_DIR)")
+	database := fs.String("database", envDefault("database", def.Database), "name of the database (env MVSERVER_DATABASE)")
+	logLevel := fs.String("log-level", envDefault("log-level", "info"), "debug, info, warn or error (env MVSERVER_LOG_LEVEL)")
+	maxConnsDef, err := strconv.Atoi(envDefault("max-connections", strconv.Itoa(def.MaxConnections)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_MAX_CONNECTIONS must be a number")
+		return 2
+	}
+	maxConns := fs.Int("max-connections", maxConnsDef, "maximum concurrent connections (env MVSERVER_MAX_CONNECTIONS)")
+	features := fs.String("table-features", envDefault("table-features", "changeDataFeed,rowTracking,deletionVectors"), "table features new tables get by default: any of changeDataFeed,rowTracking,deletionVectors, or none (env MVSERVER_TABLE_FEATURES)")
+	grace := fs.Duration("shutdown-grace", 5*time.Second, "how long running statements may finish at shutdown")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(os.Stderr, "mvserver: bad --log-level %q\n", *logLevel)
+		return 2
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg := def
+	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
+	cfg.TableDefaults.ChangeDataFeed, cfg.TableDefaults.RowTracking, cfg.TableDefaults.DeletionVectors = false, false, false
+	for _, f := range strings.Split(*features, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "changedatafeed":
+			cfg.TableDefaults.ChangeDataFeed = true
+		case "rowtracking":
+			cfg.TableDefaults.RowTracking = true
+		case "deletionvectors":
+			cfg.TableDefaults.DeletionVectors = true
+		case "none", "":
+		default:
+			fmt.Fprintf(os.Stderr, "mvserver: unknown table feature %q\n", f)
+			return 2
+		}
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		fmt.Fprintf(os.Stderr, "mvserver: %v\n", err)
+		return 1
+	}
+	srv, err := app.Start(cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mvserver: %v\n", err)
+		return 1
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	got := <-sig
+	logger.Info("shutting down", "signal", got.String())
+	if err := srv.Shutdown(*grace); err != nil {
+		logger.Error("shutdown", "err", err)
+		return 1
+	}
+	logger.Info("stopped")
+	return 0
+}

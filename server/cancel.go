@@ -1,0 +1,50 @@
+package server
+
+import (
+	"crypto/subtle"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
+
+// A CancelRequest arrives on a connection of its own, before any startup, and
+// names its target by the (process id, secret) pair sent in BackendKeyData.
+// PostgreSQL answers nothing, whether or not the pair matched: the client
+// learns the outcome from the canceled statement's 57014 error (R-P1; R-S5
+// stops a manual REFRESH this way).
+
+// registerCancel makes c reachable by cancel requests. It is called before
+// BackendKeyData is sent, so a client can never hold a key that is not yet
+// valid.
+func (s *Server) registerCancel(c *conn) {
+	s.mu.Lock()
+	s.byPID[c.pid] = c
+	s.mu.Unlock()
+}
+
+// cancel cancels the statement running on the connection with process id
+// pid if key is its secret. It reports whether the pair matched.
+func (s *Server) cancel(pid uint32, key []byte) bool {
+	s.mu.Lock()
+	target := s.byPID[pid]
+	s.mu.Unlock()
+	// Constant time: the secret is the only thing standing between any
+	// client that can reach the port and other sessions' statements.
+	if target == nil || subtle.ConstantTimeCompare(target.secret[:], key) != 1 {
+		return false
+	}
+	target.cancelStatement()
+	return true
+}
+
+// handleCancelRequest serves a CancelRequest packet (its body after the
+// length word).
+func (c *conn) handleCancelRequest(body []byte) {
+	var req pgproto3.CancelRequest
+	if err := req.Decode(body); err != nil {
+		c.log.Debug("malformed cancel request", "err", err)
+		return
+	}
+	if !c.srv.cancel(req.ProcessID, req.SecretKey) {
+		c.log.Debug("cancel request matched no connection", "target", req.ProcessID)
+	}
+}

@@ -1,0 +1,34 @@
+package server
+
+import "github.com/mvserver/mvserver/pgerror"
+
+// resultWriter is the ResultWriter a Session writes statement results to. It
+// lives inside its conn, so handing it out allocates nothing.
+type resultWriter struct {
+	out *output
+	// extended is set while a portal executes: the description was sent by
+	// Describe, so a RowDescription here would be a second one that clients
+	// do not expect. It is dropped rather than sent.
+	extended bool
+}
+
+var _ ResultWriter = (*resultWriter)(nil)
+
+func (w *resultWriter) RowDescription(cols []Column) error {
+	if w.extended {
+		return nil
+	}
+	return w.out.rowDescription(cols, false)
+}
+
+func (w *resultWriter) DataRow(values [][]byte) error { return w.out.dataRowMsg(values) }
+
+func (w *resultWriter) CommandComplete(tag string) error { return w.out.commandComplete(tag) }
+
+func (w *resultWriter) EmptyQuery() error { return w.out.send(&emptyQueryResponse) }
+
+func (w *resultWriter) Notice(n *pgerror.Error) error { return w.out.notice(n) }
+
+func (w *resultWriter) ParameterStatus(name, value string) error {
+	return w.out.parameterStatus(name, value)
+}

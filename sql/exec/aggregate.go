@@ -1,0 +1,169 @@
+package exec
+
+import (
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// aggregateOp is hash aggregation: one entry per group key, aggregate
+// states updated per input row, groups emitted in first-seen order.
+type aggregateOp struct {
+	c       *Ctx
+	in      Operator
+	node    *plan.Aggregate
+	groupBy []evalFn
+	args    [][]evalFn
+	filters []evalFn
+	news    []func() funcs.AggState
+	out     *sliceOp
+	done    bool
+}
+
+type group struct {
+	keys     []types.Datum
+	states   []funcs.AggState
+	distinct []map[string]struct{}
+}
+
+func newAggregate(c *Ctx, a *plan.Aggregate, in Operator) (Operator, error) {
+	op := &aggregateOp{c: c, in: in, node: a}
+	var err error
+	if op.groupBy, err = compileAll(a.GroupBy, c); err != nil {
+		in.Close()
+		return nil, err
+	}
+	for _, call := range a.Aggs {
+		fns, err := compileAll(call.Args, c)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		op.args = append(op.args, fns)
+		var ff evalFn
+		if call.Filter != nil {
+			if ff, err = compile(call.Filter, c); err != nil {
+				in.Close()
+				return nil, err
+			}
+		}
+		op.filters = append(op.filters, ff)
+		op.news = append(op.news, call.Def.NewState.(func() funcs.AggState))
+	}
+	return op, nil
+}
+
+func (a *aggregateOp) newGroup(keys []types.Datum) *group {
+	g := &group{keys: keys, states: make([]funcs.AggState, len(a.news))}
+	for i, n := range a.news {
+		g.states[i] = n()
+		if a.node.Aggs[i].Distinct {
+			if g.distinct == nil {
+				g.distinct = make([]map[string]struct{}, len(a.news))
+			}
+			g.distinct[i] = map[string]struct{}{}
+		}
+	}
+	return g
+}
+
+func (a *aggregateOp) Next() ([]Row, error) {
+	if a.done {
+		return a.out.Next()
+	}
+	a.done = true
+	groups := map[string]*group{}
+	var order []*group
+	var single *group
+	if len(a.groupBy) == 0 {
+		single = a.newGroup(nil)
+		order = append(order, single)
+	}
+	var keyBuf []byte
+	argBuf := make([]types.Datum, 8)
+	fctx := a.c.Funcs
+	err := Drain(a.in, func(b []Row) error {
+		for _, r := range b {
+			g := single
+			if g == nil {
+				keyBuf = keyBuf[:0]
+				keys := make([]types.Datum, len(a.groupBy))
+				for i, f := range a.groupBy {
+					d, err := f(r)
+					if err != nil {
+						return err
+					}
+					keys[i] = d
+					keyBuf = types.HashKey(keyBuf, d)
+				}
+				g = groups[string(keyBuf)]
+				if g == nil {
+					g = a.newGroup(keys)
+					groups[string(keyBuf)] = g
+					order = append(order, g)
+				}
+			}
+			for i, fns := range a.args {
+				if f := a.filters[i]; f != nil {
+					d, err := f(r)
+					if err != nil {
+						return err
+					}
+					if d.IsNull() || !d.Bool() {
+						continue
+					}
+				}
+				args := argBuf[:len(fns)]
+				for j, f := range fns {
+					d, err := f(r)
+					if err != nil {
+						return err
+					}
+					args[j] = d
+				}
+				if g.distinct != nil && g.distinct[i] != nil {
+					var k []byte
+					skip := false
+					for _, d := range args {
+						if d.IsNull() {
+							skip = true
+						}
+						k = types.HashKey(k, d)
+					}
+					if skip {
+						continue
+					}
+					if _, seen := g.distinct[i][string(k)]; seen {
+						continue
+					}
+					g.distinct[i][string(k)] = struct{}{}
+				}
+				if err := g.states[i].Add(fctx, args); err != nil {
+					return err
+				}
+			}
+		}
+		return a.c.Context.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	w := len(a.groupBy) + len(a.news)
+	rows := make([]Row, 0, len(order))
+	for _, g := range order {
+		row := make(Row, w)
+		copy(row, g.keys)
+		for i, s := range g.states {
+			d, err := s.Result(fctx)
+			if err != nil {
+				return nil, err
+			}
+			row[len(a.groupBy)+i] = d
+		}
+		rows = append(rows, row)
+	}
+	a.out = &sliceOp{rows: rows}
+	return a.out.Next()
+}
+
+func (a *aggregateOp) Close() { a.in.Close() }

@@ -1,0 +1,86 @@
+package exec
+
+import (
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/plan"
+)
+
+// Build creates the operator tree for a plan.
+func Build(c *Ctx, n plan.Node) (Operator, error) {
+	switch x := n.(type) {
+	case *plan.Scan:
+		return newScan(c, x)
+	case *plan.Values:
+		return newValues(c, x)
+	case *plan.Filter:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		cond, err := compile(x.Cond, c)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		return &filterOp{c: c, in: in, cond: cond}, nil
+	case *plan.Project:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		fns, err := compileAll(x.Exprs, c)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		return &projectOp{in: in, fns: fns}, nil
+	case *plan.Aggregate:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newAggregate(c, x, in)
+	case *plan.Sort:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newSort(c, x, in)
+	case *plan.Limit:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newLimit(c, x, in)
+	case *plan.Distinct:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
+	case *plan.Join:
+		return newJoin(c, x)
+	case *plan.TableChanges:
+		return newTableChanges(c, x)
+	case *plan.Rows:
+		return newRowsOp(c, x)
+	}
+	return nil, pgerror.New(pgerror.InternalError, "cannot execute plan node %T", n)
+}
+
+// Drain runs an operator to the end, calling fn per batch, and closes it.
+func Drain(op Operator, fn func([]Row) error) error {
+	defer op.Close()
+	for {
+		b, err := op.Next()
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return nil
+		}
+		if err := fn(b); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package exec
+
+import (
+	"sort"
+
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+type filterOp struct {
+	c    *Ctx
+	in   Operator
+	cond evalFn
+}
+
+func (f *filterOp) Next() ([]Row, error) {
+	for {
+		b, err := f.in.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		out := b[:0]
+		for _, r := range b {
+			d, err := f.cond(r)
+			if err != nil {
+				return nil, err
+			}
+			if d.K == types.KindBool && d.I != 0 {
+				out = append(out, r)
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+		if err := f.c.Context.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (f *filterOp) Close() { f.in.Close() }
+
+type projectOp struct {
+	in  Operator
+	fns []evalFn
+}
+
+func (p *projectOp) Next() ([]Row, error) {
+	b, err := p.in.Next()
+	if err != nil || b == nil {
+		return nil, err
+	}
+	w := len(p.fns)
+	backing := make([]types.Datum, len(b)*w)
+	out := make([]Row, len(b))
+	for i, r := range b {
+		row := backing[i*w : (i+1)*w : (i+1)*w]
+		for j, f := range p.fns {
+			d, err := f(r)
+			if err != nil {
+				return nil, err
+			}
+			row[j] = d
+		}
+		out[i] = row
+	}
+	return out, nil
+}
+
+func (p *projectOp) Close() { p.in.Close() }
+
+type valuesOp struct {
+	rows []Row
+	done bool
+}
+
+func newValues(c *Ctx, v *plan.Values) (Operator, error) {
+	op := &valuesOp{}
+	for _, r := range v.Rows {
+		row := make(Row, len(r))
+		for i, e := range r {
+			f, err := compile(e, c)
+			if err != nil {
+				return nil, err
+			}
+			d, err := f(nil)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = d
+		}
+		op.rows = append(op.rows, row)
+	}
+	return op, nil
+}
+
+func (v *valuesOp) Next() ([]Row, error) {
+	if v.done || len(v.rows) == 0 {
+		return nil, nil
+	}
+	n := len(v.rows)
+	if n > BatchSize {
+		n = BatchSize
+	}
+	out := v.rows[:n]
+	v.rows = v.rows[n:]
+	if len(v.rows) == 0 {
+		v.done = true
+	}
+	return out, nil
+}
+
+func (v *valuesOp) Close() {}
+
+// sliceOp returns rows from a slice in batches.
+type sliceOp struct{ rows []Row }
+
+func (s *sliceOp) Next() ([]Row, error) {
+	if len(s.rows) == 0 {
+		return nil, nil
+	}
+	n := len(s.rows)
+	if n > BatchSize {
+		n = BatchSize
+	}
+	out := s.rows[:n:n]
+	s.rows = s.rows[n:]
+	return out, nil
+}
+
+func (s *sliceOp) Close() {}
+
+type distinctOp struct {
+	c    *Ctx
+	in   Operator
+	seen map[string]struct{}
+	buf  []byte
+}
+
+func (d *distinctOp) Next() ([]Row, error) {
+	for {
+		b, err := d.in.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		out := b[:0]
+		for _, r := range b {
+			d.buf = d.buf[:0]
+			for _, v := range r {
+				d.buf = types.HashKey(d.buf, v)
+			}
+			if _, ok := d.seen[string(d.buf)]; ok {
+				continue
+			}
+			d.seen[string(d.buf)] = struct{}{}
+			out = append(out, r)
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+}
+
+func (d *distinctOp) Close() { d.in.Close() }
+
+type sortOp struct {
+	c      *Ctx
+	in     Operator
+	keys   []plan.SortKey
+	fns    []evalFn
+	out    *sliceOp
+	sorted bool
+}
+
+func newSort(c *Ctx, s *plan.Sort, in Operator) (Operator, error) {
+	fns := make([]evalFn, len(s.Keys))
+	for i, k := range s.Keys {
+		f, err := compile(k.E, c)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		fns[i] = f
+	}
+	return &sortOp{c: c, in: in, keys: s.Keys, fns: fns}, nil
+}
+
+func (s *sortOp) Next() ([]Row, error) {
+	if !s.sorted {
+		s.sorted = true
+		type keyed struct {
+			keys []types.Datum
+			row  Row
+		}
+		var all []keyed
+		err := Drain(s.in, func(b []Row) error {
+			for _, r := range b {
+				k := make([]types.Datum, len(s.fns))
+				for i, f := range s.fns {
+					d, err := f(r)
+					if err != nil {
+						return err
+					}
+					k[i] = d
+				}
+				all = append(all, keyed{k, r})
+			}
+			return s.c.Context.Err()
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.SliceStable(all, func(i, j int) bool {
+			for k, key := range s.keys {
+				a, b := all[i].keys[k], all[j].keys[k]
+				var c int
+				switch {
+				case a.IsNull() && b.IsNull():
+					c = 0
+				case a.IsNull():
+					c = 1
+					if key.NullsFirst {
+						c = -1
+					}
+					if key.Desc {
+						c = -c
+					}
+				case b.IsNull():
+					c = -1
+					if key.NullsFirst {
+						c = 1
+					}
+					if key.Desc {
+						c = -c
+					}
+				default:
+					c = types.Compare(a, b)
+				}
+				if key.Desc {
+					c = -c
+				}
+				if c != 0 {
+					return c < 0
+				}
+			}
+			return false
+		})
+		rows := make([]Row, len(all))
+		for i, k := range all {
+			rows[i] = k.row
+		}
+		s.out = &sliceOp{rows: rows}
+	}
+	return s.out.Next()
+}
+
+func (s *sortOp) Close() { s.in.Close() }
+
+type limitOp struct {
+	in            Operator
+	count, offset int64
+	hasCount      bool
+}
+
+func newLimit(c *Ctx, l *plan.Limit, in Operator) (Operator, error) {
+	op := &limitOp{in: in}
+	eval := func(e plan.Expr) (int64, bool, error) {
+		if e == nil {
+			return 0, false, nil
+		}
+		f, err := compile(e, c)
+		if err != nil {
+			return 0, false, err
+		}
+		d, err := f(nil)
+		if err != nil || d.IsNull() {
+			return 0, false, err
+		}
+		return d.I, true, nil
+	}
+	var err error
+	if op.count, op.hasCount, err = eval(l.Count); err != nil {
+		return nil, err
+	}
+	if op.offset, _, err = eval(l.Offset); err != nil {
+		return nil, err
+	}
+	if op.count < 0 {
+		return nil, pgErr("22023", "LIMIT must not be negative")
+	}
+	if op.offset < 0 {
+		return nil, pgErr("22023", "OFFSET must not be negative")
+	}
+	return op, nil
+}
+
+func (l *limitOp) Next() ([]Row, error) {
+	for {
+		if l.hasCount && l.count == 0 {
+			return nil, nil
+		}
+		b, err := l.in.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		if l.offset > 0 {
+			if int64(len(b)) <= l.offset {
+				l.offset -= int64(len(b))
+				continue
+			}
+			b = b[l.offset:]
+			l.offset = 0
+		}
+		if l.hasCount {
+			if int64(len(b)) > l.count {
+				b = b[:l.count]
+			}
+			l.count -= int64(len(b))
+		}
+		return b, nil
+	}
+}
+
+func (l *limitOp) Close() { l.in.Close() }

@@ -1,0 +1,142 @@
+package exec
+
+import (
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// scanOp reads a table's rows at the transaction's snapshot.
+type scanOp struct {
+	c       *Ctx
+	s       *plan.Scan
+	it      *storage.Iterator
+	dec     *types.RowDecoder
+	outIdx  []int // output index of each decoded column
+	nTable  int
+	width   int
+	wantRID bool
+	wantVer bool
+	point   bool
+	done    bool
+	scratch []types.Datum
+}
+
+func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
+	t := s.Table
+	op := &scanOp{c: c, s: s, nTable: len(t.Columns), width: len(s.Columns())}
+	var ids []uint32
+	for i, col := range t.Columns {
+		if s.Needed[i] {
+			ids = append(ids, col.ID)
+			op.outIdx = append(op.outIdx, i)
+		}
+	}
+	op.dec = types.NewRowDecoder(ids)
+	op.scratch = make([]types.Datum, len(ids))
+	op.wantRID = s.Needed[op.nTable]
+	op.wantVer = s.Needed[op.nTable+1]
+	tid := storage.TableID(t.ID)
+	evalKey := func(vals []plan.Expr) ([]byte, error) {
+		var b []byte
+		for _, e := range vals {
+			f, err := compile(e, c)
+			if err != nil {
+				return nil, err
+			}
+			d, err := f(nil)
+			if err != nil {
+				return nil, err
+			}
+			if b, err = appendKeyDatum(b, d); err != nil {
+				return nil, err
+			}
+		}
+		return b, nil
+	}
+	if s.Point != nil {
+		key, err := evalKey(s.Point)
+		if err != nil {
+			return nil, err
+		}
+		op.point = true
+		op.it = c.Txn.Scan(tid, key, storage.PrefixEnd(key))
+		return op, nil
+	}
+	var start, end []byte
+	if s.Start != nil {
+		k, err := evalKey(s.Start.Values)
+		if err != nil {
+			return nil, err
+		}
+		if s.Start.Inclusive {
+			start = k
+		} else {
+			start = storage.PrefixEnd(k)
+		}
+	}
+	if s.End != nil {
+		k, err := evalKey(s.End.Values)
+		if err != nil {
+			return nil, err
+		}
+		if s.End.Inclusive {
+			end = storage.PrefixEnd(k)
+		} else {
+			end = k
+		}
+	}
+	op.it = c.Txn.Scan(tid, start, end)
+	return op, nil
+}
+
+func (s *scanOp) Next() ([]Row, error) {
+	if s.done {
+		return nil, nil
+	}
+	if err := s.c.Context.Err(); err != nil {
+		return nil, err
+	}
+	backing := make([]types.Datum, BatchSize*s.width)
+	out := make([]Row, 0, BatchSize)
+	for len(out) < BatchSize {
+		if !s.it.Next() {
+			s.done = true
+			if err := s.it.Err(); err != nil {
+				return nil, err
+			}
+			break
+		}
+		r := s.it.Row()
+		n := len(out)
+		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
+		if len(s.outIdx) > 0 {
+			if err := s.dec.Decode(r.Value, s.scratch); err != nil {
+				return nil, err
+			}
+			for i, oi := range s.outIdx {
+				row[oi] = s.scratch[i]
+			}
+		}
+		if s.wantRID {
+			row[s.nTable] = types.NewInt8(r.RowID)
+		}
+		if s.wantVer {
+			if r.CommitVersion >= 0 {
+				row[s.nTable+1] = types.NewInt8(r.CommitVersion)
+			}
+		}
+		out = append(out, row)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func (s *scanOp) Close() {
+	if s.it != nil {
+		s.it.Close()
+		s.it = nil
+	}
+}

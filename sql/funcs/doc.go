@@ -1,0 +1,13 @@
+// Package funcs is the function registry: every scalar and aggregate
+// function callable from SQL, each with its overloads and its determinism
+// flag (refresh/ uses the flag to decide whether a view can be maintained
+// incrementally, R-Q3, R-I2).
+//
+// Invariants:
+//  1. A new function is one registry entry: name, determinism, overloads
+//     (parameter types, result type, implementation), and a logic-test block.
+//  2. NullStrict overloads are never called with a NULL argument: the
+//     executor returns NULL for them.
+//
+// Imports: sql/types, pgerror only.
+package funcs

@@ -1,0 +1,80 @@
+package funcs
+
+import (
+	"strings"
+	"time"
+
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Ctx is what a function may read at run time.
+type Ctx struct {
+	Env *types.Env
+	// StatementTime is now() / current_timestamp: the start of the
+	// transaction, as PostgreSQL defines it.
+	StatementTime time.Time
+	Database      string
+	User          string
+	BackendPID    int64
+}
+
+// Overload is one signature of a scalar function.
+type Overload struct {
+	// Params are the parameter types; KindUnknown accepts any type.
+	Params []types.T
+	// Variadic: the last parameter may repeat (zero or more times).
+	Variadic bool
+	// Ret computes the result type from the (cast) argument types.
+	Ret func(args []types.T) types.T
+	// Fn computes the result.
+	Fn func(ctx *Ctx, args []types.Datum) (types.Datum, error)
+	// NullStrict: any NULL argument gives NULL without calling Fn.
+	NullStrict bool
+}
+
+// Func is a named function.
+type Func struct {
+	Name          string
+	Deterministic bool
+	Overloads     []*Overload
+	// Agg is set for aggregate functions.
+	Agg *AggDef
+}
+
+// AggState accumulates one group's values.
+type AggState interface {
+	Add(ctx *Ctx, args []types.Datum) error
+	Result(ctx *Ctx) (types.Datum, error)
+}
+
+// AggDef resolves an aggregate for its argument types.
+type AggDef struct {
+	// Resolve returns the result type and a state constructor; ok=false
+	// when the argument types are not accepted.
+	Resolve func(args []types.T) (ret types.T, newState func() AggState, ok bool)
+	// Star: count(*) form accepted.
+	Star bool
+}
+
+var registry = map[string]*Func{}
+
+func register(f *Func) {
+	registry[f.Name] = f
+}
+
+// Lookup finds a function by (lower-case, unqualified) name.
+func Lookup(name string) (*Func, bool) {
+	name = strings.ToLower(name)
+	name = strings.TrimPrefix(name, "pg_catalog.")
+	f, ok := registry[name]
+	return f, ok
+}
+
+func ret(t types.T) func([]types.T) types.T { return func([]types.T) types.T { return t } }
+
+func sameAsFirst(args []types.T) types.T {
+	if len(args) == 0 {
+		return types.Text
+	}
+	return args[0]
+}

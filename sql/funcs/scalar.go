@@ -1,0 +1,215 @@
+package funcs
+
+import (
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+var anyType = types.Unknown
+
+func init() {
+	register(&Func{Name: "lower", Deterministic: true, Overloads: []*Overload{{Params: []types.T{types.Text}, Ret: ret(types.Text), NullStrict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(strings.ToLower(a[0].S)), nil }}}})
+	register(&Func{Name: "upper", Deterministic: true, Overloads: []*Overload{{Params: []types.T{types.Text}, Ret: ret(types.Text), NullStrict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(strings.ToUpper(a[0].S)), nil }}}})
+	length := []*Overload{
+		{Params: []types.T{types.Text}, Ret: ret(types.Int4), NullStrict: true,
+			Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+				return types.NewInt4(int64(utf8.RuneCountInString(a[0].S))), nil
+			}},
+		{Params: []types.T{types.Bytea}, Ret: ret(types.Int4), NullStrict: true,
+			Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.NewInt4(int64(len(a[0].S))), nil }},
+	}
+	register(&Func{Name: "length", Deterministic: true, Overloads: length})
+	register(&Func{Name: "char_length", Deterministic: true, Overloads: length[:1]})
+	register(&Func{Name: "character_length", Deterministic: true, Overloads: length[:1]})
+	register(&Func{Name: "abs", Deterministic: true, Overloads: []*Overload{
+		{Params: []types.T{types.Int2}, Ret: ret(types.Int2), NullStrict: true, Fn: absInt(types.KindInt2)},
+		{Params: []types.T{types.Int4}, Ret: ret(types.Int4), NullStrict: true, Fn: absInt(types.KindInt4)},
+		{Params: []types.T{types.Int8}, Ret: ret(types.Int8), NullStrict: true, Fn: absInt(types.KindInt8)},
+		{Params: []types.T{types.Numeric}, Ret: ret(types.Numeric), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			r := new(apd.Decimal)
+			r.Abs(a[0].D)
+			return types.NewNumeric(r), nil
+		}},
+		{Params: []types.T{types.Float8}, Ret: ret(types.Float8), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			f := a[0].F
+			if f < 0 {
+				f = -f
+			}
+			return types.NewFloat8(f), nil
+		}},
+	}})
+	register(&Func{Name: "round", Deterministic: true, Overloads: []*Overload{
+		{Params: []types.T{types.Numeric}, Ret: ret(types.Numeric), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return roundNumeric(a[0].D, 0)
+		}},
+		{Params: []types.T{types.Numeric, types.Int4}, Ret: ret(types.Numeric), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return roundNumeric(a[0].D, int32(a[1].I))
+		}},
+		{Params: []types.T{types.Float8}, Ret: ret(types.Float8), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			// round half to even, as rint()
+			return types.NewFloat8(rint(a[0].F)), nil
+		}},
+	}})
+	register(&Func{Name: "now", Deterministic: false, Overloads: []*Overload{{Ret: ret(types.TimestampTZ),
+		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			return types.NewTimestamp(types.KindTimestampTZ, c.StatementTime.UnixMicro()), nil
+		}}}})
+	register(&Func{Name: "concat", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyType}, Variadic: true, Ret: ret(types.Text),
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			var b []byte
+			for _, d := range a {
+				if !d.IsNull() {
+					b = types.AppendText(b, d, c.Env)
+				}
+			}
+			return types.NewText(string(b)), nil
+		}}}})
+	register(&Func{Name: "replace", Deterministic: true, Overloads: []*Overload{{Params: []types.T{types.Text, types.Text, types.Text}, Ret: ret(types.Text), NullStrict: true,
+		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			if a[1].S == "" {
+				return a[0], nil
+			}
+			return types.NewText(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil
+		}}}})
+	substr := []*Overload{
+		{Params: []types.T{types.Text, types.Int4}, Ret: ret(types.Text), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return substring(a[0].S, a[1].I, -1, false)
+		}},
+		{Params: []types.T{types.Text, types.Int4, types.Int4}, Ret: ret(types.Text), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return substring(a[0].S, a[1].I, a[2].I, true)
+		}},
+	}
+	register(&Func{Name: "substring", Deterministic: true, Overloads: substr})
+	register(&Func{Name: "substr", Deterministic: true, Overloads: substr})
+	trim := func(name string, fn func(s, cut string) string) {
+		register(&Func{Name: name, Deterministic: true, Overloads: []*Overload{
+			{Params: []types.T{types.Text}, Ret: ret(types.Text), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+				return types.NewText(fn(a[0].S, " ")), nil
+			}},
+			{Params: []types.T{types.Text, types.Text}, Ret: ret(types.Text), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+				return types.NewText(fn(a[0].S, a[1].S)), nil
+			}},
+		}})
+	}
+	trim("btrim", strings.Trim)
+	trim("trim", strings.Trim)
+	trim("ltrim", strings.TrimLeft)
+	trim("rtrim", strings.TrimRight)
+	register(&Func{Name: "date_trunc", Deterministic: true, Overloads: []*Overload{
+		{Params: []types.T{types.Text, types.Timestamp}, Ret: ret(types.Timestamp), NullStrict: true, Fn: dateTrunc(types.KindTimestamp)},
+		{Params: []types.T{types.Text, types.TimestampTZ}, Ret: ret(types.TimestampTZ), NullStrict: true, Fn: dateTrunc(types.KindTimestampTZ)},
+	}})
+	register(&Func{Name: "version", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Text),
+		Fn: func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewText(VersionString), nil }}}})
+	register(&Func{Name: "current_database", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Name),
+		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			return types.NewString(types.KindName, c.Database), nil
+		}}}})
+	register(&Func{Name: "pg_backend_pid", Deterministic: false, Overloads: []*Overload{{Ret: ret(types.Int4),
+		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) { return types.NewInt4(c.BackendPID), nil }}}})
+}
+
+// VersionString is what version() returns.
+var VersionString = "PostgreSQL 15.0 (mvserver) on x86_64-pc-linux-gnu, compiled by Go"
+
+func absInt(k types.Kind) func(*Ctx, []types.Datum) (types.Datum, error) {
+	return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		v := a[0].I
+		if v < 0 {
+			v = -v
+		}
+		if !types.IntFits(k, v) || v < 0 {
+			return types.Datum{}, pgerror.New(pgerror.NumericValueOutOfRange, "%s out of range", map[types.Kind]string{types.KindInt2: "smallint", types.KindInt4: "integer", types.KindInt8: "bigint"}[k])
+		}
+		return types.NewInt(k, v), nil
+	}
+}
+
+func rint(f float64) float64 { return math.RoundToEven(f) }
+
+func roundNumeric(d *apd.Decimal, scale int32) (types.Datum, error) {
+	if d.Form != apd.Finite {
+		return types.NewNumeric(d), nil
+	}
+	r := new(apd.Decimal)
+	c := types.DecimalCtx
+	c.Rounding = apd.RoundHalfUp
+	if _, err := c.Quantize(r, d, -scale); err != nil {
+		return types.Datum{}, pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")
+	}
+	if scale < 0 {
+		// keep no fractional digits: present as an integer value
+		var s apd.Decimal
+		c.Quantize(&s, r, 0)
+		r = &s
+	}
+	return types.NewNumeric(r), nil
+}
+
+func substring(s string, start, count int64, hasCount bool) (types.Datum, error) {
+	if hasCount && count < 0 {
+		return types.Datum{}, pgerror.New(pgerror.InvalidParameterValue, "negative substring length not allowed")
+	}
+	runes := []rune(s)
+	from := start - 1
+	to := int64(len(runes))
+	if hasCount {
+		to = from + count
+	}
+	if from < 0 {
+		from = 0
+	}
+	if to > int64(len(runes)) {
+		to = int64(len(runes))
+	}
+	if from >= to {
+		return types.NewText(""), nil
+	}
+	return types.NewText(string(runes[from:to])), nil
+}
+
+func dateTrunc(k types.Kind) func(*Ctx, []types.Datum) (types.Datum, error) {
+	return func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		t := types.TimeOf(a[1], c.Env)
+		loc := t.Location()
+		var r time.Time
+		switch strings.ToLower(a[0].S) {
+		case "microsecond", "microseconds":
+			r = t
+		case "millisecond", "milliseconds":
+			r = t.Truncate(time.Millisecond)
+		case "second", "seconds":
+			r = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)
+		case "minute", "minutes":
+			r = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, loc)
+		case "hour", "hours":
+			r = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), 0, 0, 0, loc)
+		case "day", "days":
+			r = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
+		case "week", "weeks":
+			wd := (int(t.Weekday()) + 6) % 7
+			r = time.Date(t.Year(), t.Month(), t.Day()-wd, 0, 0, 0, 0, loc)
+		case "month", "months":
+			r = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
+		case "quarter":
+			r = time.Date(t.Year(), ((t.Month()-1)/3)*3+1, 1, 0, 0, 0, 0, loc)
+		case "year", "years":
+			r = time.Date(t.Year(), 1, 1, 0, 0, 0, 0, loc)
+		case "decade":
+			r = time.Date(t.Year()-t.Year()%10, 1, 1, 0, 0, 0, 0, loc)
+		case "century":
+			r = time.Date((t.Year()-1)/100*100+1, 1, 1, 0, 0, 0, 0, loc)
+		default:
+			return types.Datum{}, pgerror.New(pgerror.InvalidParameterValue, "unit \"%s\" not recognized for type %s", a[0].S, types.T{Kind: k}.String())
+		}
+		return types.NewTimestamp(k, r.UnixMicro()), nil
+	}
+}

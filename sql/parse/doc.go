@@ -1,0 +1,18 @@
+// Package parse turns a query string as a client sent it into statements:
+// it splits the string, recognises mvserver's own statements (DESCRIBE
+// HISTORY, SHOW TBLPROPERTIES, ALTER TABLE … SET/UNSET TBLPROPERTIES, the
+// Databricks clauses of CREATE TABLE, and later the materialized-view
+// statements) with a small recursive-descent parser over its own tokens,
+// rewrites the Databricks/Spark spellings PostgreSQL's grammar lacks, and
+// hands every other statement to pg_query (PostgreSQL's own parser).
+//
+// Invariants:
+//  1. Every rewrite keeps a map from the rewritten text back to the client's
+//     text, so every error position (pg_query's or the binder's) points into
+//     the statement exactly as the client sent it (1-based characters).
+//  2. Rewrites act on tokens, never inside string literals, quoted
+//     identifiers or comments.
+//  3. Each rewrite is a row of the rewrites table with its own test.
+//
+// It is a leaf: it imports only pgerror and pg_query.
+package parse

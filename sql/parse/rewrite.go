@@ -1,0 +1,181 @@
+package parse
+
+import (
+	"strings"
+)
+
+// posMap maps byte offsets of rewritten text back to the original text.
+type posMap struct {
+	segs []seg
+}
+
+// seg: rewritten bytes [newStart, newStart+length) came from original bytes
+// starting at origStart; exact segments map byte for byte, others map every
+// offset to origStart.
+type seg struct {
+	newStart, origStart, length int
+	exact                       bool
+}
+
+func (m *posMap) orig(newOff int) int {
+	for i := len(m.segs) - 1; i >= 0; i-- {
+		s := m.segs[i]
+		if newOff >= s.newStart {
+			if s.exact {
+				d := newOff - s.newStart
+				if d > s.length {
+					d = s.length
+				}
+				return s.origStart + d
+			}
+			return s.origStart
+		}
+	}
+	return newOff
+}
+
+// builder assembles rewritten text and its position map.
+type builder struct {
+	sb strings.Builder
+	m  posMap
+}
+
+func (b *builder) copy(src string, start, end int) {
+	if end <= start {
+		return
+	}
+	b.m.segs = append(b.m.segs, seg{newStart: b.sb.Len(), origStart: start, length: end - start, exact: true})
+	b.sb.WriteString(src[start:end])
+}
+
+func (b *builder) replace(origStart int, text string) {
+	b.m.segs = append(b.m.segs, seg{newStart: b.sb.Len(), origStart: origStart, length: len(text)})
+	b.sb.WriteString(text)
+}
+
+// rewrite is one Databricks/Spark spelling PostgreSQL's grammar lacks. apply
+// looks at toks[i:] (non-space tokens in sig) and, when it matches, writes the
+// replacement and returns how many significant tokens it consumed.
+type rewrite struct {
+	name  string
+	apply func(src string, sig []token, i int, b *builder) int
+}
+
+// rewrites is the table of DESIGN.md's Databricks-spellings pass.
+var rewrites = []rewrite{
+	{name: "backtick identifier", apply: rewriteBacktick},
+	{name: "INTERVAL n unit", apply: rewriteIntervalLiteral},
+	{name: "current_timestamp() / current_date()", apply: rewriteNiladicCall},
+}
+
+// rewriteBacktick: `a b` → "a b".
+func rewriteBacktick(src string, sig []token, i int, b *builder) int {
+	t := sig[i]
+	if t.kind != tokBacktick {
+		return 0
+	}
+	inner := src[t.start+1 : t.end]
+	if strings.HasSuffix(inner, "`") {
+		inner = inner[:len(inner)-1]
+	}
+	inner = strings.ReplaceAll(inner, "``", "`")
+	inner = strings.ReplaceAll(inner, `"`, `""`)
+	b.replace(t.start, `"`+inner+`"`)
+	return 1
+}
+
+var intervalUnits = map[string]string{
+	"year": "year", "years": "years", "month": "month", "months": "months",
+	"week": "week", "weeks": "weeks", "day": "day", "days": "days",
+	"hour": "hour", "hours": "hours", "minute": "minute", "minutes": "minutes",
+	"second": "second", "seconds": "seconds", "millisecond": "millisecond",
+	"milliseconds": "milliseconds", "microsecond": "microsecond", "microseconds": "microseconds",
+}
+
+// rewriteIntervalLiteral: INTERVAL 1 HOUR / INTERVAL 5 MINUTES / INTERVAL -2 DAYS
+// → INTERVAL '1 HOUR'.
+func rewriteIntervalLiteral(src string, sig []token, i int, b *builder) int {
+	if !isWord(src, sig[i], "interval") || i+2 >= len(sig) {
+		return 0
+	}
+	j := i + 1
+	neg := ""
+	if sig[j].kind == tokOp && sig[j].text(src) == "-" && j+1 < len(sig) {
+		neg = "-"
+		j++
+	}
+	if sig[j].kind != tokNumber || j+1 >= len(sig) || sig[j+1].kind != tokIdent {
+		return 0
+	}
+	unit := strings.ToLower(sig[j+1].text(src))
+	if _, ok := intervalUnits[unit]; !ok {
+		return 0
+	}
+	b.copy(src, sig[i].start, sig[i].end)
+	b.replace(sig[i+1].start, " '"+neg+sig[j].text(src)+" "+unit+"'")
+	return j + 2 - i
+}
+
+// rewriteNiladicCall: current_timestamp() → current_timestamp (PostgreSQL's
+// SQL-standard niladic functions take no parentheses).
+func rewriteNiladicCall(src string, sig []token, i int, b *builder) int {
+	if i+2 >= len(sig) || sig[i].kind != tokIdent {
+		return 0
+	}
+	w := strings.ToLower(sig[i].text(src))
+	if w != "current_timestamp" && w != "current_date" && w != "current_time" && w != "localtimestamp" && w != "current_user" && w != "current_schema" && w != "session_user" {
+		return 0
+	}
+	if w == "current_schema" {
+		return 0 // current_schema() is a real function in PostgreSQL
+	}
+	if sig[i+1].text(src) != "(" || sig[i+2].text(src) != ")" {
+		return 0
+	}
+	b.copy(src, sig[i].start, sig[i].end)
+	return 3
+}
+
+// applyRewrites rewrites src (one statement) and returns the new text and
+// its position map.
+func applyRewrites(src string, toks []token) (string, *posMap) {
+	var sig []token
+	for _, t := range toks {
+		if t.kind != tokSpace {
+			sig = append(sig, t)
+		}
+	}
+	b := &builder{}
+	last := 0 // original offset copied so far
+	for i := 0; i < len(sig); {
+		consumed := 0
+		for _, rw := range rewrites {
+			var tb builder
+			if n := rw.apply(src, sig, i, &tb); n > 0 {
+				b.copy(src, last, sig[i].start)
+				base := b.sb.Len()
+				for _, s := range tb.m.segs {
+					s.newStart += base
+					b.m.segs = append(b.m.segs, s)
+				}
+				b.sb.WriteString(tb.sb.String())
+				last = sig[i+n-1].end
+				consumed = n
+				break
+			}
+		}
+		if consumed == 0 {
+			consumed = 1
+		}
+		i += consumed
+	}
+	if last == 0 {
+		return src, nil
+	}
+	b.copy(src, last, len(src))
+	return b.sb.String(), &b.m
+}
+
+func isWord(src string, t token, w string) bool {
+	return t.kind == tokIdent && strings.EqualFold(t.text(src), w)
+}

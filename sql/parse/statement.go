@@ -1,0 +1,192 @@
+package parse
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/mvserver/mvserver/pgerror"
+)
+
+// Statement is one statement of a query string.
+type Statement struct {
+	// Text is the statement as the client sent it.
+	Text string
+	// SQL is the text given to pg_query (Text after rewrites); AST's
+	// locations are byte offsets into it.
+	SQL string
+	// AST is pg_query's tree for a PostgreSQL-grammar statement.
+	AST *pg_query.Node
+	// Ext is set instead of AST for mvserver's own statements.
+	Ext Ext
+	// CreateExtras holds the Databricks clauses of a CREATE TABLE.
+	CreateExtras *CreateTableExtras
+
+	query  string // the whole query string
+	offset int    // byte offset of Text in query
+	m      *posMap
+}
+
+// Position maps a byte offset into SQL (a pg_query Location) to a 1-based
+// character position in the query string the client sent (R-Q6).
+func (s *Statement) Position(loc int32) int32 {
+	if loc < 0 {
+		return 0
+	}
+	off := int(loc)
+	if s.m != nil {
+		off = s.m.orig(off)
+	}
+	off += s.offset
+	if off > len(s.query) {
+		off = len(s.query)
+	}
+	return int32(utf8.RuneCountInString(s.query[:off])) + 1
+}
+
+// Errorf returns an error with code and a position at loc.
+func (s *Statement) Errorf(loc int32, code, format string, args ...any) *pgerror.Error {
+	e := pgerror.New(code, format, args...)
+	if loc >= 0 {
+		e.Position = s.Position(loc)
+	}
+	return e
+}
+
+// Parse splits query into statements and parses each. Empty statements are
+// dropped; a query of only whitespace and comments gives none.
+func Parse(query string) ([]*Statement, error) {
+	if !utf8.ValidString(query) {
+		return nil, pgerror.New(pgerror.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+	}
+	toks := lex(query)
+	var out []*Statement
+	start := 0
+	for i := 0; i <= len(toks); i++ {
+		if i < len(toks) && toks[i].kind != tokSemi {
+			continue
+		}
+		piece := toks[start:i]
+		start = i + 1
+		st, err := parseOne(query, piece)
+		if err != nil {
+			return nil, err
+		}
+		if st != nil {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// ParseOne parses a query that must hold at most one statement (extended
+// protocol Parse). It returns nil for an empty query.
+func ParseOne(query string) (*Statement, error) {
+	stmts, err := Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return nil, nil
+	case 1:
+		return stmts[0], nil
+	}
+	return nil, pgerror.New(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
+}
+
+func parseOne(query string, toks []token) (*Statement, error) {
+	// trim leading/trailing space tokens
+	for len(toks) > 0 && toks[0].kind == tokSpace {
+		toks = toks[1:]
+	}
+	for len(toks) > 0 && toks[len(toks)-1].kind == tokSpace {
+		toks = toks[:len(toks)-1]
+	}
+	if len(toks) == 0 {
+		return nil, nil
+	}
+	base := toks[0].start
+	text := query[base:toks[len(toks)-1].end]
+	// re-base tokens onto text
+	local := make([]token, len(toks))
+	for i, t := range toks {
+		local[i] = token{t.kind, t.start - base, t.end - base}
+	}
+	st := &Statement{Text: text, query: query, offset: base}
+	p := &extParser{src: text, st: st}
+	for _, t := range local {
+		if t.kind != tokSpace {
+			p.toks = append(p.toks, t)
+		}
+	}
+	handled, err := p.parseExtension()
+	if err != nil {
+		return nil, err
+	}
+	if handled {
+		return st, nil
+	}
+	sql, m := applyRewrites(text, local)
+	if p.blank != nil {
+		// CREATE TABLE with Databricks clauses: blank them out (same length,
+		// so positions are unchanged) before the other rewrites.
+		b := []byte(text)
+		for _, r := range p.blank {
+			for k := r[0]; k < r[1]; k++ {
+				if b[k] != '\n' {
+					b[k] = ' '
+				}
+			}
+		}
+		blanked := string(b)
+		sql, m = applyRewrites(blanked, lex(blanked))
+	}
+	st.SQL = sql
+	st.m = m
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return nil, st.syntaxError(err)
+	}
+	if len(tree.Stmts) == 0 {
+		return nil, nil
+	}
+	if len(tree.Stmts) > 1 {
+		return nil, pgerror.New(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	st.AST = tree.Stmts[0].Stmt
+	return st, nil
+}
+
+// syntaxError converts a pg_query error into 42601 with the position mapped
+// into the client's text.
+func (s *Statement) syntaxError(err error) error {
+	var pe *pgparser.Error
+	if errors.As(err, &pe) {
+		e := pgerror.New(pgerror.SyntaxError, "%s", pe.Message)
+		if strings.Contains(pe.Message, "unterminated") {
+			e.Code = pgerror.SyntaxError
+		}
+		if pe.Cursorpos > 0 {
+			// Cursorpos is a 1-based character position in s.SQL.
+			byteOff := charToByte(s.SQL, pe.Cursorpos-1)
+			e.Position = s.Position(int32(byteOff))
+		}
+		return e
+	}
+	return pgerror.New(pgerror.SyntaxError, "%s", err.Error())
+}
+
+func charToByte(s string, chars int) int {
+	n := 0
+	for i := range s {
+		if n == chars {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}

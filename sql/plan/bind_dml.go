@@ -1,0 +1,296 @@
+package plan
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Insert is a bound INSERT.
+type Insert struct {
+	Table *catalog.Table
+	// Source produces one row per inserted row, with len(Targets) columns.
+	Source Node
+	// Targets[i] is the table column index source column i goes to.
+	Targets []int
+	// Defaults[c] computes table column c when it is not a target (nil = NULL).
+	Defaults []Expr
+}
+
+// SetClause assigns E (bound over the table row) to table column Col.
+type SetClause struct {
+	Col int
+	E   Expr
+}
+
+// Update is a bound UPDATE.
+type Update struct {
+	Table *catalog.Table
+	Input Node // the table's rows to update (table row layout)
+	Sets  []SetClause
+}
+
+// Delete is a bound DELETE.
+type Delete struct {
+	Table *catalog.Table
+	Input Node
+}
+
+func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
+	if t.Kind != catalog.KindTable {
+		return b.errAt(loc, pgerror.WrongObjectType, "cannot change relation \"%s\": it is not a table", t.Name)
+	}
+	return nil
+}
+
+// BindInsert binds INSERT … VALUES / SELECT.
+func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
+	if s.WithClause != nil {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "WITH in INSERT is not supported yet")
+	}
+	if len(s.ReturningList) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
+	}
+	if s.OnConflictClause != nil {
+		return nil, b.errAt(s.OnConflictClause.Location, pgerror.FeatureNotSupported, "ON CONFLICT is not supported yet")
+	}
+	t, err := b.resolveTable(s.Relation)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.checkWritable(t, s.Relation.Location); err != nil {
+		return nil, err
+	}
+	ins := &Insert{Table: t}
+	if len(s.Cols) == 0 {
+		for i := range t.Columns {
+			ins.Targets = append(ins.Targets, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, c := range s.Cols {
+			rt := c.GetResTarget()
+			if len(rt.Indirection) > 0 {
+				return nil, b.errAt(rt.Location, pgerror.FeatureNotSupported, "assigning to a part of a column is not supported")
+			}
+			idx := t.ColumnIndex(rt.Name)
+			if idx < 0 {
+				return nil, b.errAt(rt.Location, pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name)
+			}
+			if seen[idx] {
+				return nil, b.errAt(rt.Location, pgerror.DuplicateColumn, "column \"%s\" specified more than once", rt.Name)
+			}
+			seen[idx] = true
+			ins.Targets = append(ins.Targets, idx)
+		}
+	}
+	targetTypes := make([]types.T, len(ins.Targets))
+	for i, c := range ins.Targets {
+		targetTypes[i] = t.Columns[c].Type
+	}
+	if s.SelectStmt == nil {
+		// INSERT … DEFAULT VALUES
+		ins.Targets = nil
+		ins.Source = &Values{Rows: [][]Expr{{}}}
+	} else {
+		sel := s.SelectStmt.GetSelectStmt()
+		if len(sel.ValuesLists) > 0 {
+			for _, l := range sel.ValuesLists {
+				n := len(l.GetList().Items)
+				if n > len(ins.Targets) {
+					return nil, b.errAt(nodeLocation(l.GetList().Items[len(ins.Targets)]), pgerror.SyntaxError, "INSERT has more expressions than target columns")
+				}
+				if n < len(ins.Targets) {
+					return nil, b.errAt(-1, pgerror.SyntaxError, "INSERT has more target columns than expressions")
+				}
+			}
+			src, _, err := b.bindValues(sel.ValuesLists, targetTypes)
+			if err != nil {
+				return nil, err
+			}
+			// DEFAULT markers become the column default.
+			v := src.(*Values)
+			for _, row := range v.Rows {
+				for i, e := range row {
+					if _, ok := e.(*defaultMarker); ok {
+						d, err := b.columnDefault(t, ins.Targets[i])
+						if err != nil {
+							return nil, err
+						}
+						if d == nil {
+							d = &Const{D: types.NullDatum, T: targetTypes[i]}
+						}
+						row[i] = d
+					}
+				}
+			}
+			ins.Source = src
+		} else {
+			src, cols, err := b.bindSelect(sel)
+			if err != nil {
+				return nil, err
+			}
+			if len(cols) > len(ins.Targets) {
+				return nil, b.errAt(-1, pgerror.SyntaxError, "INSERT has more expressions than target columns")
+			}
+			if len(cols) < len(ins.Targets) {
+				return nil, b.errAt(-1, pgerror.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			// assignment casts to the target types
+			proj := &Project{Input: src}
+			for i, c := range cols {
+				e, err := b.coerce(&ColRef{Idx: i, T: c.T}, targetTypes[i], true, -1)
+				if err != nil {
+					return nil, err
+				}
+				proj.Exprs = append(proj.Exprs, e)
+				proj.Cols = append(proj.Cols, Column{Name: t.Columns[ins.Targets[i]].Name, T: targetTypes[i]})
+			}
+			ins.Source = proj
+		}
+	}
+	ins.Defaults = make([]Expr, len(t.Columns))
+	targeted := map[int]bool{}
+	for _, c := range ins.Targets {
+		targeted[c] = true
+	}
+	for i := range t.Columns {
+		if targeted[i] {
+			continue
+		}
+		d, err := b.columnDefault(t, i)
+		if err != nil {
+			return nil, err
+		}
+		ins.Defaults[i] = d
+	}
+	return ins, nil
+}
+
+// columnDefault binds a column's stored default expression (nil if none).
+func (b *Binder) columnDefault(t *catalog.Table, col int) (Expr, error) {
+	c := t.Columns[col]
+	if c.Default == "" {
+		return nil, nil
+	}
+	st, err := parse.ParseOne("SELECT " + c.Default)
+	if err != nil {
+		return nil, err
+	}
+	rt := st.AST.GetSelectStmt().TargetList[0].GetResTarget()
+	sub := &Binder{Cat: b.Cat, SearchPath: b.SearchPath, Stmt: st, Env: b.Env}
+	e, err := sub.bindExpr(rt.Val, &exprCtx{clause: "DEFAULT expressions"})
+	if err != nil {
+		return nil, err
+	}
+	return sub.coerce(e, c.Type, true, -1)
+}
+
+// BindDefault binds a DEFAULT expression of a new column (CREATE TABLE).
+func (b *Binder) BindDefault(n *pg_query.Node, t types.T) (Expr, error) {
+	e, err := b.bindExpr(n, &exprCtx{clause: "DEFAULT expressions"})
+	if err != nil {
+		return nil, err
+	}
+	return b.coerce(e, t, true, nodeLocation(n))
+}
+
+func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catalog.Table, Node, *scope, error) {
+	t, err := b.resolveTable(rv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := b.checkWritable(t, rv.Location); err != nil {
+		return nil, nil, nil, err
+	}
+	scan := NewScan(t)
+	for i := range t.Columns {
+		scan.Needed[i] = true // the whole row is rewritten or logged
+	}
+	scan.Needed[len(t.Columns)] = true // the row id keys rows of tables without a primary key
+	alias := t.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	sc := scanScope(scan, alias, t.RowTracking())
+	var input Node = scan
+	if where != nil {
+		cond, err := b.bindExpr(where, &exprCtx{sc: sc, clause: "WHERE"})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if cond, err = b.boolArg(cond, nodeLocation(where), "WHERE"); err != nil {
+			return nil, nil, nil, err
+		}
+		input = pushFilter(scan, cond)
+	}
+	return t, input, sc, nil
+}
+
+// BindUpdate binds UPDATE … SET … WHERE.
+func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
+	if s.WithClause != nil || len(s.FromClause) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "UPDATE … FROM and WITH are not supported yet")
+	}
+	if len(s.ReturningList) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
+	}
+	t, input, sc, err := b.tableInput(s.Relation, s.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	up := &Update{Table: t, Input: input}
+	seen := map[int]bool{}
+	for _, n := range s.TargetList {
+		rt := n.GetResTarget()
+		if _, ok := rt.Val.Node.(*pg_query.Node_MultiAssignRef); ok {
+			return nil, b.errAt(rt.Location, pgerror.FeatureNotSupported, "multiple-column assignment is not supported yet")
+		}
+		idx := t.ColumnIndex(rt.Name)
+		if idx < 0 {
+			return nil, b.errAt(rt.Location, pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name)
+		}
+		if seen[idx] {
+			return nil, b.errAt(rt.Location, pgerror.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
+		}
+		seen[idx] = true
+		var e Expr
+		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); ok {
+			e, err = b.columnDefault(t, idx)
+			if err != nil {
+				return nil, err
+			}
+			if e == nil {
+				e = &Const{D: types.NullDatum, T: t.Columns[idx].Type}
+			}
+		} else {
+			e, err = b.bindExpr(rt.Val, &exprCtx{sc: sc, clause: "UPDATE"})
+			if err != nil {
+				return nil, err
+			}
+			if e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val)); err != nil {
+				return nil, err
+			}
+		}
+		up.Sets = append(up.Sets, SetClause{Col: idx, E: e})
+	}
+	return up, nil
+}
+
+// BindDelete binds DELETE … WHERE.
+func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
+	if s.WithClause != nil || len(s.UsingClause) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "DELETE … USING and WITH are not supported yet")
+	}
+	if len(s.ReturningList) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
+	}
+	t, input, _, err := b.tableInput(s.Relation, s.WhereClause)
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: t, Input: input}, nil
+}

@@ -1,0 +1,967 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// exprCtx is where an expression is bound: its scope and whether
+// aggregates may appear (and where they are collected).
+type exprCtx struct {
+	sc     *scope
+	aggs   *aggCollector
+	clause string // for "aggregate functions are not allowed in …"
+}
+
+type aggCollector struct {
+	calls []AggCall
+	inAgg bool
+}
+
+// nodeLocation returns a node's location for error positions (-1 if none).
+func nodeLocation(n *pg_query.Node) int32 {
+	if n == nil {
+		return -1
+	}
+	switch x := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		return x.ColumnRef.Location
+	case *pg_query.Node_AConst:
+		return x.AConst.Location
+	case *pg_query.Node_AExpr:
+		return x.AExpr.Location
+	case *pg_query.Node_FuncCall:
+		return x.FuncCall.Location
+	case *pg_query.Node_TypeCast:
+		return x.TypeCast.Location
+	case *pg_query.Node_ParamRef:
+		return x.ParamRef.Location
+	case *pg_query.Node_BoolExpr:
+		return x.BoolExpr.Location
+	case *pg_query.Node_NullTest:
+		return x.NullTest.Location
+	case *pg_query.Node_CaseExpr:
+		return x.CaseExpr.Location
+	case *pg_query.Node_CoalesceExpr:
+		return x.CoalesceExpr.Location
+	case *pg_query.Node_ResTarget:
+		return x.ResTarget.Location
+	case *pg_query.Node_RangeVar:
+		return x.RangeVar.Location
+	case *pg_query.Node_SqlvalueFunction:
+		return x.SqlvalueFunction.Location
+	case *pg_query.Node_SubLink:
+		return x.SubLink.Location
+	case *pg_query.Node_MinMaxExpr:
+		return x.MinMaxExpr.Location
+	case *pg_query.Node_BooleanTest:
+		return x.BooleanTest.Location
+	case *pg_query.Node_AArrayExpr:
+		return x.AArrayExpr.Location
+	}
+	return -1
+}
+
+func strVal(n *pg_query.Node) string {
+	if s := n.GetString_(); s != nil {
+		return s.Sval
+	}
+	return ""
+}
+
+func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
+	loc := nodeLocation(n)
+	switch x := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		var parts []string
+		for _, f := range x.ColumnRef.Fields {
+			if _, ok := f.Node.(*pg_query.Node_AStar); ok {
+				return nil, b.errAt(loc, pgerror.FeatureNotSupported, "a * column reference is only allowed in a SELECT list")
+			}
+			parts = append(parts, strVal(f))
+		}
+		if ec.sc == nil {
+			return nil, b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" does not exist", strings.Join(parts, "."))
+		}
+		idx, err := ec.sc.resolve(parts, b, loc)
+		if err != nil {
+			return nil, err
+		}
+		c := ec.sc.cols[idx]
+		return &ColRef{Idx: idx, T: c.t, Name: c.name}, nil
+	case *pg_query.Node_AConst:
+		return b.bindConst(x.AConst)
+	case *pg_query.Node_ParamRef:
+		num := int(x.ParamRef.Number)
+		if num < 1 || num > 65535 {
+			return nil, b.errAt(loc, pgerror.UndefinedParameter, "there is no parameter $%d", num)
+		}
+		return &Param{N: num, T: b.param(num)}, nil
+	case *pg_query.Node_TypeCast:
+		t, err := b.typeName(x.TypeCast.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		arg, err := b.bindExpr(x.TypeCast.Arg, ec)
+		if err != nil {
+			return nil, err
+		}
+		return b.explicitCast(arg, t, loc)
+	case *pg_query.Node_AExpr:
+		return b.bindAExpr(x.AExpr, ec)
+	case *pg_query.Node_BoolExpr:
+		var args []Expr
+		for _, a := range x.BoolExpr.Args {
+			e, err := b.bindExpr(a, ec)
+			if err != nil {
+				return nil, err
+			}
+			e, err = b.boolArg(e, nodeLocation(a), boolOpName(x.BoolExpr.Boolop))
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+		}
+		switch x.BoolExpr.Boolop {
+		case pg_query.BoolExprType_AND_EXPR:
+			return &And{Args: args}, nil
+		case pg_query.BoolExprType_OR_EXPR:
+			return &Or{Args: args}, nil
+		default:
+			return &Not{E: args[0]}, nil
+		}
+	case *pg_query.Node_NullTest:
+		e, err := b.bindExpr(x.NullTest.Arg, ec)
+		if err != nil {
+			return nil, err
+		}
+		if e.Type().Kind == types.KindUnknown {
+			e, _ = b.coerce(e, types.Text, false, -1)
+		}
+		return &IsNull{E: e, Not: x.NullTest.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL}, nil
+	case *pg_query.Node_BooleanTest:
+		e, err := b.bindExpr(x.BooleanTest.Arg, ec)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.boolArg(e, loc, "IS TRUE"); err != nil {
+			return nil, err
+		}
+		bt := &IsBool{E: e}
+		switch x.BooleanTest.Booltesttype {
+		case pg_query.BoolTestType_IS_TRUE:
+			bt.Value = 1
+		case pg_query.BoolTestType_IS_NOT_TRUE:
+			bt.Value, bt.Not = 1, true
+		case pg_query.BoolTestType_IS_FALSE:
+			bt.Value = 0
+		case pg_query.BoolTestType_IS_NOT_FALSE:
+			bt.Value, bt.Not = 0, true
+		case pg_query.BoolTestType_IS_UNKNOWN:
+			bt.Value = -1
+		default:
+			bt.Value, bt.Not = -1, true
+		}
+		return bt, nil
+	case *pg_query.Node_CaseExpr:
+		return b.bindCase(x.CaseExpr, ec)
+	case *pg_query.Node_CoalesceExpr:
+		args, t, err := b.bindCommon(x.CoalesceExpr.Args, ec, "COALESCE")
+		if err != nil {
+			return nil, err
+		}
+		return &Coalesce{Args: args, T: t}, nil
+	case *pg_query.Node_MinMaxExpr:
+		name := "GREATEST"
+		if x.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
+			name = "LEAST"
+		}
+		args, t, err := b.bindCommon(x.MinMaxExpr.Args, ec, name)
+		if err != nil {
+			return nil, err
+		}
+		return &Greatest{Args: args, Least: name == "LEAST", T: t}, nil
+	case *pg_query.Node_FuncCall:
+		return b.bindFunc(x.FuncCall, ec)
+	case *pg_query.Node_SqlvalueFunction:
+		return b.bindSQLValueFunction(x.SqlvalueFunction)
+	case *pg_query.Node_SubLink:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "subqueries are not supported yet")
+	case *pg_query.Node_AArrayExpr:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "arrays are not supported yet")
+	case *pg_query.Node_SetToDefault:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "DEFAULT is not allowed in this context")
+	case *pg_query.Node_CollateClause:
+		return b.bindExpr(x.CollateClause.Arg, ec)
+	}
+	return nil, b.errAt(loc, pgerror.FeatureNotSupported, "expression %T is not supported yet", n.Node)
+}
+
+func boolOpName(op pg_query.BoolExprType) string {
+	switch op {
+	case pg_query.BoolExprType_AND_EXPR:
+		return "AND"
+	case pg_query.BoolExprType_OR_EXPR:
+		return "OR"
+	}
+	return "NOT"
+}
+
+// boolArg requires a boolean (an untyped literal is read as one).
+func (b *Binder) boolArg(e Expr, loc int32, ctx string) (Expr, error) {
+	t := e.Type()
+	if t.Kind == types.KindBool {
+		return e, nil
+	}
+	if t.Kind == types.KindUnknown || t.Kind == types.KindNull {
+		return b.coerce(e, types.Bool, false, loc)
+	}
+	return nil, b.errAt(loc, pgerror.DatatypeMismatch, "argument of %s must be type boolean, not type %s", ctx, t.String())
+}
+
+func (b *Binder) bindConst(c *pg_query.A_Const) (Expr, error) {
+	if c.Isnull {
+		return &Const{D: types.NullDatum, T: types.Null}, nil
+	}
+	switch v := c.Val.(type) {
+	case *pg_query.A_Const_Ival:
+		return &Const{D: types.NewInt4(int64(v.Ival.Ival)), T: types.Int4}, nil
+	case *pg_query.A_Const_Fval:
+		s := v.Fval.Fval
+		if !strings.ContainsAny(s, ".eE") {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return &Const{D: types.NewInt8(i), T: types.Int8}, nil
+			}
+		}
+		d, _, err := apd.NewFromString(s)
+		if err != nil {
+			return nil, b.errAt(c.Location, pgerror.InvalidTextRepresentation, "invalid numeric literal \"%s\"", s)
+		}
+		return &Const{D: types.NewNumeric(d), T: types.Numeric}, nil
+	case *pg_query.A_Const_Sval:
+		return &Const{D: types.NewString(types.KindUnknown, v.Sval.Sval), T: types.Unknown}, nil
+	case *pg_query.A_Const_Boolval:
+		return &Const{D: types.NewBool(v.Boolval.Boolval), T: types.Bool}, nil
+	case *pg_query.A_Const_Bsval:
+		return nil, b.errAt(c.Location, pgerror.FeatureNotSupported, "bit strings are not supported")
+	}
+	return &Const{D: types.NullDatum, T: types.Null}, nil
+}
+
+// typeName resolves a TypeName node.
+func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
+	var parts []string
+	for _, n := range tn.Names {
+		parts = append(parts, strVal(n))
+	}
+	name := parts[len(parts)-1]
+	if len(parts) > 1 && parts[0] != "pg_catalog" && parts[0] != "public" {
+		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", strings.Join(parts, "."))
+	}
+	if len(tn.ArrayBounds) > 0 {
+		return types.T{}, b.errAt(tn.Location, pgerror.FeatureNotSupported, "array types are not supported yet")
+	}
+	var mods []int32
+	for _, m := range tn.Typmods {
+		if c := m.GetAConst(); c != nil {
+			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
+				mods = append(mods, iv.Ival.Ival)
+				continue
+			}
+		}
+		return types.T{}, b.errAt(tn.Location, pgerror.SyntaxError, "type modifiers must be simple constants or identifiers")
+	}
+	switch name {
+	case "timestamptz":
+		if len(mods) > 0 {
+			mods = nil
+		}
+	}
+	t, ok := types.ParseTypeName(name, mods)
+	if !ok {
+		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", name)
+	}
+	if t.Kind == types.KindNumeric && t.Precision > 0 {
+		if t.Precision > 1000 {
+			return types.T{}, b.errAt(tn.Location, pgerror.InvalidParameterValue, "NUMERIC precision %d must be between 1 and 1000", t.Precision)
+		}
+		if t.Scale > t.Precision || t.Scale < 0 {
+			return types.T{}, b.errAt(tn.Location, pgerror.InvalidParameterValue, "NUMERIC scale %d must be between 0 and precision %d", t.Scale, t.Precision)
+		}
+	}
+	return t, nil
+}
+
+// TypeName resolves a type written in SQL (for DDL).
+func (b *Binder) TypeName(tn *pg_query.TypeName) (types.T, error) { return b.typeName(tn) }
+
+func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
+	et := e.Type()
+	if c, ok := e.(*Const); ok {
+		if et.Kind == types.KindUnknown || et.Kind == types.KindNull {
+			if c.D.IsNull() {
+				return &Const{D: types.NullDatum, T: t}, nil
+			}
+			d, err := types.ParseText(c.D.S, t, b.Env)
+			if err != nil {
+				return nil, withPos(err, b, loc)
+			}
+			d, err = types.Cast(d, t, b.Env, true)
+			if err != nil {
+				return nil, withPos(err, b, loc)
+			}
+			return &Const{D: d, T: t}, nil
+		}
+	}
+	if p, ok := e.(*Param); ok && et.Kind == types.KindUnknown {
+		b.Params[p.N-1] = t
+		return &Param{N: p.N, T: t}, nil
+	}
+	if !types.CanCast(et, t) {
+		return nil, b.errAt(loc, pgerror.CannotCoerce, "cannot cast type %s to %s", et.String(), t.String())
+	}
+	if et == t {
+		return e, nil
+	}
+	return &Cast{E: e, T: t, Explicit: true}, nil
+}
+
+func withPos(err error, b *Binder, loc int32) error {
+	if pe, ok := err.(*pgerror.Error); ok && pe.Position == 0 && loc >= 0 {
+		pe.Position = b.Stmt.Position(loc)
+	}
+	return err
+}
+
+func opName(names []*pg_query.Node) string {
+	if len(names) == 0 {
+		return ""
+	}
+	return strVal(names[len(names)-1])
+}
+
+func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
+	loc := a.Location
+	op := opName(a.Name)
+	switch a.Kind {
+	case pg_query.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil {
+			r, err := b.bindExpr(a.Rexpr, ec)
+			if err != nil {
+				return nil, err
+			}
+			switch op {
+			case "-":
+				if c, ok := r.(*Const); ok && !c.D.IsNull() {
+					return negateConst(c, b, loc)
+				}
+				if !r.Type().IsNumeric() && r.Type().Kind != types.KindInterval {
+					return nil, b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: - %s", r.Type().String())
+				}
+				return &Neg{E: r}, nil
+			case "+":
+				return r, nil
+			}
+			return nil, b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: %s %s", op, r.Type().String())
+		}
+		l, err := b.bindExpr(a.Lexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(a.Rexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(op, l, r, loc)
+	case pg_query.A_Expr_Kind_AEXPR_DISTINCT, pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		l, r, err := b.bindPair(a, ec)
+		if err != nil {
+			return nil, err
+		}
+		l, r, err = b.unify(l, r, "IS DISTINCT FROM", loc)
+		if err != nil {
+			return nil, err
+		}
+		return &IsDistinct{L: l, R: r, Not: a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_DISTINCT}, nil
+	case pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		l, r, err := b.bindPair(a, ec)
+		if err != nil {
+			return nil, err
+		}
+		l, r, err = b.unify(l, r, "=", loc)
+		if err != nil {
+			return nil, err
+		}
+		return &NullIf{L: l, R: r}, nil
+	case pg_query.A_Expr_Kind_AEXPR_IN:
+		l, err := b.bindExpr(a.Lexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		list := a.Rexpr.GetList()
+		if list == nil {
+			return nil, b.errAt(loc, pgerror.FeatureNotSupported, "IN (subquery) is not supported yet")
+		}
+		items := []Expr{l}
+		for _, it := range list.Items {
+			e, err := b.bindExpr(it, ec)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, e)
+		}
+		t := items[0].Type()
+		for _, e := range items[1:] {
+			c, ok := commonType(t, e.Type())
+			if !ok {
+				return nil, b.errAt(loc, pgerror.DatatypeMismatch, "IN types %s and %s cannot be matched", t.String(), e.Type().String())
+			}
+			t = c
+		}
+		for i := range items {
+			if items[i], err = b.coerce(items[i], t, false, loc); err != nil {
+				return nil, err
+			}
+		}
+		return &In{E: items[0], List: items[1:], Not: op == "<>"}, nil
+	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+		l, r, err := b.bindPair(a, ec)
+		if err != nil {
+			return nil, err
+		}
+		return b.binaryOp(op, l, r, loc)
+	case pg_query.A_Expr_Kind_AEXPR_BETWEEN, pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN:
+		l, err := b.bindExpr(a.Lexpr, ec)
+		if err != nil {
+			return nil, err
+		}
+		bounds := a.Rexpr.GetList()
+		lo, err := b.bindExpr(bounds.Items[0], ec)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := b.bindExpr(bounds.Items[1], ec)
+		if err != nil {
+			return nil, err
+		}
+		ge, err := b.binaryOp(">=", l, lo, loc)
+		if err != nil {
+			return nil, err
+		}
+		le, err := b.binaryOp("<=", l, hi, loc)
+		if err != nil {
+			return nil, err
+		}
+		var e Expr = &And{Args: []Expr{ge, le}}
+		if a.Kind == pg_query.A_Expr_Kind_AEXPR_NOT_BETWEEN {
+			e = &Not{E: e}
+		}
+		return e, nil
+	}
+	return nil, b.errAt(loc, pgerror.FeatureNotSupported, "operator %s is not supported yet", op)
+}
+
+func (b *Binder) bindPair(a *pg_query.A_Expr, ec *exprCtx) (Expr, Expr, error) {
+	l, err := b.bindExpr(a.Lexpr, ec)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := b.bindExpr(a.Rexpr, ec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
+func negateConst(c *Const, b *Binder, loc int32) (Expr, error) {
+	d := c.D
+	switch d.K {
+	case types.KindInt2, types.KindInt4, types.KindInt8:
+		return &Const{D: types.NewInt(d.K, -d.I), T: c.T}, nil
+	case types.KindFloat4, types.KindFloat8:
+		return &Const{D: types.NewFloat(d.K, -d.F), T: c.T}, nil
+	case types.KindNumeric:
+		r := new(apd.Decimal)
+		r.Neg(d.D)
+		return &Const{D: types.NewNumeric(r), T: c.T}, nil
+	case types.KindInterval:
+		return &Const{D: types.NewInterval(-d.M, -d.Dd, -d.I), T: c.T}, nil
+	}
+	return nil, b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: - %s", c.T.String())
+}
+
+// narrowConst lets an integer constant take the type of the other operand
+// when it fits, so `int4col = 5::int8` still uses the column as is (and
+// its key).
+func narrowConst(l, r Expr) (Expr, Expr) {
+	if c, ok := r.(*Const); ok && !c.D.IsNull() && l.Type().IsInteger() && c.T.IsInteger() && l.Type().Kind != c.T.Kind {
+		if _, isConst := l.(*Const); !isConst && types.IntFits(l.Type().Kind, c.D.I) {
+			r = &Const{D: types.NewInt(l.Type().Kind, c.D.I), T: l.Type()}
+		}
+	}
+	if c, ok := l.(*Const); ok && !c.D.IsNull() && r.Type().IsInteger() && c.T.IsInteger() && r.Type().Kind != c.T.Kind {
+		if _, isConst := r.(*Const); !isConst && types.IntFits(r.Type().Kind, c.D.I) {
+			l = &Const{D: types.NewInt(r.Type().Kind, c.D.I), T: r.Type()}
+		}
+	}
+	return l, r
+}
+
+// unify coerces two operands to their common type.
+func (b *Binder) unify(l, r Expr, op string, loc int32) (Expr, Expr, error) {
+	l, r = narrowConst(l, r)
+	t, ok := commonType(l.Type(), r.Type())
+	if !ok {
+		return nil, nil, b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: %s %s %s", l.Type().String(), op, r.Type().String()).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	var err error
+	if l, err = b.coerce(l, t, false, loc); err != nil {
+		return nil, nil, err
+	}
+	if r, err = b.coerce(r, t, false, loc); err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
+var compareOps = map[string]Op{"=": OpEq, "<>": OpNe, "!=": OpNe, "<": OpLt, "<=": OpLe, ">": OpGt, ">=": OpGe}
+
+func isUnknown(t types.T) bool { return t.Kind == types.KindUnknown || t.Kind == types.KindNull }
+
+// binaryOp types and builds a binary operator expression.
+func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
+	if cop, ok := compareOps[op]; ok {
+		l, r, err := b.unify(l, r, op, loc)
+		if err != nil {
+			return nil, err
+		}
+		if l.Type().Kind == types.KindBytea && cop != OpEq && cop != OpNe {
+			// bytea is ordered too; fine
+		}
+		return &Binary{Op: cop, L: l, R: r, T: types.Bool}, nil
+	}
+	lt, rt := l.Type(), r.Type()
+	undefined := func() error {
+		return b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: %s %s %s", lt.String(), op, rt.String()).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	switch op {
+	case "~~", "!~~", "~~*", "!~~*":
+		var err error
+		if l, err = b.coerce(l, types.Text, false, loc); err != nil {
+			return nil, undefined()
+		}
+		if r, err = b.coerce(r, types.Text, false, loc); err != nil {
+			return nil, undefined()
+		}
+		m := map[string]Op{"~~": OpLike, "!~~": OpNotLike, "~~*": OpILike, "!~~*": OpNotILike}
+		return &Binary{Op: m[op], L: l, R: r, T: types.Bool}, nil
+	case "||":
+		if !lt.IsString() && !rt.IsString() {
+			return nil, undefined()
+		}
+		var err error
+		if l, err = b.toText(l, loc); err != nil {
+			return nil, err
+		}
+		if r, err = b.toText(r, loc); err != nil {
+			return nil, err
+		}
+		return &Binary{Op: OpConcat, L: l, R: r, T: types.Text}, nil
+	}
+	aop, ok := map[string]Op{"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, "%": OpMod}[op]
+	if !ok {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "operator %s is not supported yet", op)
+	}
+	if isUnknown(lt) && isUnknown(rt) {
+		return nil, b.errAt(loc, pgerror.AmbiguousFunction, "operator is not unique: unknown %s unknown", op).
+			WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
+	}
+	// Date and time arithmetic.
+	if lt.IsTime() || rt.IsTime() || lt.Kind == types.KindInterval || rt.Kind == types.KindInterval {
+		return b.timeArith(aop, l, r, loc, undefined)
+	}
+	if isUnknown(lt) && rt.IsNumeric() || isUnknown(rt) && lt.IsNumeric() || lt.IsNumeric() && rt.IsNumeric() {
+		if aop == OpMod && (lt.Kind == types.KindFloat4 || lt.Kind == types.KindFloat8 || rt.Kind == types.KindFloat4 || rt.Kind == types.KindFloat8) {
+			return nil, undefined()
+		}
+		l, r, err := b.unify(l, r, op, loc)
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{Op: aop, L: l, R: r, T: l.Type()}, nil
+	}
+	return nil, undefined()
+}
+
+func (b *Binder) toText(e Expr, loc int32) (Expr, error) {
+	t := e.Type()
+	if t.Kind == types.KindText {
+		return e, nil
+	}
+	if isUnknown(t) || t.IsString() {
+		return b.coerce(e, types.Text, false, loc)
+	}
+	return &Cast{E: e, T: types.Text}, nil
+}
+
+func (b *Binder) timeArith(op Op, l, r Expr, loc int32, undefined func() error) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	var err error
+	// resolve an untyped side
+	if isUnknown(rt) {
+		switch {
+		case lt.Kind == types.KindInterval:
+			r, err = b.coerce(r, types.Interval, false, loc)
+		case lt.Kind == types.KindDate && op == OpSub:
+			r, err = b.coerce(r, types.Int4, false, loc)
+			if err != nil {
+				r, err = b.coerce(r, types.Interval, false, loc)
+			}
+		case lt.IsTime():
+			r, err = b.coerce(r, types.Interval, false, loc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		rt = r.Type()
+	}
+	if isUnknown(lt) {
+		switch {
+		case rt.Kind == types.KindInterval && op == OpAdd:
+			l, err = b.coerce(l, types.Timestamp, false, loc)
+		case rt.IsTime():
+			l, err = b.coerce(l, rt, false, loc)
+		default:
+			l, err = b.coerce(l, types.Interval, false, loc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		lt = l.Type()
+	}
+	switch {
+	case lt.Kind == types.KindDate && rt.IsInteger() && (op == OpAdd || op == OpSub):
+		r, _ = b.coerce(r, types.Int4, false, loc)
+		return &Binary{Op: op, L: l, R: r, T: types.Date}, nil
+	case lt.IsInteger() && rt.Kind == types.KindDate && op == OpAdd:
+		l, _ = b.coerce(l, types.Int4, false, loc)
+		return &Binary{Op: op, L: r, R: l, T: types.Date}, nil
+	case lt.Kind == types.KindDate && rt.Kind == types.KindDate && op == OpSub:
+		return &Binary{Op: op, L: l, R: r, T: types.Int4}, nil
+	case lt.IsTime() && rt.Kind == types.KindInterval && (op == OpAdd || op == OpSub):
+		t := lt
+		if t.Kind == types.KindDate {
+			t = types.Timestamp
+			l = &Cast{E: l, T: t}
+		}
+		return &Binary{Op: op, L: l, R: r, T: t}, nil
+	case lt.Kind == types.KindInterval && rt.IsTime() && op == OpAdd:
+		t := rt
+		if t.Kind == types.KindDate {
+			t = types.Timestamp
+			r = &Cast{E: r, T: t}
+		}
+		return &Binary{Op: op, L: r, R: l, T: t}, nil
+	case lt.IsTime() && rt.IsTime() && op == OpSub:
+		t, _ := commonType(lt, rt)
+		if t.Kind == types.KindDate {
+			return &Binary{Op: op, L: l, R: r, T: types.Int4}, nil
+		}
+		l, _ = b.coerce(l, t, false, loc)
+		r, _ = b.coerce(r, t, false, loc)
+		return &Binary{Op: op, L: l, R: r, T: types.Interval}, nil
+	case lt.Kind == types.KindInterval && rt.Kind == types.KindInterval && (op == OpAdd || op == OpSub):
+		return &Binary{Op: op, L: l, R: r, T: types.Interval}, nil
+	case lt.Kind == types.KindInterval && rt.IsNumeric() && (op == OpMul || op == OpDiv):
+		r, _ = b.coerce(r, types.Float8, false, loc)
+		return &Binary{Op: op, L: l, R: r, T: types.Interval}, nil
+	case lt.IsNumeric() && rt.Kind == types.KindInterval && op == OpMul:
+		l, _ = b.coerce(l, types.Float8, false, loc)
+		return &Binary{Op: op, L: r, R: l, T: types.Interval}, nil
+	}
+	return nil, undefined()
+}
+
+// bindCommon binds arguments that must share one type (COALESCE, GREATEST).
+func (b *Binder) bindCommon(nodes []*pg_query.Node, ec *exprCtx, what string) ([]Expr, types.T, error) {
+	var args []Expr
+	t := types.Null
+	for _, n := range nodes {
+		e, err := b.bindExpr(n, ec)
+		if err != nil {
+			return nil, t, err
+		}
+		c, ok := commonType(t, e.Type())
+		if !ok {
+			return nil, t, b.errAt(nodeLocation(n), pgerror.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.String(), e.Type().String())
+		}
+		t = c
+		args = append(args, e)
+	}
+	if isUnknown(t) {
+		t = types.Text
+	}
+	for i := range args {
+		var err error
+		if args[i], err = b.coerce(args[i], t, false, nodeLocation(nodes[i])); err != nil {
+			return nil, t, err
+		}
+	}
+	return args, t, nil
+}
+
+func (b *Binder) bindCase(c *pg_query.CaseExpr, ec *exprCtx) (Expr, error) {
+	var operand Expr
+	if c.Arg != nil {
+		var err error
+		if operand, err = b.bindExpr(c.Arg, ec); err != nil {
+			return nil, err
+		}
+	}
+	out := &Case{}
+	var results []Expr
+	var resultNodes []*pg_query.Node
+	for _, w := range c.Args {
+		cw := w.GetCaseWhen()
+		cond, err := b.bindExpr(cw.Expr, ec)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			if cond, err = b.binaryOp("=", operand, cond, cw.Location); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.boolArg(cond, nodeLocation(cw.Expr), "CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		res, err := b.bindExpr(cw.Result, ec)
+		if err != nil {
+			return nil, err
+		}
+		out.Whens = append(out.Whens, When{Cond: cond})
+		results = append(results, res)
+		resultNodes = append(resultNodes, cw.Result)
+	}
+	if c.Defresult != nil {
+		e, err := b.bindExpr(c.Defresult, ec)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, e)
+		resultNodes = append(resultNodes, c.Defresult)
+	}
+	t := types.Null
+	for i, r := range results {
+		ct, ok := commonType(t, r.Type())
+		if !ok {
+			return nil, b.errAt(nodeLocation(resultNodes[i]), pgerror.DatatypeMismatch, "CASE types %s and %s cannot be matched", t.String(), r.Type().String())
+		}
+		t = ct
+	}
+	if isUnknown(t) {
+		t = types.Text
+	}
+	for i := range results {
+		var err error
+		if results[i], err = b.coerce(results[i], t, false, nodeLocation(resultNodes[i])); err != nil {
+			return nil, err
+		}
+	}
+	for i := range out.Whens {
+		out.Whens[i].Result = results[i]
+	}
+	if c.Defresult != nil {
+		out.Else = results[len(results)-1]
+	}
+	out.T = t
+	return out, nil
+}
+
+func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error) {
+	now, _ := funcs.Lookup("now")
+	call := &Func{Name: "now", Fn: now, Overload: now.Overloads[0], T: types.TimestampTZ}
+	switch f.Op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return call, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return &Cast{E: call, T: types.Timestamp}, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return &Cast{E: call, T: types.Date}, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		db, _ := funcs.Lookup("current_database")
+		return &Func{Name: "current_database", Fn: db, Overload: db.Overloads[0], T: types.Name}, nil
+	}
+	return nil, b.errAt(f.Location, pgerror.FeatureNotSupported, "this SQL value function is not supported yet")
+}
+
+func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
+	loc := fc.Location
+	var parts []string
+	for _, n := range fc.Funcname {
+		parts = append(parts, strVal(n))
+	}
+	name := parts[len(parts)-1]
+	if fc.Over != nil {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "window functions are not supported yet")
+	}
+	f, ok := funcs.Lookup(name)
+	if !ok {
+		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s does not exist", name).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if f.Agg != nil {
+		return b.bindAgg(fc, f, name, ec)
+	}
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
+		return nil, b.errAt(loc, pgerror.WrongObjectType, "%s is not an aggregate function", name)
+	}
+	var args []Expr
+	for _, a := range fc.Args {
+		e, err := b.bindExpr(a, ec)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	ov, err := b.chooseOverload(f, name, args, loc)
+	if err != nil {
+		return nil, err
+	}
+	for i := range args {
+		pt := paramType(ov, i)
+		if pt.Kind == types.KindUnknown {
+			if isUnknown(args[i].Type()) {
+				args[i], _ = b.coerce(args[i], types.Text, false, loc)
+			}
+			continue
+		}
+		if args[i], err = b.coerce(args[i], pt, false, loc); err != nil {
+			return nil, err
+		}
+	}
+	ats := make([]types.T, len(args))
+	for i, a := range args {
+		ats[i] = a.Type()
+	}
+	return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret(ats)}, nil
+}
+
+func paramType(ov *funcs.Overload, i int) types.T {
+	if i < len(ov.Params) {
+		return ov.Params[i]
+	}
+	return ov.Params[len(ov.Params)-1]
+}
+
+// chooseOverload picks the overload needing the fewest implicit casts.
+func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int32) (*funcs.Overload, error) {
+	best, bestCost := (*funcs.Overload)(nil), 1<<30
+	for _, ov := range f.Overloads {
+		if len(args) != len(ov.Params) && !(ov.Variadic && len(args) >= len(ov.Params)-1) {
+			continue
+		}
+		cost := 0
+		ok := true
+		for i, a := range args {
+			pt := paramType(ov, i)
+			at := a.Type()
+			switch {
+			case pt.Kind == types.KindUnknown || at.Kind == pt.Kind:
+			case isUnknown(at):
+				cost++
+			case implicitCast(at, pt):
+				cost += 2 + numericRank(pt.Kind)
+			default:
+				ok = false
+			}
+		}
+		if ok && cost < bestCost {
+			best, bestCost = ov, cost
+		}
+	}
+	if best == nil {
+		ats := make([]string, len(args))
+		for i, a := range args {
+			ats[i] = a.Type().String()
+		}
+		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ats, ", ")).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return best, nil
+}
+
+func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *exprCtx) (Expr, error) {
+	loc := fc.Location
+	if ec.aggs == nil {
+		where := ec.clause
+		if where == "" {
+			where = "this context"
+		}
+		return nil, b.errAt(loc, pgerror.GroupingError, "aggregate functions are not allowed in %s", where)
+	}
+	if ec.aggs.inAgg {
+		return nil, b.errAt(loc, pgerror.GroupingError, "aggregate function calls cannot be nested")
+	}
+	if len(fc.AggOrder) > 0 {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "ORDER BY inside an aggregate is not supported yet")
+	}
+	ec.aggs.inAgg = true
+	defer func() { ec.aggs.inAgg = false }()
+	inner := &exprCtx{sc: ec.sc, aggs: ec.aggs, clause: ec.clause}
+	var args []Expr
+	if fc.AggStar {
+		if !f.Agg.Star {
+			return nil, b.errAt(loc, pgerror.UndefinedFunction, "%s(*) is not supported", name)
+		}
+	} else {
+		for _, a := range fc.Args {
+			e, err := b.bindExpr(a, inner)
+			if err != nil {
+				return nil, err
+			}
+			if isUnknown(e.Type()) {
+				e, _ = b.coerce(e, types.Text, false, loc)
+			}
+			args = append(args, e)
+		}
+		if len(args) == 0 && name == "count" {
+			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function count() does not exist")
+		}
+	}
+	ats := make([]types.T, len(args))
+	for i, a := range args {
+		ats[i] = a.Type()
+	}
+	rt, newState, ok := f.Agg.Resolve(ats)
+	if !ok {
+		// Try promoting integer/float arguments (e.g. sum(real) → double).
+		ts := make([]string, len(ats))
+		for i, t := range ats {
+			ts[i] = t.String()
+		}
+		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	call := AggCall{Name: name, Def: &AggSpec{NewState: newState}, Args: args, Distinct: fc.AggDistinct, T: rt}
+	if fc.AggFilter != nil {
+		fe, err := b.bindExpr(fc.AggFilter, inner)
+		if err != nil {
+			return nil, err
+		}
+		if fe, err = b.boolArg(fe, nodeLocation(fc.AggFilter), "FILTER"); err != nil {
+			return nil, err
+		}
+		call.Filter = fe
+	}
+	ec.aggs.calls = append(ec.aggs.calls, call)
+	return &AggRef{Idx: len(ec.aggs.calls) - 1, T: rt}, nil
+}

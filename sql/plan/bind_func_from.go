@@ -1,0 +1,158 @@
+package plan
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// ChangeColumns are the columns table_changes adds to the table's (R-T7).
+var ChangeColumns = []Column{
+	{Name: "_change_type", T: types.Text},
+	{Name: "_commit_version", T: types.Int8},
+	{Name: "_commit_timestamp", T: types.TimestampTZ},
+}
+
+// bindRangeFunction binds a function in FROM: table_changes('t', start [, end]).
+func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, error) {
+	if len(rf.Functions) != 1 {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "ROWS FROM is not supported")
+	}
+	fn := rf.Functions[0].GetList().Items[0].GetFuncCall()
+	if fn == nil {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "this FROM function is not supported")
+	}
+	name := strVal(fn.Funcname[len(fn.Funcname)-1])
+	if name != "table_changes" {
+		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "function %s does not exist", name).
+			WithHint("Set-returning functions in FROM are not supported yet; table_changes is.")
+	}
+	if len(fn.Args) < 2 || len(fn.Args) > 3 {
+		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "table_changes takes a table name, a start version or timestamp, and an optional end")
+	}
+	var args []Expr
+	for _, a := range fn.Args {
+		e, err := b.bindExpr(a, &exprCtx{clause: "function arguments"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, ok := e.(*Const); !ok {
+			if p, ok := e.(*Param); ok && len(args) == 0 {
+				e, _ = b.coerce(p, types.Text, false, -1)
+			}
+		}
+		args = append(args, e)
+	}
+	tc := &TableChanges{End: -1}
+	nameC, ok := args[0].(*Const)
+	if !ok || !nameC.T.IsString() && !isUnknown(nameC.T) {
+		return nil, nil, b.errAt(fn.Location, pgerror.InvalidParameterValue, "table_changes: the first argument must be a table name literal")
+	}
+	parts := splitName(nameC.D.S)
+	t, err := b.Cat.Resolve(parts, b.SearchPath)
+	if err != nil {
+		return nil, nil, withPos(err, b, nodeLocation(fn.Args[0]))
+	}
+	tc.Table = t
+	bound := func(e Expr, n *pg_query.Node, isEnd bool) error {
+		c, ok := e.(*Const)
+		if !ok {
+			return b.errAt(nodeLocation(n), pgerror.InvalidParameterValue, "table_changes: versions and timestamps must be constants")
+		}
+		switch {
+		case c.T.IsInteger():
+			if isEnd {
+				tc.End = c.D.I
+			} else {
+				tc.Start = c.D.I
+			}
+			return nil
+		case isUnknown(c.T) || c.T.IsString() || c.T.IsTime():
+			d, err := types.Cast(c.D, types.TimestampTZ, b.Env, true)
+			if err != nil {
+				return withPos(err, b, nodeLocation(n))
+			}
+			us := d.I
+			if isEnd {
+				tc.EndTime = &us
+			} else {
+				tc.StartTime = &us
+			}
+			return nil
+		}
+		return b.errAt(nodeLocation(n), pgerror.DatatypeMismatch, "table_changes: a version must be an integer or a timestamp, not %s", c.T.String())
+	}
+	if err := bound(args[1], fn.Args[1], false); err != nil {
+		return nil, nil, err
+	}
+	if len(args) == 3 {
+		if err := bound(args[2], fn.Args[2], true); err != nil {
+			return nil, nil, err
+		}
+	}
+	alias := "table_changes"
+	if rf.Alias != nil {
+		alias = rf.Alias.Aliasname
+	}
+	sc := &scope{rels: []string{alias}}
+	for i, c := range t.Columns {
+		col := Column{Name: c.Name, T: c.Type}
+		tc.cols = append(tc.cols, col)
+		sc.cols = append(sc.cols, scopeCol{rel: alias, name: c.Name, t: c.Type, scanIdx: i})
+	}
+	for _, c := range ChangeColumns {
+		tc.cols = append(tc.cols, c)
+		sc.cols = append(sc.cols, scopeCol{rel: alias, name: c.Name, t: c.T, scanIdx: -1})
+	}
+	return tc, sc, nil
+}
+
+// splitName splits a dotted name, honouring double quotes; unquoted parts
+// are lower-cased.
+func splitName(s string) []string {
+	var parts []string
+	var cur []rune
+	quoted := false
+	wasQuoted := false
+	flush := func() {
+		p := string(cur)
+		if !wasQuoted {
+			p = lower(p)
+		}
+		parts = append(parts, p)
+		cur = cur[:0]
+		wasQuoted = false
+	}
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case r == '"' && quoted && i+1 < len(rs) && rs[i+1] == '"':
+			cur = append(cur, '"')
+			i++
+		case r == '"' || r == '`':
+			quoted = !quoted
+			wasQuoted = true
+		case r == '.' && !quoted:
+			flush()
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return parts
+}
+
+func lower(s string) string {
+	b := []rune(s)
+	for i, r := range b {
+		if r >= 'A' && r <= 'Z' {
+			b[i] = r + 32
+		}
+	}
+	return string(b)
+}
+
+// SplitName is splitName for other packages (names given as strings).
+func SplitName(s string) []string { return splitName(s) }

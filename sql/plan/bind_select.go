@@ -1,0 +1,723 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Query is a bound SELECT.
+type Query struct {
+	Root Node
+	Cols []Column
+}
+
+// BindSelect binds a SELECT statement.
+func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
+	root, cols, err := b.bindSelect(s)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{Root: root, Cols: cols}, nil
+}
+
+func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
+	if s.Op != pg_query.SetOperation_SETOP_NONE {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
+	}
+	if s.WithClause != nil {
+		return nil, nil, b.errAt(s.WithClause.Location, pgerror.FeatureNotSupported, "WITH queries are not supported yet")
+	}
+	if s.IntoClause != nil {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "SELECT INTO is not supported")
+	}
+	if len(s.LockingClause) > 0 {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "SELECT … FOR UPDATE/SHARE is not supported")
+	}
+	if len(s.WindowClause) > 0 {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "window functions are not supported yet")
+	}
+	if len(s.ValuesLists) > 0 {
+		return b.bindValues(s.ValuesLists, nil)
+	}
+	// FROM
+	var input Node
+	var sc *scope
+	if len(s.FromClause) == 0 {
+		input = &Values{Rows: [][]Expr{{}}}
+		sc = &scope{}
+	} else {
+		for i, f := range s.FromClause {
+			n, fsc, err := b.bindFrom(f)
+			if err != nil {
+				return nil, nil, err
+			}
+			if i == 0 {
+				input, sc = n, fsc
+				continue
+			}
+			input = &Join{Kind: JoinCross, Left: input, Right: n}
+			sc = sc.add(fsc)
+		}
+	}
+	// WHERE
+	if s.WhereClause != nil {
+		cond, err := b.bindExpr(s.WhereClause, &exprCtx{sc: sc, clause: "WHERE"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if cond, err = b.boolArg(cond, nodeLocation(s.WhereClause), "WHERE"); err != nil {
+			return nil, nil, err
+		}
+		input = pushFilter(input, cond)
+	}
+	// Target list: bind against the FROM scope, collecting aggregates.
+	aggs := &aggCollector{}
+	type target struct {
+		e    Expr
+		name string
+		col  Column
+		loc  int32
+	}
+	var targets []target
+	for _, t := range s.TargetList {
+		rt := t.GetResTarget()
+		if cr := rt.Val.GetColumnRef(); cr != nil {
+			if _, star := cr.Fields[len(cr.Fields)-1].Node.(*pg_query.Node_AStar); star {
+				rel := ""
+				if len(cr.Fields) > 1 {
+					rel = strVal(cr.Fields[len(cr.Fields)-2])
+					if !sc.hasRel(rel) {
+						return nil, nil, b.errAt(cr.Location, pgerror.UndefinedTable, "missing FROM-clause entry for table \"%s\"", rel)
+					}
+				} else if len(s.FromClause) == 0 {
+					return nil, nil, b.errAt(cr.Location, pgerror.SyntaxError, "SELECT * with no tables specified is not valid")
+				}
+				for i, c := range sc.cols {
+					if c.hidden || (rel != "" && c.rel != rel) {
+						continue
+					}
+					if c.scan != nil {
+						c.scan.Needed[c.scanIdx] = true
+					}
+					targets = append(targets, target{e: &ColRef{Idx: i, T: c.t, Name: c.name}, name: c.name, col: Column{Name: c.name, T: c.t, Table: c.table, AttrNum: c.attnum}, loc: cr.Location})
+				}
+				continue
+			}
+		}
+		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, clause: "SELECT"})
+		if err != nil {
+			return nil, nil, err
+		}
+		name := rt.Name
+		if name == "" {
+			name = deriveName(rt.Val)
+		}
+		col := Column{Name: name, T: e.Type()}
+		if cr, ok := e.(*ColRef); ok {
+			c := sc.cols[cr.Idx]
+			col.Table, col.AttrNum = c.table, c.attnum
+		}
+		targets = append(targets, target{e: e, name: name, col: col, loc: rt.Location})
+	}
+	// HAVING and ORDER BY may add aggregates too.
+	var having Expr
+	if s.HavingClause != nil {
+		e, err := b.bindExpr(s.HavingClause, &exprCtx{sc: sc, aggs: aggs, clause: "HAVING"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if e, err = b.boolArg(e, nodeLocation(s.HavingClause), "HAVING"); err != nil {
+			return nil, nil, err
+		}
+		having = e
+	}
+	// ORDER BY keys: an output alias or ordinal, else an expression.
+	type orderKey struct {
+		key    SortKey
+		outIdx int // >= 0 when it names an output column
+		loc    int32
+	}
+	var orders []orderKey
+	for _, o := range s.SortClause {
+		sb := o.GetSortBy()
+		if len(sb.UseOp) > 0 {
+			return nil, nil, b.errAt(sb.Location, pgerror.FeatureNotSupported, "ORDER BY … USING is not supported")
+		}
+		k := orderKey{outIdx: -1, loc: nodeLocation(sb.Node)}
+		k.key.Desc = sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC
+		k.key.NullsFirst = k.key.Desc
+		switch sb.SortbyNulls {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			k.key.NullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+			k.key.NullsFirst = false
+		}
+		if c := sb.Node.GetAConst(); c != nil {
+			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
+				n := int(iv.Ival.Ival)
+				if n < 1 || n > len(targets) {
+					return nil, nil, b.errAt(c.Location, pgerror.InvalidColumnReference, "ORDER BY position %d is not in select list", n)
+				}
+				k.outIdx = n - 1
+				orders = append(orders, k)
+				continue
+			}
+		}
+		if cr := sb.Node.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+			name := strVal(cr.Fields[0])
+			match := -1
+			for i, t := range targets {
+				if t.name == name {
+					if match >= 0 && !sameExpr(targets[match].e, t.e) {
+						return nil, nil, b.errAt(cr.Location, pgerror.AmbiguousColumn, "ORDER BY \"%s\" is ambiguous", name)
+					}
+					if match < 0 {
+						match = i
+					}
+				}
+			}
+			if match >= 0 {
+				k.outIdx = match
+				orders = append(orders, k)
+				continue
+			}
+		}
+		e, err := b.bindExpr(sb.Node, &exprCtx{sc: sc, aggs: aggs, clause: "ORDER BY"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if isUnknown(e.Type()) {
+			e, _ = b.coerce(e, types.Text, false, -1)
+		}
+		k.key.E = e
+		orders = append(orders, k)
+	}
+	// GROUP BY
+	grouped := len(s.GroupClause) > 0 || len(aggs.calls) > 0 || having != nil
+	if grouped {
+		var groupBy []Expr
+		for _, g := range s.GroupClause {
+			var e Expr
+			if c := g.GetAConst(); c != nil {
+				if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
+					n := int(iv.Ival.Ival)
+					if n < 1 || n > len(targets) {
+						return nil, nil, b.errAt(c.Location, pgerror.InvalidColumnReference, "GROUP BY position %d is not in select list", n)
+					}
+					e = targets[n-1].e
+					if containsAgg(e) {
+						return nil, nil, b.errAt(c.Location, pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
+					}
+				}
+			}
+			if e == nil {
+				if cr := g.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+					// An output alias that is not an input column (PostgreSQL's rule).
+					name := strVal(cr.Fields[0])
+					if _, err := sc.resolve([]string{name}, b, cr.Location); err != nil {
+						for _, t := range targets {
+							if t.name == name && !containsAgg(t.e) {
+								e = t.e
+								break
+							}
+						}
+					}
+				}
+			}
+			if e == nil {
+				if g.GetGroupingSet() != nil {
+					return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "GROUPING SETS, ROLLUP and CUBE are not supported yet")
+				}
+				var err error
+				e, err = b.bindExpr(g, &exprCtx{sc: sc, clause: "GROUP BY"})
+				if err != nil {
+					return nil, nil, err
+				}
+			}
+			if isUnknown(e.Type()) {
+				e, _ = b.coerce(e, types.Text, false, -1)
+			}
+			groupBy = append(groupBy, e)
+		}
+		agg := &Aggregate{Input: input, GroupBy: groupBy, Aggs: aggs.calls}
+		for i, g := range groupBy {
+			agg.Cols = append(agg.Cols, Column{Name: fmt.Sprintf("group%d", i), T: g.Type()})
+		}
+		for _, a := range aggs.calls {
+			agg.Cols = append(agg.Cols, Column{Name: a.Name, T: a.T})
+		}
+		input = agg
+		// Re-express everything above the aggregation over its output.
+		lift := func(e Expr, loc int32) (Expr, error) { return b.liftOverAgg(e, groupBy, sc, loc) }
+		for i := range targets {
+			e, err := lift(targets[i].e, targets[i].loc)
+			if err != nil {
+				return nil, nil, err
+			}
+			targets[i].e = e
+			targets[i].col.Table, targets[i].col.AttrNum = 0, 0
+			if cr, ok := e.(*ColRef); ok && cr.Idx < len(groupBy) {
+				if orig, ok := groupBy[cr.Idx].(*ColRef); ok {
+					c := sc.cols[orig.Idx]
+					targets[i].col.Table, targets[i].col.AttrNum = c.table, c.attnum
+				}
+			}
+		}
+		if having != nil {
+			e, err := lift(having, nodeLocation(s.HavingClause))
+			if err != nil {
+				return nil, nil, err
+			}
+			input = &Filter{Input: input, Cond: e}
+		}
+		for i := range orders {
+			if orders[i].key.E != nil {
+				e, err := lift(orders[i].key.E, orders[i].loc)
+				if err != nil {
+					return nil, nil, err
+				}
+				orders[i].key.E = e
+			}
+		}
+	}
+	// Projection (with hidden ORDER BY columns appended).
+	proj := &Project{Input: input}
+	var cols []Column
+	for _, t := range targets {
+		e := t.e
+		if isUnknown(e.Type()) {
+			e, _ = b.coerce(e, types.Text, false, -1)
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		c := t.col
+		c.T = e.Type()
+		proj.Cols = append(proj.Cols, c)
+		cols = append(cols, c)
+	}
+	var node Node = proj
+	var sortKeys []SortKey
+	distinct := len(s.DistinctClause) > 0
+	if distinct && s.DistinctClause[0] != nil {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "DISTINCT ON is not supported yet")
+	}
+	for _, o := range orders {
+		k := o.key
+		if o.outIdx >= 0 {
+			k.E = &ColRef{Idx: o.outIdx, T: cols[o.outIdx].T}
+		} else {
+			found := -1
+			for i, pe := range proj.Exprs[:len(cols)] {
+				if sameExpr(pe, k.E) {
+					found = i
+					break
+				}
+			}
+			if found < 0 {
+				if distinct {
+					return nil, nil, b.errAt(o.loc, pgerror.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				}
+				proj.Exprs = append(proj.Exprs, k.E)
+				proj.Cols = append(proj.Cols, Column{Name: "?order?", T: k.E.Type()})
+				found = len(proj.Exprs) - 1
+			}
+			k.E = &ColRef{Idx: found, T: k.E.Type()}
+		}
+		sortKeys = append(sortKeys, k)
+	}
+	if distinct {
+		node = &Distinct{Input: node}
+	}
+	if len(sortKeys) > 0 {
+		node = &Sort{Input: node, Keys: sortKeys}
+	}
+	if s.LimitCount != nil || s.LimitOffset != nil {
+		lim := &Limit{Input: node}
+		for _, x := range []struct {
+			n   *pg_query.Node
+			dst *Expr
+			kw  string
+		}{{s.LimitCount, &lim.Count, "LIMIT"}, {s.LimitOffset, &lim.Offset, "OFFSET"}} {
+			if x.n == nil {
+				continue
+			}
+			if c := x.n.GetAConst(); c != nil && c.Isnull {
+				continue // LIMIT NULL / LIMIT ALL
+			}
+			e, err := b.bindExpr(x.n, &exprCtx{clause: x.kw})
+			if err != nil {
+				return nil, nil, err
+			}
+			if e, err = b.coerce(e, types.Int8, false, nodeLocation(x.n)); err != nil {
+				return nil, nil, err
+			}
+			*x.dst = e
+		}
+		node = lim
+	}
+	if len(proj.Exprs) > len(cols) {
+		// drop the hidden ORDER BY columns
+		final := &Project{Input: node}
+		for i, c := range cols {
+			final.Exprs = append(final.Exprs, &ColRef{Idx: i, T: c.T})
+			final.Cols = append(final.Cols, c)
+		}
+		node = final
+	}
+	return node, cols, nil
+}
+
+// liftOverAgg rewrites an expression bound over the FROM scope into one over
+// an Aggregate's output: group expressions become their output column,
+// aggregates their result column; any other column reference is a grouping
+// error.
+func (b *Binder) liftOverAgg(e Expr, groupBy []Expr, sc *scope, loc int32) (Expr, error) {
+	var err error
+	var lift func(e Expr) Expr
+	lift = func(e Expr) Expr {
+		for i, g := range groupBy {
+			if sameExpr(e, g) {
+				return &ColRef{Idx: i, T: g.Type()}
+			}
+		}
+		switch x := e.(type) {
+		case *AggRef:
+			return &ColRef{Idx: len(groupBy) + x.Idx, T: x.T}
+		case *ColRef:
+			if err == nil {
+				c := sc.cols[x.Idx]
+				name := c.name
+				if c.rel != "" {
+					name = c.rel + "." + c.name
+				}
+				err = b.errAt(loc, pgerror.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name)
+			}
+			return e
+		}
+		// rebuild with lifted children
+		return MapChildren(e, lift)
+	}
+	out := lift(e)
+	return out, err
+}
+
+func containsAgg(e Expr) bool {
+	found := false
+	Walk(e, func(x Expr) bool {
+		if _, ok := x.(*AggRef); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// sameExpr reports whether two bound expressions are the same computation.
+func sameExpr(a, b Expr) bool { return a.String() == b.String() && a.Type() == b.Type() }
+
+// deriveName is PostgreSQL's rule for an unnamed output column.
+func deriveName(n *pg_query.Node) string {
+	switch x := n.Node.(type) {
+	case *pg_query.Node_ColumnRef:
+		f := x.ColumnRef.Fields[len(x.ColumnRef.Fields)-1]
+		return strVal(f)
+	case *pg_query.Node_FuncCall:
+		return strVal(x.FuncCall.Funcname[len(x.FuncCall.Funcname)-1])
+	case *pg_query.Node_TypeCast:
+		if name := deriveName(x.TypeCast.Arg); name != "?column?" {
+			return name
+		}
+		tn := x.TypeCast.TypeName
+		name := strVal(tn.Names[len(tn.Names)-1])
+		if t, ok := types.ParseTypeName(name, nil); ok {
+			return pgTypeName(t)
+		}
+		return name
+	case *pg_query.Node_CaseExpr:
+		return "case"
+	case *pg_query.Node_CoalesceExpr:
+		return "coalesce"
+	case *pg_query.Node_MinMaxExpr:
+		if x.MinMaxExpr.Op == pg_query.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case *pg_query.Node_AExpr:
+		if x.AExpr.Kind == pg_query.A_Expr_Kind_AEXPR_NULLIF {
+			return "nullif"
+		}
+	case *pg_query.Node_SqlvalueFunction:
+		switch x.SqlvalueFunction.Op {
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+			return "current_date"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+			return "current_timestamp"
+		case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+			return "localtimestamp"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+			return "current_catalog"
+		}
+	}
+	return "?column?"
+}
+
+// pgTypeName is the internal type name PostgreSQL shows for a cast column.
+func pgTypeName(t types.T) string {
+	switch t.Kind {
+	case types.KindBool:
+		return "bool"
+	case types.KindInt2:
+		return "int2"
+	case types.KindInt4:
+		return "int4"
+	case types.KindInt8:
+		return "int8"
+	case types.KindFloat4:
+		return "float4"
+	case types.KindFloat8:
+		return "float8"
+	case types.KindNumeric:
+		return "numeric"
+	case types.KindVarchar:
+		return "varchar"
+	case types.KindChar:
+		return "bpchar"
+	case types.KindTimestampTZ:
+		return "timestamptz"
+	}
+	return strings.Fields(t.String())[0]
+}
+
+// bindValues binds a VALUES list; targetTypes (optional) coerces columns.
+func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T) (Node, []Column, error) {
+	v := &Values{}
+	width := -1
+	for _, l := range lists {
+		items := l.GetList().Items
+		if width >= 0 && len(items) != width {
+			return nil, nil, b.errAt(nodeLocation(items[0]), pgerror.SyntaxError, "VALUES lists must all be the same length")
+		}
+		width = len(items)
+		var row []Expr
+		for _, it := range items {
+			if _, ok := it.Node.(*pg_query.Node_SetToDefault); ok {
+				row = append(row, &defaultMarker{})
+				continue
+			}
+			e, err := b.bindExpr(it, &exprCtx{clause: "VALUES"})
+			if err != nil {
+				return nil, nil, err
+			}
+			row = append(row, e)
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	// column types: common type per column
+	for c := 0; c < width; c++ {
+		t := types.Null
+		for _, row := range v.Rows {
+			if _, ok := row[c].(*defaultMarker); ok {
+				continue
+			}
+			ct, ok := commonType(t, row[c].Type())
+			if !ok {
+				return nil, nil, b.errAt(-1, pgerror.DatatypeMismatch, "VALUES types %s and %s cannot be matched", t.String(), row[c].Type().String())
+			}
+			t = ct
+		}
+		if targetTypes != nil && c < len(targetTypes) {
+			t = targetTypes[c]
+		} else if isUnknown(t) {
+			t = types.Text
+		}
+		for _, row := range v.Rows {
+			if _, ok := row[c].(*defaultMarker); ok {
+				continue
+			}
+			e, err := b.coerce(row[c], t, targetTypes != nil, -1)
+			if err != nil {
+				return nil, nil, err
+			}
+			row[c] = e
+		}
+		v.Cols = append(v.Cols, Column{Name: fmt.Sprintf("column%d", c+1), T: t})
+	}
+	return v, v.Cols, nil
+}
+
+// defaultMarker stands for DEFAULT in an INSERT … VALUES row.
+type defaultMarker struct{}
+
+func (*defaultMarker) Type() types.T  { return types.Null }
+func (*defaultMarker) String() string { return "DEFAULT" }
+
+// bindFrom binds one FROM item.
+func (b *Binder) bindFrom(n *pg_query.Node) (Node, *scope, error) {
+	switch x := n.Node.(type) {
+	case *pg_query.Node_RangeVar:
+		rv := x.RangeVar
+		t, err := b.resolveTable(rv)
+		if err != nil {
+			return nil, nil, err
+		}
+		alias := t.Name
+		if rv.Alias != nil {
+			alias = rv.Alias.Aliasname
+			if len(rv.Alias.Colnames) > 0 {
+				return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "column aliases in FROM are not supported yet")
+			}
+		}
+		scan := NewScan(t)
+		return scan, scanScope(scan, alias, t.RowTracking()), nil
+	case *pg_query.Node_JoinExpr:
+		return b.bindJoin(x.JoinExpr)
+	case *pg_query.Node_RangeFunction:
+		return b.bindRangeFunction(x.RangeFunction)
+	case *pg_query.Node_RangeSubselect:
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "subqueries in FROM are not supported yet")
+	}
+	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "FROM item %T is not supported yet", n.Node)
+}
+
+func (b *Binder) resolveTable(rv *pg_query.RangeVar) (*catalog.Table, error) {
+	var parts []string
+	if rv.Catalogname != "" {
+		parts = append(parts, rv.Catalogname)
+	}
+	if rv.Schemaname != "" {
+		parts = append(parts, rv.Schemaname)
+	}
+	parts = append(parts, rv.Relname)
+	t, err := b.Cat.Resolve(parts, b.SearchPath)
+	if err != nil {
+		return nil, withPos(err, b, rv.Location)
+	}
+	return t, nil
+}
+
+// ResolveTable resolves a RangeVar (for DDL and DML).
+func (b *Binder) ResolveTable(rv *pg_query.RangeVar) (*catalog.Table, error) {
+	return b.resolveTable(rv)
+}
+
+func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
+	if j.IsNatural || len(j.UsingClause) > 0 {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "NATURAL JOIN and JOIN … USING are not supported yet")
+	}
+	left, lsc, err := b.bindFrom(j.Larg)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rsc, err := b.bindFrom(j.Rarg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := lsc.add(rsc)
+	var kind JoinKind
+	switch j.Jointype {
+	case pg_query.JoinType_JOIN_INNER:
+		kind = JoinInner
+		if j.Quals == nil {
+			kind = JoinCross
+		}
+	case pg_query.JoinType_JOIN_LEFT:
+		kind = JoinLeft
+	case pg_query.JoinType_JOIN_RIGHT:
+		kind = JoinRight
+	case pg_query.JoinType_JOIN_FULL:
+		kind = JoinFull
+	default:
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "this join type is not supported yet")
+	}
+	join := &Join{Kind: kind, Left: left, Right: right}
+	if j.Quals != nil {
+		cond, err := b.bindExpr(j.Quals, &exprCtx{sc: sc, clause: "JOIN conditions"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if cond, err = b.boolArg(cond, nodeLocation(j.Quals), "JOIN/ON"); err != nil {
+			return nil, nil, err
+		}
+		splitJoinCond(join, cond, len(lsc.cols))
+	}
+	if j.Alias != nil {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "aliases on joins are not supported yet")
+	}
+	return join, sc, nil
+}
+
+// splitJoinCond extracts equality keys (left side = right side) from the ON
+// condition; the rest stays as the residual over the combined row.
+func splitJoinCond(j *Join, cond Expr, nLeft int) {
+	var residual []Expr
+	for _, c := range conjuncts(cond) {
+		if bin, ok := c.(*Binary); ok && bin.Op == OpEq {
+			ls, rs := sides(bin.L, nLeft), sides(bin.R, nLeft)
+			switch {
+			case ls == 1 && rs == 2:
+				j.LeftKeys = append(j.LeftKeys, bin.L)
+				j.RightKeys = append(j.RightKeys, shift(bin.R, nLeft))
+				continue
+			case ls == 2 && rs == 1:
+				j.LeftKeys = append(j.LeftKeys, bin.R)
+				j.RightKeys = append(j.RightKeys, shift(bin.L, nLeft))
+				continue
+			}
+		}
+		residual = append(residual, c)
+	}
+	switch len(residual) {
+	case 0:
+	case 1:
+		j.Residual = residual[0]
+	default:
+		j.Residual = &And{Args: residual}
+	}
+}
+
+// sides reports which join side an expression reads: 0 none, 1 left, 2
+// right, 3 both.
+func sides(e Expr, nLeft int) int {
+	s := 0
+	Walk(e, func(x Expr) bool {
+		if c, ok := x.(*ColRef); ok {
+			if c.Idx < nLeft {
+				s |= 1
+			} else {
+				s |= 2
+			}
+		}
+		if _, ok := x.(*Param); ok {
+			s |= 0
+		}
+		return true
+	})
+	return s
+}
+
+// shift renumbers column references by -n (right side of a join).
+func shift(e Expr, n int) Expr {
+	return Rewrite(e, func(x Expr) Expr {
+		if c, ok := x.(*ColRef); ok {
+			return &ColRef{Idx: c.Idx - n, T: c.T, Name: c.Name}
+		}
+		return x
+	})
+}
+
+// conjuncts splits an AND tree.
+func conjuncts(e Expr) []Expr {
+	if a, ok := e.(*And); ok {
+		var out []Expr
+		for _, x := range a.Args {
+			out = append(out, conjuncts(x)...)
+		}
+		return out
+	}
+	return []Expr{e}
+}

@@ -1,0 +1,210 @@
+package plan
+
+import (
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Binder binds one statement.
+type Binder struct {
+	Cat        *catalog.Catalog
+	SearchPath []string
+	Stmt       *parse.Statement
+	Env        *types.Env
+	// Params holds the type of each parameter: preset from the client's
+	// Parse message (Unknown = infer), filled in as the binder infers them.
+	Params []types.T
+}
+
+func (b *Binder) errAt(loc int32, code, format string, args ...any) *pgerror.Error {
+	e := pgerror.New(code, format, args...)
+	if loc >= 0 && b.Stmt != nil {
+		e.Position = b.Stmt.Position(loc)
+	}
+	return e
+}
+
+// FinishParams gives every parameter whose type could not be inferred the
+// type text, as PostgreSQL treats unknown.
+func (b *Binder) FinishParams() {
+	for i, t := range b.Params {
+		if t.Kind == types.KindUnknown || t.Kind == types.KindNull {
+			b.Params[i] = types.Text
+		}
+	}
+}
+
+func (b *Binder) param(n int) types.T {
+	for len(b.Params) < n {
+		b.Params = append(b.Params, types.Unknown)
+	}
+	return b.Params[n-1]
+}
+
+// implicitCast reports whether PostgreSQL converts from → to without a cast.
+func implicitCast(from, to types.T) bool {
+	if from.Kind == to.Kind {
+		return true
+	}
+	switch from.Kind {
+	case types.KindNull, types.KindUnknown:
+		return true
+	case types.KindInt2:
+		return to.Kind == types.KindInt4 || to.Kind == types.KindInt8 || to.Kind == types.KindNumeric || to.Kind == types.KindFloat4 || to.Kind == types.KindFloat8
+	case types.KindInt4:
+		return to.Kind == types.KindInt8 || to.Kind == types.KindNumeric || to.Kind == types.KindFloat4 || to.Kind == types.KindFloat8 || to.Kind == types.KindOid
+	case types.KindInt8:
+		return to.Kind == types.KindNumeric || to.Kind == types.KindFloat4 || to.Kind == types.KindFloat8
+	case types.KindNumeric:
+		return to.Kind == types.KindFloat4 || to.Kind == types.KindFloat8
+	case types.KindFloat4:
+		return to.Kind == types.KindFloat8
+	case types.KindText, types.KindVarchar, types.KindChar, types.KindName:
+		return to.Kind == types.KindText || to.Kind == types.KindVarchar || to.Kind == types.KindName || to.Kind == types.KindChar
+	case types.KindDate:
+		return to.Kind == types.KindTimestamp || to.Kind == types.KindTimestampTZ
+	case types.KindTimestamp:
+		return to.Kind == types.KindTimestampTZ
+	}
+	return false
+}
+
+// assignCast reports whether a value of type from may be stored in a column
+// of type to (PostgreSQL's assignment casts).
+func assignCast(from, to types.T) bool {
+	if implicitCast(from, to) {
+		return true
+	}
+	if to.IsString() {
+		return true
+	}
+	switch {
+	case from.IsNumeric() && to.IsNumeric():
+		return true
+	case from.Kind == types.KindTimestamp && to.Kind == types.KindDate,
+		from.Kind == types.KindTimestampTZ && (to.Kind == types.KindDate || to.Kind == types.KindTimestamp):
+		return true
+	}
+	return false
+}
+
+// coerce converts e to type t: untyped literals and parameters take t,
+// otherwise an implicit (or, when assign, assignment) cast is added.
+func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error) {
+	et := e.Type()
+	switch x := e.(type) {
+	case *Const:
+		if et.Kind == types.KindUnknown || et.Kind == types.KindNull {
+			if x.D.IsNull() {
+				return &Const{D: types.NullDatum, T: t}, nil
+			}
+			d, err := types.ParseText(x.D.S, t, b.Env)
+			if err != nil {
+				if pe, ok := err.(*pgerror.Error); ok && pe.Position == 0 && loc >= 0 {
+					pe.Position = b.Stmt.Position(loc)
+				}
+				return nil, err
+			}
+			return &Const{D: d, T: t}, nil
+		}
+	case *Param:
+		if et.Kind == types.KindUnknown {
+			b.Params[x.N-1] = t
+			return &Param{N: x.N, T: t}, nil
+		}
+	}
+	if et.Kind == t.Kind && et.Width == t.Width && et.Precision == t.Precision && et.Scale == t.Scale {
+		return e, nil
+	}
+	if et.Kind == t.Kind && !assign {
+		return e, nil
+	}
+	ok := implicitCast(et, t)
+	if assign {
+		ok = assignCast(et, t)
+	}
+	if !ok {
+		if assign {
+			return nil, b.errAt(loc, pgerror.DatatypeMismatch, "column is of type %s but expression is of type %s", t.String(), et.String()).
+				WithHint("You will need to rewrite or cast the expression.")
+		}
+		return nil, b.errAt(loc, pgerror.DatatypeMismatch, "cannot convert %s to %s", et.String(), t.String())
+	}
+	// Fold casts of constants now.
+	if c, ok := e.(*Const); ok {
+		d, err := types.Cast(c.D, t, b.Env, false)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{D: d, T: t}, nil
+	}
+	return &Cast{E: e, T: t}, nil
+}
+
+// numericRank orders number types for promotion.
+func numericRank(k types.Kind) int {
+	switch k {
+	case types.KindInt2:
+		return 1
+	case types.KindInt4:
+		return 2
+	case types.KindInt8:
+		return 3
+	case types.KindNumeric:
+		return 4
+	case types.KindFloat4:
+		return 5
+	case types.KindFloat8:
+		return 6
+	}
+	return 0
+}
+
+// commonType finds the type two operands are compared or combined in.
+func commonType(a, b types.T) (types.T, bool) {
+	ua := a.Kind == types.KindUnknown || a.Kind == types.KindNull
+	ub := b.Kind == types.KindUnknown || b.Kind == types.KindNull
+	switch {
+	case ua && ub:
+		return types.Text, true
+	case ua:
+		return b, true
+	case ub:
+		return a, true
+	case a.Kind == b.Kind:
+		if a.Kind == types.KindNumeric || a.Kind == types.KindVarchar || a.Kind == types.KindChar {
+			return types.T{Kind: a.Kind}, true
+		}
+		return a, true
+	}
+	if a.IsNumeric() && b.IsNumeric() {
+		ra, rb := numericRank(a.Kind), numericRank(b.Kind)
+		if a.Kind == types.KindOid || b.Kind == types.KindOid {
+			return types.Int8, true
+		}
+		hi := a
+		if rb > ra {
+			hi = b
+		}
+		// real mixed with an integer or numeric is computed in double
+		if (a.Kind == types.KindFloat4 || b.Kind == types.KindFloat4) && hi.Kind == types.KindFloat4 && a.Kind != b.Kind {
+			return types.Float8, true
+		}
+		if hi.Kind == types.KindNumeric {
+			return types.Numeric, true
+		}
+		return hi, true
+	}
+	if a.IsString() && b.IsString() {
+		return types.Text, true
+	}
+	if a.IsTime() && b.IsTime() {
+		if a.Kind == types.KindTimestampTZ || b.Kind == types.KindTimestampTZ {
+			return types.TimestampTZ, true
+		}
+		return types.Timestamp, true
+	}
+	return types.T{}, false
+}

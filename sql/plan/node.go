@@ -1,0 +1,206 @@
+package plan
+
+import (
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Column is one output column of a node.
+type Column struct {
+	Name string
+	T    types.T
+	// Table and AttrNum identify a base-table column (RowDescription's
+	// table OID and attribute number), 0 otherwise.
+	Table   uint32
+	AttrNum int16
+}
+
+// Node is a relational operator.
+type Node interface {
+	Columns() []Column
+}
+
+// Hidden row-tracking columns (R-T6): a scan's row ends with them.
+const (
+	HiddenRowID         = "_row_id"
+	HiddenCommitVersion = "_row_commit_version"
+)
+
+// KeyBound is one end of a primary-key range: the values of a prefix of the
+// key columns.
+type KeyBound struct {
+	Values    []Expr
+	Inclusive bool
+}
+
+// Scan reads a table at the statement's snapshot.
+type Scan struct {
+	Table *catalog.Table
+	// Needed[i] is true when table column i (or, past the table's columns,
+	// the hidden column) is read by the plan.
+	Needed []bool
+	// Point, when set, holds one value per primary-key column: a lookup.
+	Point []Expr
+	// Start/End bound a range scan on the primary key (nil = unbounded).
+	Start, End *KeyBound
+	cols       []Column
+}
+
+// Columns returns the table's columns then the hidden ones.
+func (s *Scan) Columns() []Column { return s.cols }
+
+// NewScan builds a scan of every column of t.
+func NewScan(t *catalog.Table) *Scan {
+	s := &Scan{Table: t}
+	for i, c := range t.Columns {
+		s.cols = append(s.cols, Column{Name: c.Name, T: c.Type, Table: t.ID, AttrNum: int16(i + 1)})
+	}
+	s.cols = append(s.cols, Column{Name: HiddenRowID, T: types.Int8}, Column{Name: HiddenCommitVersion, T: types.Int8})
+	s.Needed = make([]bool, len(s.cols))
+	return s
+}
+
+// Values produces constant rows.
+type Values struct {
+	Rows [][]Expr
+	Cols []Column
+}
+
+// Columns returns the output columns.
+func (v *Values) Columns() []Column { return v.Cols }
+
+// Filter keeps rows for which Cond is true.
+type Filter struct {
+	Input Node
+	Cond  Expr
+}
+
+// Columns returns the input's columns.
+func (f *Filter) Columns() []Column { return f.Input.Columns() }
+
+// Project computes Exprs over each input row.
+type Project struct {
+	Input Node
+	Exprs []Expr
+	Cols  []Column
+}
+
+// Columns returns the output columns.
+func (p *Project) Columns() []Column { return p.Cols }
+
+// AggCall is one aggregate computed by an Aggregate node.
+type AggCall struct {
+	Name     string
+	Def      *AggSpec
+	Args     []Expr
+	Distinct bool
+	Filter   Expr
+	T        types.T
+}
+
+// AggSpec is the resolved aggregate implementation.
+type AggSpec struct {
+	NewState any // func() funcs.AggState
+}
+
+// Aggregate groups its input by GroupBy and computes Aggs; output rows are
+// the group values followed by the aggregate results. With no GroupBy it
+// returns exactly one row.
+type Aggregate struct {
+	Input   Node
+	GroupBy []Expr
+	Aggs    []AggCall
+	Cols    []Column
+}
+
+// Columns returns the output columns.
+func (a *Aggregate) Columns() []Column { return a.Cols }
+
+// SortKey is one ORDER BY key.
+type SortKey struct {
+	E          Expr
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Columns returns the input's columns.
+func (s *Sort) Columns() []Column { return s.Input.Columns() }
+
+// Limit skips Offset rows then returns at most Count rows (nil = all).
+type Limit struct {
+	Input         Node
+	Count, Offset Expr
+}
+
+// Columns returns the input's columns.
+func (l *Limit) Columns() []Column { return l.Input.Columns() }
+
+// Distinct removes duplicate rows.
+type Distinct struct {
+	Input Node
+}
+
+// Columns returns the input's columns.
+func (d *Distinct) Columns() []Column { return d.Input.Columns() }
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// Join kinds.
+const (
+	JoinInner JoinKind = iota
+	JoinLeft
+	JoinRight
+	JoinFull
+	JoinCross
+)
+
+// Join combines Left and Right rows; output = left columns ++ right columns.
+// LeftKeys/RightKeys are equality keys extracted from On (evaluated on the
+// respective side); Residual is the rest of the condition, evaluated on the
+// combined row.
+type Join struct {
+	Kind                JoinKind
+	Left, Right         Node
+	LeftKeys, RightKeys []Expr
+	Residual            Expr
+	cols                []Column
+}
+
+// Columns returns left columns then right columns.
+func (j *Join) Columns() []Column {
+	if j.cols == nil {
+		j.cols = append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
+	}
+	return j.cols
+}
+
+// TableChanges reads a table's change data feed (R-T7).
+type TableChanges struct {
+	Table      *catalog.Table
+	Start, End int64 // versions; End < 0 = latest
+	StartTime  *int64
+	EndTime    *int64
+	cols       []Column
+}
+
+// Columns returns the table's columns then _change_type, _commit_version,
+// _commit_timestamp.
+func (t *TableChanges) Columns() []Column { return t.cols }
+
+// Rows is a virtual relation whose rows are produced by a function at run
+// time (DESCRIBE HISTORY, SHOW TBLPROPERTIES, system views).
+type Rows struct {
+	Cols []Column
+	Gen  string // which generator: "history", …
+	Arg  any
+}
+
+// Columns returns the output columns.
+func (r *Rows) Columns() []Column { return r.Cols }

@@ -1,0 +1,550 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+func storageID(t *catalog.Table) storage.TableID { return storage.TableID(t.ID) }
+
+// persist writes a changed catalog in the current transaction and makes it
+// the transaction's catalog.
+func (s *Session) persist(c *catalog.Catalog, changed, dropped []uint32) error {
+	if err := s.eng.Catalog.Persist(s.txn, c, changed, dropped); err != nil {
+		return err
+	}
+	s.cat = c
+	return nil
+}
+
+func rangeVarParts(rv *pg_query.RangeVar) []string {
+	var parts []string
+	if rv.Catalogname != "" {
+		parts = append(parts, rv.Catalogname)
+	}
+	if rv.Schemaname != "" {
+		parts = append(parts, rv.Schemaname)
+	}
+	return append(parts, rv.Relname)
+}
+
+func listParts(n *pg_query.Node) []string {
+	var parts []string
+	if l := n.GetList(); l != nil {
+		for _, it := range l.Items {
+			if sv := it.GetString_(); sv != nil {
+				parts = append(parts, sv.Sval)
+			}
+		}
+	}
+	if sv := n.GetString_(); sv != nil {
+		parts = append(parts, sv.Sval)
+	}
+	return parts
+}
+
+func (s *Session) notice(format string, args ...any) {
+	s.notices = append(s.notices, pgerror.Notice(format, args...))
+}
+
+func (s *Session) createSchema(st *parse.Statement, cs *pg_query.CreateSchemaStmt) (string, error) {
+	if len(cs.SchemaElts) > 0 {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "CREATE SCHEMA with elements is not supported")
+	}
+	name := cs.Schemaname
+	if _, ok := s.cat.Schema(name); ok {
+		if cs.IfNotExists {
+			s.notice("schema \"%s\" already exists, skipping", name)
+			return "CREATE SCHEMA", nil
+		}
+		return "", pgerror.New(pgerror.DuplicateSchema, "schema \"%s\" already exists", name)
+	}
+	if strings.HasPrefix(name, "pg_") {
+		return "", pgerror.New(pgerror.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
+	}
+	c := s.cat.Clone()
+	sc := &catalog.Schema{ID: c.AllocID(), Name: name}
+	c.PutSchema(sc)
+	return "CREATE SCHEMA", s.persist(c, []uint32{sc.ID}, nil)
+}
+
+func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_query.CreateStmt) (string, error) {
+	loc := cs.Relation.Location
+	if len(cs.InhRelations) > 0 || cs.Partbound != nil || cs.OfTypename != nil {
+		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "table inheritance and typed tables are not supported")
+	}
+	if cs.Partspec != nil {
+		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "PostgreSQL's PARTITION BY is not supported; use PARTITIONED BY (col, …)")
+	}
+	if cs.Relation.Relpersistence == "t" {
+		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "temporary tables are not supported")
+	}
+	schema, name, err := s.cat.TargetSchema(rangeVarParts(cs.Relation), s.searchPath())
+	if err != nil {
+		return "", withPosition(err, st, loc)
+	}
+	if len(name) > 63 {
+		name = name[:63]
+	}
+	if _, exists := s.cat.LookupTable(schema.ID, name); exists {
+		if cs.IfNotExists {
+			s.notice("relation \"%s\" already exists, skipping", name)
+			return "CREATE TABLE", nil
+		}
+		return "", st.Errorf(loc, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
+	}
+	c := s.cat.Clone()
+	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1}
+	b := s.binder(st, nil)
+	var pk []string
+	pkLoc := int32(-1)
+	for _, elt := range cs.TableElts {
+		switch e := elt.Node.(type) {
+		case *pg_query.Node_ColumnDef:
+			cd := e.ColumnDef
+			if t.ColumnIndex(cd.Colname) >= 0 {
+				return "", st.Errorf(cd.Location, pgerror.DuplicateColumn, "column \"%s\" specified more than once", cd.Colname)
+			}
+			tn := cd.TypeName
+			typName := strings.ToLower(strVal(tn.Names[len(tn.Names)-1]))
+			if strings.Contains(typName, "serial") {
+				return "", st.Errorf(tn.Location, pgerror.FeatureNotSupported, "serial columns are not supported yet: sequences come later; give the column an explicit value")
+			}
+			typ, err := b.TypeName(tn)
+			if err != nil {
+				return "", err
+			}
+			if typ.Kind == types.KindUnknown || typ.Kind == types.KindOid {
+				return "", st.Errorf(tn.Location, pgerror.FeatureNotSupported, "columns of type %s are not supported", typ.String())
+			}
+			col := catalog.Column{ID: t.NextColID, Name: cd.Colname, Type: typ, NotNull: cd.IsNotNull}
+			t.NextColID++
+			if cd.CollClause != nil {
+				// accepted: binary collation only
+			}
+			for _, cn := range cd.Constraints {
+				con := cn.GetConstraint()
+				switch con.Contype {
+				case pg_query.ConstrType_CONSTR_NOTNULL:
+					col.NotNull = true
+				case pg_query.ConstrType_CONSTR_NULL:
+					col.NotNull = false
+				case pg_query.ConstrType_CONSTR_PRIMARY:
+					if pk != nil {
+						return "", st.Errorf(con.Location, pgerror.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", name)
+					}
+					pk, pkLoc = []string{cd.Colname}, con.Location
+				case pg_query.ConstrType_CONSTR_DEFAULT:
+					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
+						return "", err
+					}
+					text, err := deparseExpr(con.RawExpr)
+					if err != nil {
+						return "", err
+					}
+					col.Default = text
+				default:
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
+				}
+			}
+			t.Columns = append(t.Columns, col)
+		case *pg_query.Node_Constraint:
+			con := e.Constraint
+			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
+				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
+			}
+			if pk != nil {
+				return "", st.Errorf(con.Location, pgerror.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", name)
+			}
+			for _, k := range con.Keys {
+				pk = append(pk, strVal(k))
+			}
+			pkLoc = con.Location
+		case *pg_query.Node_TableLikeClause:
+			return "", st.Errorf(-1, pgerror.FeatureNotSupported, "CREATE TABLE … LIKE is not supported")
+		}
+	}
+	if len(t.Columns) == 0 {
+		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "a table needs at least one column")
+	}
+	seen := map[string]bool{}
+	for _, k := range pk {
+		i := t.ColumnIndex(k)
+		if i < 0 {
+			return "", st.Errorf(pkLoc, pgerror.UndefinedColumn, "column \"%s\" named in key does not exist", k)
+		}
+		if seen[k] {
+			return "", st.Errorf(pkLoc, pgerror.DuplicateColumn, "column \"%s\" appears twice in primary key constraint", k)
+		}
+		seen[k] = true
+		switch t.Columns[i].Type.Kind {
+		case types.KindInterval, types.KindJSON:
+			return "", st.Errorf(pkLoc, pgerror.FeatureNotSupported, "a column of type %s cannot be part of a primary key", t.Columns[i].Type.String())
+		}
+		t.Columns[i].NotNull = true
+		t.PrimaryKey = append(t.PrimaryKey, t.Columns[i].ID)
+	}
+	if ex := st.CreateExtras; ex != nil {
+		for _, pc := range ex.PartitionedBy {
+			if t.ColumnIndex(pc) < 0 {
+				return "", pgerror.New(pgerror.UndefinedColumn, "partition column \"%s\" is not a column of table \"%s\"", pc, name)
+			}
+		}
+		for _, cc := range ex.ClusterBy {
+			if t.ColumnIndex(cc) < 0 {
+				return "", pgerror.New(pgerror.UndefinedColumn, "clustering column \"%s\" is not a column of table \"%s\"", cc, name)
+			}
+		}
+		t.PartitionBy, t.ClusterBy, t.Comment = ex.PartitionedBy, ex.ClusterBy, ex.Comment
+		for _, p := range ex.Properties {
+			np, err := catalog.NormalizeProperty(p.Key, p.Value)
+			if err != nil {
+				return "", err
+			}
+			t.SetProperty(np)
+		}
+	}
+	t.ApplyDefaults(s.eng.Defaults)
+	c.PutTable(t)
+	if err := s.persist(c, []uint32{t.ID}, nil); err != nil {
+		return "", err
+	}
+	params := map[string]string{"isManaged": "true", "description": t.Comment, "partitionBy": jsonList(t.PartitionBy), "properties": propsJSON(t.Properties)}
+	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE TABLE", params); err != nil {
+		return "", mapStorageErr(err)
+	}
+	return "CREATE TABLE", nil
+}
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func propsJSON(ps []catalog.Property) string {
+	m := map[string]string{}
+	for _, p := range ps {
+		m[p.Key] = p.Value
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func constraintName(c pg_query.ConstrType) string {
+	switch c {
+	case pg_query.ConstrType_CONSTR_UNIQUE:
+		return "UNIQUE"
+	case pg_query.ConstrType_CONSTR_CHECK:
+		return "CHECK"
+	case pg_query.ConstrType_CONSTR_FOREIGN:
+		return "FOREIGN KEY"
+	case pg_query.ConstrType_CONSTR_EXCLUSION:
+		return "EXCLUDE"
+	case pg_query.ConstrType_CONSTR_IDENTITY:
+		return "IDENTITY"
+	case pg_query.ConstrType_CONSTR_GENERATED:
+		return "GENERATED"
+	}
+	return "these"
+}
+
+func strVal(n *pg_query.Node) string {
+	if s := n.GetString_(); s != nil {
+		return s.Sval
+	}
+	return ""
+}
+
+// deparseExpr turns an expression tree back into SQL text.
+func deparseExpr(e *pg_query.Node) (string, error) {
+	tree := &pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+		TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(e, 0)},
+	}}}}}}
+	out, err := pg_query.Deparse(tree)
+	if err != nil {
+		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+	}
+	return strings.TrimPrefix(out, "SELECT "), nil
+}
+
+func withPosition(err error, st *parse.Statement, loc int32) error {
+	if pe, ok := err.(*pgerror.Error); ok && pe.Position == 0 && loc >= 0 {
+		pe.Position = st.Position(loc)
+	}
+	return err
+}
+
+func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, error) {
+	switch ds.RemoveType {
+	case pg_query.ObjectType_OBJECT_TABLE:
+		c := s.cat.Clone()
+		var dropped []uint32
+		for _, o := range ds.Objects {
+			parts := listParts(o)
+			t, err := c.Resolve(parts, s.searchPath())
+			if err != nil {
+				if ds.MissingOk && pgerror.Code(err) == pgerror.UndefinedTable {
+					s.notice("table \"%s\" does not exist, skipping", strings.Join(parts, "."))
+					continue
+				}
+				if pgerror.Code(err) == pgerror.UndefinedTable {
+					return "", pgerror.New(pgerror.UndefinedTable, "table \"%s\" does not exist", strings.Join(parts, "."))
+				}
+				return "", err
+			}
+			if t.Kind != catalog.KindTable {
+				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
+			}
+			c.DropTable(t.ID)
+			dropped = append(dropped, t.ID)
+			if err := s.txn.DropTable(storageID(t)); err != nil {
+				return "", mapStorageErr(err)
+			}
+		}
+		if len(dropped) == 0 {
+			return "DROP TABLE", nil
+		}
+		return "DROP TABLE", s.persist(c, nil, dropped)
+	case pg_query.ObjectType_OBJECT_SCHEMA:
+		c := s.cat.Clone()
+		var dropped []uint32
+		for _, o := range ds.Objects {
+			name := strVal(o)
+			sc, ok := c.Schema(name)
+			if !ok {
+				if ds.MissingOk {
+					s.notice("schema \"%s\" does not exist, skipping", name)
+					continue
+				}
+				return "", pgerror.New(pgerror.UndefinedSchema, "schema \"%s\" does not exist", name)
+			}
+			var inSchema []*catalog.Table
+			for _, t := range c.Tables() {
+				if t.SchemaID == sc.ID {
+					inSchema = append(inSchema, t)
+				}
+			}
+			if len(inSchema) > 0 && ds.Behavior != pg_query.DropBehavior_DROP_CASCADE {
+				return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
+					WithDetail("table %s.%s depends on schema %s", name, inSchema[0].Name, name).
+					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+			}
+			for _, t := range inSchema {
+				c.DropTable(t.ID)
+				dropped = append(dropped, t.ID)
+				if err := s.txn.DropTable(storageID(t)); err != nil {
+					return "", mapStorageErr(err)
+				}
+			}
+			c.DropSchema(sc)
+			dropped = append(dropped, sc.ID)
+		}
+		if len(dropped) == 0 {
+			return "DROP SCHEMA", nil
+		}
+		return "DROP SCHEMA", s.persist(c, nil, dropped)
+	}
+	return "", pgerror.New(pgerror.FeatureNotSupported, "this DROP statement is not supported yet")
+}
+
+func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (string, error) {
+	for _, r := range ts.Relations {
+		rv := r.GetRangeVar()
+		b := s.binder(st, nil)
+		t, err := b.ResolveTable(rv)
+		if err != nil {
+			return "", err
+		}
+		if t.Kind != catalog.KindTable {
+			return "", st.Errorf(rv.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
+		}
+		s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
+		if err := s.txn.Truncate(t.StorageInfo()); err != nil {
+			return "", mapStorageErr(err)
+		}
+	}
+	return "TRUNCATE TABLE", nil
+}
+
+func (s *Session) alterTblProperties(a *parse.AlterTblProperties) (string, error) {
+	t, err := s.resolve(a.Name)
+	if err != nil {
+		return "", err
+	}
+	nt := t.Clone()
+	op := "SET TBLPROPERTIES"
+	params := map[string]string{}
+	if a.Set != nil {
+		set := map[string]string{}
+		for _, p := range a.Set {
+			np, err := catalog.NormalizeProperty(p.Key, p.Value)
+			if err != nil {
+				return "", err
+			}
+			nt.SetProperty(np)
+			set[np.Key] = np.Value
+		}
+		b, _ := json.Marshal(set)
+		params["properties"] = string(b)
+	} else {
+		op = "UNSET TBLPROPERTIES"
+		for _, k := range a.Unset {
+			if !nt.UnsetProperty(k) && !a.IfExists {
+				return "", pgerror.New(pgerror.UndefinedObject, "table property \"%s\" is not set on table %s", k, t.Name).
+					WithHint("Use UNSET TBLPROPERTIES IF EXISTS to ignore missing keys.")
+			}
+		}
+		params["properties"] = jsonList(a.Unset)
+	}
+	c := s.cat.Clone()
+	c.PutTable(nt)
+	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
+		return "", err
+	}
+	if err := s.txn.RecordVersion(nt.StorageInfo(), op, params); err != nil {
+		return "", mapStorageErr(err)
+	}
+	return "ALTER TABLE", nil
+}
+
+// alterTable handles ALTER TABLE … ADD/DROP COLUMN (R-T1).
+func (s *Session) alterTable(st *parse.Statement, at *pg_query.AlterTableStmt) (string, error) {
+	b := s.binder(st, nil)
+	t, err := b.ResolveTable(at.Relation)
+	if err != nil {
+		if at.MissingOk && pgerror.Code(err) == pgerror.UndefinedTable {
+			s.notice("relation \"%s\" does not exist, skipping", at.Relation.Relname)
+			return "ALTER TABLE", nil
+		}
+		return "", err
+	}
+	if t.Kind != catalog.KindTable {
+		return "", st.Errorf(at.Relation.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
+	}
+	nt := t.Clone()
+	var ops []string
+	for _, cn := range at.Cmds {
+		cmd := cn.GetAlterTableCmd()
+		switch cmd.Subtype {
+		case pg_query.AlterTableType_AT_AddColumn:
+			cd := cmd.Def.GetColumnDef()
+			if nt.ColumnIndex(cd.Colname) >= 0 {
+				if cmd.MissingOk {
+					s.notice("column \"%s\" of relation \"%s\" already exists, skipping", cd.Colname, t.Name)
+					continue
+				}
+				return "", st.Errorf(cd.Location, pgerror.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", cd.Colname, t.Name)
+			}
+			typ, err := b.TypeName(cd.TypeName)
+			if err != nil {
+				return "", err
+			}
+			col := catalog.Column{ID: nt.NextColID, Name: cd.Colname, Type: typ}
+			nt.NextColID++
+			for _, c := range cd.Constraints {
+				con := c.GetConstraint()
+				switch con.Contype {
+				case pg_query.ConstrType_CONSTR_NULL:
+				case pg_query.ConstrType_CONSTR_NOTNULL:
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "ADD COLUMN … NOT NULL is not supported yet: existing rows would hold NULL")
+				default:
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints on ADD COLUMN are not supported yet", constraintName(con.Contype))
+				}
+			}
+			nt.Columns = append(nt.Columns, col)
+			ops = append(ops, "ADD COLUMNS")
+		case pg_query.AlterTableType_AT_DropColumn:
+			i := nt.ColumnIndex(cmd.Name)
+			if i < 0 {
+				if cmd.MissingOk {
+					s.notice("column \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, t.Name)
+					continue
+				}
+				return "", pgerror.New(pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
+			}
+			for _, id := range nt.PrimaryKey {
+				if id == nt.Columns[i].ID {
+					return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop column %s of table %s because it is part of the primary key", cmd.Name, t.Name)
+				}
+			}
+			for _, pc := range nt.PartitionBy {
+				if pc == cmd.Name {
+					return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop partition column %s of table %s", cmd.Name, t.Name)
+				}
+			}
+			nt.Columns = append(nt.Columns[:i:i], nt.Columns[i+1:]...)
+			ops = append(ops, "DROP COLUMNS")
+		default:
+			return "", pgerror.New(pgerror.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
+		}
+	}
+	if len(ops) == 0 {
+		return "ALTER TABLE", nil
+	}
+	c := s.cat.Clone()
+	c.PutTable(nt)
+	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
+		return "", err
+	}
+	op := ops[0]
+	if err := s.txn.RecordVersion(nt.StorageInfo(), op, nil); err != nil {
+		return "", mapStorageErr(err)
+	}
+	return "ALTER TABLE", nil
+}
+
+// rename handles ALTER TABLE … RENAME [COLUMN] … TO … (R-T1).
+func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, error) {
+	if rs.RenameType != pg_query.ObjectType_OBJECT_TABLE && rs.RenameType != pg_query.ObjectType_OBJECT_COLUMN {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "this RENAME is not supported yet")
+	}
+	b := s.binder(st, nil)
+	t, err := b.ResolveTable(rs.Relation)
+	if err != nil {
+		return "", err
+	}
+	nt := t.Clone()
+	op := "RENAME TABLE"
+	if rs.RenameType == pg_query.ObjectType_OBJECT_TABLE {
+		if _, exists := s.cat.LookupTable(t.SchemaID, rs.Newname); exists {
+			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", rs.Newname)
+		}
+		nt.Name = rs.Newname
+	} else {
+		i := nt.ColumnIndex(rs.Subname)
+		if i < 0 {
+			return "", pgerror.New(pgerror.UndefinedColumn, "column \"%s\" does not exist", rs.Subname)
+		}
+		if nt.ColumnIndex(rs.Newname) >= 0 {
+			return "", pgerror.New(pgerror.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, t.Name)
+		}
+		for j, pc := range nt.PartitionBy {
+			if pc == rs.Subname {
+				nt.PartitionBy[j] = rs.Newname
+			}
+		}
+		nt.Columns[i].Name = rs.Newname
+		op = "RENAME COLUMN"
+	}
+	c := s.cat.Clone()
+	c.PutTable(nt)
+	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
+		return "", err
+	}
+	if err := s.txn.RecordVersion(nt.StorageInfo(), op, nil); err != nil {
+		return "", mapStorageErr(err)
+	}
+	return "ALTER TABLE", nil
+}

@@ -1,0 +1,124 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+func (s *Session) resolve(n parse.Name) (*catalog.Table, error) {
+	t, err := s.cat.Resolve(n.Parts, s.searchPath())
+	if err != nil {
+		if pe, ok := err.(*pgerror.Error); ok && pe.Position == 0 {
+			pe.Position = n.Pos
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+// prepareExt binds mvserver's own statements.
+func (s *Session) prepareExt(p *prepared) (*prepared, error) {
+	switch x := p.st.Ext.(type) {
+	case *parse.DescribeHistory:
+		t, err := s.resolve(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		p.node = &plan.Rows{Cols: exec.HistoryColumns, Gen: "history", Arg: t.ID}
+		p.cols, p.rowsTag = exec.HistoryColumns, "SELECT"
+	case *parse.ShowTblProperties:
+		t, err := s.resolve(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		cols := []plan.Column{{Name: "key", T: types.Text}, {Name: "value", T: types.Text}}
+		var rows [][]types.Datum
+		for _, pr := range t.Properties {
+			if x.Key != "" && !equalFold(pr.Key, x.Key) {
+				continue
+			}
+			rows = append(rows, []types.Datum{types.NewText(pr.Key), types.NewText(pr.Value)})
+		}
+		if x.Key != "" && len(rows) == 0 {
+			rows = append(rows, []types.Datum{types.NewText(x.Key), types.NewText("Table " + s.cat.QualifiedName(t) + " does not have property: " + x.Key)})
+		}
+		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
+	case *parse.DescribeTable:
+		t, err := s.resolve(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		cols := []plan.Column{{Name: "col_name", T: types.Text}, {Name: "data_type", T: types.Text}, {Name: "comment", T: types.Text}}
+		var rows [][]types.Datum
+		text := func(v string) types.Datum {
+			if v == "" {
+				return types.NullDatum
+			}
+			return types.NewText(v)
+		}
+		for _, c := range t.Columns {
+			rows = append(rows, []types.Datum{types.NewText(c.Name), types.NewText(c.Type.String()), text(c.Comment)})
+		}
+		if len(t.PartitionBy) > 0 {
+			rows = append(rows, []types.Datum{types.NewText("# Partition Information"), types.NewText(""), types.NewText("")})
+			rows = append(rows, []types.Datum{types.NewText("# col_name"), types.NewText("data_type"), types.NewText("comment")})
+			for _, pc := range t.PartitionBy {
+				if i := t.ColumnIndex(pc); i >= 0 {
+					rows = append(rows, []types.Datum{types.NewText(pc), types.NewText(t.Columns[i].Type.String()), text(t.Columns[i].Comment)})
+				}
+			}
+		}
+		if x.Extended {
+			schema, _ := s.cat.SchemaByID(t.SchemaID)
+			version, err := s.txn.TableVersion(storageID(t))
+			if err != nil {
+				return nil, err
+			}
+			props, _ := json.Marshal(t.Properties)
+			rows = append(rows,
+				[]types.Datum{types.NewText(""), types.NewText(""), types.NewText("")},
+				[]types.Datum{types.NewText("# Detailed Table Information"), types.NewText(""), types.NewText("")},
+				[]types.Datum{types.NewText("Catalog"), types.NewText(s.eng.Database), types.NullDatum},
+				[]types.Datum{types.NewText("Database"), types.NewText(schema.Name), types.NullDatum},
+				[]types.Datum{types.NewText("Table"), types.NewText(t.Name), types.NullDatum},
+				[]types.Datum{types.NewText("Type"), types.NewText("MANAGED"), types.NullDatum},
+				[]types.Datum{types.NewText("Provider"), types.NewText("delta"), types.NullDatum},
+				[]types.Datum{types.NewText("Comment"), text(t.Comment), types.NullDatum},
+				[]types.Datum{types.NewText("Version"), types.NewText(types.NewInt8(version).String()), types.NullDatum},
+				[]types.Datum{types.NewText("Table Properties"), types.NewText(string(props)), types.NullDatum},
+			)
+		}
+		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
+	case *parse.AlterTblProperties:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTblProperties(x) }
+	default:
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "statement %T is not supported yet", x)
+	}
+	return p, nil
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 32
+		}
+		if y >= 'A' && y <= 'Z' {
+			y += 32
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

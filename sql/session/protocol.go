@@ -1,0 +1,430 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+var errAborted = pgerror.New(pgerror.InFailedSQLTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+
+// SimpleQuery implements server.Session: every statement of the message
+// runs in order; outside BEGIN they share one implicit transaction that
+// commits at the end of the message (PostgreSQL's rule).
+func (s *Session) SimpleQuery(ctx context.Context, sql string, w server.ResultWriter) error {
+	stmts, err := parse.Parse(sql)
+	if err != nil {
+		s.fail()
+		return err
+	}
+	if len(stmts) == 0 {
+		return w.EmptyQuery()
+	}
+	for _, st := range stmts {
+		if err := s.runSimple(ctx, st, w); err != nil {
+			s.fail()
+			_ = s.flushParams(w)
+			return err
+		}
+		if err := s.flushParams(w); err != nil {
+			return err
+		}
+	}
+	if !s.explicit {
+		if err := s.commit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fail applies a statement error to the transaction state.
+func (s *Session) fail() {
+	if s.explicit {
+		s.failed = true
+		return
+	}
+	s.rollback()
+}
+
+// AbortTransaction implements server.Aborter.
+func (s *Session) AbortTransaction(*pgerror.Error) {
+	if s.explicit {
+		s.failed = true
+	} else {
+		s.extErr = true
+	}
+}
+
+// txnCommand runs BEGIN / COMMIT / ROLLBACK and returns the command tag.
+func (s *Session) txnCommand(ctl txnControl) (string, error) {
+	switch ctl {
+	case txnBegin:
+		if s.explicit {
+			s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.ActiveSQLTransaction, Message: "there is already a transaction in progress"})
+			return "BEGIN", nil
+		}
+		if err := s.ensureTxn(); err != nil {
+			return "", err
+		}
+		s.explicit = true
+		return "BEGIN", nil
+	case txnCommit:
+		if !s.explicit {
+			s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.NoActiveSQLTransaction, Message: "there is no transaction in progress"})
+			return "COMMIT", s.commit()
+		}
+		s.explicit = false
+		if s.failed {
+			s.failed = false
+			s.rollback()
+			return "ROLLBACK", nil
+		}
+		return "COMMIT", s.commit()
+	default:
+		if !s.explicit {
+			s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.NoActiveSQLTransaction, Message: "there is no transaction in progress"})
+		}
+		s.explicit, s.failed = false, false
+		s.rollback()
+		return "ROLLBACK", nil
+	}
+}
+
+func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.ResultWriter) error {
+	if ctl := classifyTxn(st); ctl != notTxnControl {
+		tag, err := s.txnCommand(ctl)
+		if err != nil {
+			return err
+		}
+		if err := s.flushParams(w); err != nil {
+			return err
+		}
+		return w.CommandComplete(tag)
+	}
+	if s.failed {
+		return errAborted
+	}
+	if err := s.ensureTxn(); err != nil {
+		return err
+	}
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	p, err := s.prepare(st, nil)
+	if err != nil {
+		return err
+	}
+	if p.node == nil {
+		tag, err := p.action(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := s.flushParams(w); err != nil {
+			return err
+		}
+		return w.CommandComplete(tag)
+	}
+	if err := w.RowDescription(wireColumns(p.cols, nil)); err != nil {
+		return err
+	}
+	c, err := s.execCtx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	op, err := exec.Build(c, p.node)
+	if err != nil {
+		return err
+	}
+	enc := &rowEncoder{cols: p.cols, env: s.env}
+	var n int64
+	err = exec.Drain(op, func(rows []exec.Row) error {
+		for _, r := range rows {
+			vals, err := enc.encode(r)
+			if err != nil {
+				return err
+			}
+			if err := w.DataRow(vals); err != nil {
+				return err
+			}
+		}
+		n += int64(len(rows))
+		return ctx.Err()
+	})
+	if err != nil {
+		return err
+	}
+	return w.CommandComplete(fmt.Sprintf("%s %d", p.rowsTag, n))
+}
+
+// preparedStatement implements server.PreparedStatement.
+type preparedStatement struct {
+	st         *parse.Statement // nil: empty query
+	paramTypes []types.T
+	p          *prepared
+}
+
+func (ps *preparedStatement) ParamOIDs() []uint32 {
+	out := make([]uint32, len(ps.paramTypes))
+	for i, t := range ps.paramTypes {
+		out[i] = t.OID()
+	}
+	return out
+}
+
+func (ps *preparedStatement) Columns() []server.Column {
+	if ps.p == nil || ps.p.node == nil {
+		return nil
+	}
+	return wireColumns(ps.p.cols, nil)
+}
+
+func (ps *preparedStatement) Close() {}
+
+// withCatalog runs fn with s.cat set: the open transaction's, or a
+// snapshot's for the call.
+func (s *Session) withCatalog(fn func() error) error {
+	if s.txn != nil {
+		return fn()
+	}
+	if err := s.ensureTxn(); err != nil {
+		return err
+	}
+	defer s.rollback()
+	return fn()
+}
+
+// Prepare implements server.Session.
+func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (server.PreparedStatement, error) {
+	if s.failed {
+		return nil, errAborted
+	}
+	st, err := parse.ParseOne(sql)
+	if err != nil {
+		s.AbortTransaction(nil)
+		return nil, err
+	}
+	ps := &preparedStatement{st: st}
+	types0 := make([]types.T, len(paramOIDs))
+	for i, oid := range paramOIDs {
+		if oid == 0 {
+			types0[i] = types.Unknown
+			continue
+		}
+		t, ok := types.FromOID(oid)
+		if !ok {
+			s.AbortTransaction(nil)
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "parameter $%d has a type (OID %d) that is not supported", i+1, oid)
+		}
+		types0[i] = t
+	}
+	if st == nil {
+		return ps, nil
+	}
+	err = s.withCatalog(func() error {
+		p, err := s.prepare(st, types0)
+		if err != nil {
+			return err
+		}
+		ps.p = p
+		ps.paramTypes = p.paramTypes
+		return nil
+	})
+	if err != nil {
+		s.AbortTransaction(nil)
+		return nil, err
+	}
+	if ps.paramTypes == nil {
+		ps.paramTypes = types0
+		for i, t := range ps.paramTypes {
+			if t.Kind == types.KindUnknown {
+				ps.paramTypes[i] = types.Text
+			}
+		}
+	}
+	return ps, nil
+}
+
+// Bind implements server.Session.
+func (s *Session) Bind(ctx context.Context, sps server.PreparedStatement, params [][]byte, paramFormats, resultFormats []int16) (server.Portal, error) {
+	if s.failed {
+		return nil, errAborted
+	}
+	ps := sps.(*preparedStatement)
+	if len(params) != len(ps.paramTypes) {
+		s.AbortTransaction(nil)
+		return nil, pgerror.New(pgerror.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(ps.paramTypes))
+	}
+	vals := make([]types.Datum, len(params))
+	for i, raw := range params {
+		if raw == nil {
+			continue
+		}
+		var d types.Datum
+		var err error
+		if formatFor(paramFormats, i) == 1 {
+			d, err = types.ParseBinary(raw, ps.paramTypes[i])
+		} else {
+			d, err = types.ParseText(string(raw), ps.paramTypes[i], s.env)
+		}
+		if err != nil {
+			s.AbortTransaction(nil)
+			return nil, err
+		}
+		vals[i] = d
+	}
+	return &portal{s: s, ps: ps, params: vals, formats: resultFormats}, nil
+}
+
+// Sync implements server.Session: the end of an extended-protocol batch
+// commits its implicit transaction (or rolls it back after an error).
+func (s *Session) Sync(ctx context.Context) error {
+	failed := s.extErr
+	s.extErr = false
+	if s.explicit {
+		return nil
+	}
+	if failed {
+		s.rollback()
+		return nil
+	}
+	return s.commit()
+}
+
+// portal implements server.Portal.
+type portal struct {
+	s       *Session
+	ps      *preparedStatement
+	params  []types.Datum
+	formats []int16
+
+	started bool
+	done    bool
+	op      exec.Operator
+	c       *exec.Ctx // the running query's context; its Context is each Execute's
+	pending []exec.Row
+	enc     *rowEncoder
+	sent    int64
+	tag     string
+}
+
+func (p *portal) Columns() []server.Column {
+	if p.ps.p == nil || p.ps.p.node == nil {
+		return nil
+	}
+	return wireColumns(p.ps.p.cols, p.formats)
+}
+
+func (p *portal) Close() {
+	if p.op != nil {
+		p.op.Close()
+		p.op = nil
+	}
+}
+
+// Execute implements server.Portal.
+func (p *portal) Execute(ctx context.Context, maxRows int, w server.ResultWriter) (bool, error) {
+	s := p.s
+	suspended, err := p.execute(ctx, maxRows, w)
+	if err != nil {
+		p.Close()
+		s.AbortTransaction(nil)
+		_ = s.flushParams(w)
+		return false, err
+	}
+	return suspended, s.flushParams(w)
+}
+
+func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter) (bool, error) {
+	s := p.s
+	if p.ps.st == nil {
+		return false, w.EmptyQuery()
+	}
+	if p.done {
+		// PostgreSQL answers a finished portal with an empty result.
+		return false, w.CommandComplete(p.tag)
+	}
+	if !p.started {
+		p.started = true
+		if ctl := classifyTxn(p.ps.st); ctl != notTxnControl {
+			tag, err := s.txnCommand(ctl)
+			if err != nil {
+				return false, err
+			}
+			p.done, p.tag = true, tag
+			return false, w.CommandComplete(tag)
+		}
+		if s.failed {
+			return false, errAborted
+		}
+		if err := s.ensureTxn(); err != nil {
+			return false, err
+		}
+		sctx, cancel := s.statementContext(ctx)
+		defer cancel()
+		// Bind again against the transaction's catalog: DDL since Parse is seen.
+		pr, err := s.prepare(p.ps.st, p.ps.paramTypes)
+		if err != nil {
+			return false, err
+		}
+		if pr.node == nil {
+			tag, err := pr.action(sctx, p.params)
+			if err != nil {
+				return false, err
+			}
+			p.done, p.tag = true, tag
+			return false, w.CommandComplete(tag)
+		}
+		c, err := s.execCtx(sctx, p.params)
+		if err != nil {
+			return false, err
+		}
+		p.c = c
+		if p.op, err = exec.Build(c, pr.node); err != nil {
+			return false, err
+		}
+		p.enc = &rowEncoder{cols: pr.cols, formats: p.formats, env: s.env}
+		p.tag = pr.rowsTag
+	}
+	sctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	p.c.Context = sctx
+	sent := 0
+	for {
+		if len(p.pending) == 0 {
+			if err := sctx.Err(); err != nil {
+				return false, err
+			}
+			rows, err := p.op.Next()
+			if err != nil {
+				return false, err
+			}
+			if rows == nil {
+				p.Close()
+				p.done = true
+				p.tag = fmt.Sprintf("%s %d", p.tag, p.sent)
+				return false, w.CommandComplete(p.tag)
+			}
+			p.pending = rows
+		}
+		for len(p.pending) > 0 {
+			if maxRows > 0 && sent >= maxRows {
+				return true, nil
+			}
+			vals, err := p.enc.encode(p.pending[0])
+			if err != nil {
+				return false, err
+			}
+			if err := w.DataRow(vals); err != nil {
+				return false, err
+			}
+			p.pending = p.pending[1:]
+			sent++
+			p.sent++
+		}
+	}
+}

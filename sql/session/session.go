@@ -1,0 +1,281 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// Engine creates sessions over one database.
+type Engine struct {
+	DB       *storage.DB
+	Catalog  *catalog.Manager
+	Database string
+	// Defaults are the feature properties new tables get (R-T5).
+	Defaults catalog.Defaults
+	Logger   *slog.Logger
+	// Clock returns the current time (statement timestamps); nil = time.Now.
+	Clock func() time.Time
+
+	sessions atomic.Int64
+}
+
+func (e *Engine) now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
+// Connect implements server.Engine.
+func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.Session, error) {
+	if info.Database != e.Database {
+		return nil, pgerror.New(pgerror.InvalidCatalogName, "database \"%s\" does not exist", info.Database)
+	}
+	s := &Session{eng: e, info: info, vals: map[string]string{}, env: &types.Env{Loc: time.UTC}}
+	s.vals["session_authorization"] = info.User
+	s.vals["application_name"] = info.ApplicationName
+	// Startup parameters are settings too (client_encoding, DateStyle, TimeZone, options …).
+	for k, v := range info.Params {
+		switch strings.ToLower(k) {
+		case "user", "database", "replication", "options", "application_name":
+			continue
+		}
+		if st, err := lookupSetting(k); err == nil && !st.readOnly {
+			if err := s.set(st, v); err != nil {
+				return nil, pgerror.New(pgerror.InvalidParameterValue, "invalid value for parameter \"%s\": \"%s\"", k, v)
+			}
+		}
+	}
+	if opts := info.Params["options"]; opts != "" {
+		if err := s.applyOptions(opts); err != nil {
+			return nil, err
+		}
+	}
+	e.sessions.Add(1)
+	return s, nil
+}
+
+// applyOptions handles "-c name=value" startup options.
+func (s *Session) applyOptions(opts string) error {
+	f := strings.Fields(opts)
+	for i := 0; i < len(f); i++ {
+		kv := f[i]
+		if kv == "-c" && i+1 < len(f) {
+			i++
+			kv = f[i]
+		} else if strings.HasPrefix(kv, "-c") {
+			kv = kv[2:]
+		} else if strings.HasPrefix(kv, "--") {
+			kv = kv[2:]
+		} else {
+			continue
+		}
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		st, err := lookupSetting(strings.ReplaceAll(name, "-", "_"))
+		if err != nil {
+			return err
+		}
+		if err := s.set(st, val); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Session is one connection's state.
+type Session struct {
+	eng  *Engine
+	info server.StartupInfo
+	vals map[string]string // lower-case setting name → value (unset = default)
+	env  *types.Env
+
+	// Transaction state.
+	txn      *storage.Txn
+	cat      *catalog.Catalog // the catalog this transaction sees (with its own DDL)
+	txnStart time.Time
+	explicit bool // inside BEGIN … COMMIT
+	failed   bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
+	extErr   bool // a statement of the current extended-protocol batch failed
+
+	pending []server.ParamStatus // reported settings changed by the current statement
+	notices []*pgerror.Error     // notices raised by the current statement
+}
+
+// ParameterStatus implements server.Session.
+func (s *Session) ParameterStatus() []server.ParamStatus {
+	var out []server.ParamStatus
+	for _, st := range sortedSettings() {
+		if st.reported {
+			out = append(out, server.ParamStatus{Name: st.name, Value: s.get(st)})
+		}
+	}
+	return out
+}
+
+// TxStatus implements server.Session.
+func (s *Session) TxStatus() byte {
+	switch {
+	case s.failed:
+		return 'E'
+	case s.explicit:
+		return 'T'
+	}
+	return 'I'
+}
+
+// Close implements server.Session.
+func (s *Session) Close() {
+	s.rollback()
+	s.eng.sessions.Add(-1)
+}
+
+func (s *Session) get(st *setting) string {
+	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
+		return v
+	}
+	return st.def
+}
+
+func (s *Session) set(st *setting, v string) error {
+	if st.check != nil {
+		nv, err := st.check(v)
+		if err != nil {
+			return err
+		}
+		v = nv
+	}
+	if strings.EqualFold(st.name, "TimeZone") {
+		loc, _, err := LoadZone(v)
+		if err != nil {
+			return err
+		}
+		s.env = &types.Env{Loc: loc}
+	}
+	old := s.get(st)
+	s.vals[strings.ToLower(st.name)] = v
+	if st.reported && old != v {
+		s.pending = append(s.pending, server.ParamStatus{Name: st.name, Value: v})
+	}
+	return nil
+}
+
+func (s *Session) setting(name string) string {
+	st, err := lookupSetting(name)
+	if err != nil {
+		return ""
+	}
+	return s.get(st)
+}
+
+// searchPath returns the schemas unqualified names are looked up in.
+func (s *Session) searchPath() []string {
+	var out []string
+	for _, p := range strings.Split(s.setting("search_path"), ",") {
+		p = strings.TrimSpace(p)
+		if p == "" || p == `"$user"` || p == "$user" {
+			continue
+		}
+		if strings.HasPrefix(p, `"`) && strings.HasSuffix(p, `"`) && len(p) >= 2 {
+			p = p[1 : len(p)-1]
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// ensureTxn starts a transaction if none is open.
+func (s *Session) ensureTxn() error {
+	if s.txn != nil {
+		return nil
+	}
+	txn := s.eng.DB.Begin()
+	cat, err := s.eng.Catalog.Snapshot(txn)
+	if err != nil {
+		txn.Rollback()
+		return err
+	}
+	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	return nil
+}
+
+func (s *Session) commit() error {
+	if s.txn == nil {
+		return nil
+	}
+	txn := s.txn
+	s.txn, s.cat = nil, nil
+	if err := txn.Commit(); err != nil {
+		return mapStorageErr(err)
+	}
+	return nil
+}
+
+func (s *Session) rollback() {
+	if s.txn != nil {
+		s.txn.Rollback()
+		s.txn, s.cat = nil, nil
+	}
+}
+
+// mapStorageErr gives storage errors their SQLSTATEs.
+func mapStorageErr(err error) error {
+	var pe *pgerror.Error
+	if errors.As(err, &pe) {
+		return err
+	}
+	switch {
+	case errors.Is(err, storage.ErrSerialization):
+		return pgerror.New(pgerror.SerializationFailure, "could not serialize access due to concurrent update").
+			WithHint("The transaction might succeed if retried.")
+	case errors.Is(err, storage.ErrDuplicateKey):
+		return pgerror.New(pgerror.UniqueViolation, "duplicate key value violates unique constraint").
+			WithDetail("A concurrent transaction inserted a row with the same primary key.")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return pgerror.Wrap(err, pgerror.IOError, "storage error")
+}
+
+func (s *Session) funcCtx() *funcs.Ctx {
+	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID)}
+}
+
+// statementContext applies statement_timeout (R-S4).
+func (s *Session) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, err := ParseDuration(s.setting("statement_timeout"))
+	if err != nil || d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// flushParams reports changed settings to the client.
+func (s *Session) flushParams(w server.ResultWriter) error {
+	for _, p := range s.pending {
+		if err := w.ParameterStatus(p.Name, p.Value); err != nil {
+			return err
+		}
+	}
+	s.pending = s.pending[:0]
+	for _, n := range s.notices {
+		if err := w.Notice(n); err != nil {
+			return err
+		}
+	}
+	s.notices = s.notices[:0]
+	return nil
+}

@@ -1,0 +1,211 @@
+package session
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mvserver/mvserver/pgerror"
+)
+
+// setting describes one configuration parameter.
+type setting struct {
+	name     string // canonical spelling
+	def      string
+	readOnly bool
+	reported bool // sent as ParameterStatus when it changes
+	check    func(string) (string, error)
+	desc     string
+}
+
+// ServerVersion is reported as server_version; psql and drivers pick
+// their catalog queries by it.
+const ServerVersion = "15.0 (mvserver 0.1)"
+
+var settings = map[string]*setting{}
+
+func addSetting(s *setting) { settings[strings.ToLower(s.name)] = s }
+
+func init() {
+	for _, s := range []*setting{
+		{name: "server_version", def: ServerVersion, readOnly: true, reported: true, desc: "Shows the server version."},
+		{name: "server_version_num", def: "150000", readOnly: true, desc: "Shows the server version as an integer."},
+		{name: "server_encoding", def: "UTF8", readOnly: true, reported: true, desc: "Shows the server (database) character set encoding."},
+		{name: "client_encoding", def: "UTF8", reported: true, check: checkEncoding, desc: "Sets the client's character set encoding."},
+		{name: "DateStyle", def: "ISO, MDY", reported: true, check: checkDateStyle, desc: "Sets the display format for date and time values."},
+		{name: "IntervalStyle", def: "postgres", reported: true, check: checkOneOf("postgres"), desc: "Sets the display format for interval values."},
+		{name: "TimeZone", def: "UTC", reported: true, check: checkTimeZone, desc: "Sets the time zone for displaying and interpreting time stamps."},
+		{name: "integer_datetimes", def: "on", readOnly: true, reported: true, desc: "Shows whether datetimes are integer based."},
+		{name: "standard_conforming_strings", def: "on", reported: true, check: checkOneOf("on"), desc: "Causes '...' strings to treat backslashes literally."},
+		{name: "application_name", def: "", reported: true, desc: "Sets the application name to be reported in statistics and logs."},
+		{name: "is_superuser", def: "on", readOnly: true, reported: true, desc: "Shows whether the current user is a superuser."},
+		{name: "session_authorization", def: "", readOnly: true, reported: true, desc: "Sets the session user name."},
+		{name: "default_transaction_read_only", def: "off", reported: true, check: checkBool, desc: "Sets the default read-only status of new transactions."},
+		{name: "in_hot_standby", def: "off", readOnly: true, reported: true, desc: "Shows whether hot standby is currently active."},
+		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
+		{name: "statement_timeout", def: "0", check: checkDuration, desc: "Sets the maximum allowed duration of any statement."},
+		{name: "lock_timeout", def: "0", check: checkDuration, desc: "Sets the maximum allowed duration of any wait for a lock."},
+		{name: "idle_in_transaction_session_timeout", def: "0", check: checkDuration, desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
+		{name: "extra_float_digits", def: "1", check: checkInt, desc: "Sets the number of digits displayed for floating-point values."},
+		{name: "default_transaction_isolation", def: "repeatable read", check: checkIsolation, desc: "Sets the transaction isolation level of each new transaction."},
+		{name: "transaction_isolation", def: "repeatable read", check: checkIsolation, desc: "Sets the current transaction's isolation level."},
+		{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
+		{name: "row_security", def: "on", check: checkBool, desc: "Enable row security."},
+		{name: "bytea_output", def: "hex", check: checkOneOf("hex"), desc: "Sets the output format for bytea."},
+		{name: "optimal_refresh", def: "on", check: checkBool, desc: "When off, every refresh of every materialized view is a full recompute (R-I7)."},
+	} {
+		addSetting(s)
+	}
+}
+
+func lookupSetting(name string) (*setting, error) {
+	s, ok := settings[strings.ToLower(name)]
+	if !ok {
+		return nil, pgerror.New(pgerror.UndefinedObject, "unrecognized configuration parameter \"%s\"", name)
+	}
+	return s, nil
+}
+
+func checkOneOf(vals ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, x := range vals {
+			if strings.EqualFold(v, x) {
+				return x, nil
+			}
+		}
+		return "", pgerror.New(pgerror.InvalidParameterValue, "invalid value \"%s\"; supported: %s", v, strings.Join(vals, ", "))
+	}
+}
+
+func checkEncoding(v string) (string, error) {
+	switch strings.ToUpper(strings.ReplaceAll(v, "-", "")) {
+	case "UTF8", "UNICODE":
+		return "UTF8", nil
+	}
+	return "", pgerror.New(pgerror.FeatureNotSupported, "client encoding \"%s\" is not supported; mvserver speaks UTF8 only", v)
+}
+
+func checkDateStyle(v string) (string, error) {
+	u := strings.ToUpper(v)
+	if strings.Contains(u, "ISO") || u == "MDY" || u == "DMY" || u == "YMD" {
+		if strings.Contains(u, "DMY") {
+			return "ISO, DMY", nil
+		}
+		if strings.Contains(u, "YMD") {
+			return "ISO, YMD", nil
+		}
+		return "ISO, MDY", nil
+	}
+	return "", pgerror.New(pgerror.FeatureNotSupported, "DateStyle \"%s\" is not supported; only ISO output is", v)
+}
+
+// LoadZone resolves a time-zone setting value.
+func LoadZone(v string) (*time.Location, string, error) {
+	switch strings.ToUpper(v) {
+	case "UTC", "GMT", "Z", "ZULU", "UCT", "ETC/UTC":
+		return time.UTC, "UTC", nil
+	}
+	if loc, err := time.LoadLocation(v); err == nil {
+		return loc, v, nil
+	}
+	// POSIX-style offsets such as +02 or -05:30 (PostgreSQL: east is positive
+	// in ISO 8601 form).
+	if len(v) >= 2 && (v[0] == '+' || v[0] == '-') {
+		body := strings.ReplaceAll(v[1:], ":", "")
+		h, err1 := strconv.Atoi(body[:min(2, len(body))])
+		m := 0
+		var err2 error
+		if len(body) > 2 {
+			m, err2 = strconv.Atoi(body[2:])
+		}
+		if err1 == nil && err2 == nil && h <= 15 && m < 60 {
+			off := h*3600 + m*60
+			if v[0] == '-' {
+				off = -off
+			}
+			return time.FixedZone(v, off), v, nil
+		}
+	}
+	return nil, "", pgerror.New(pgerror.InvalidParameterValue, "invalid value for parameter \"TimeZone\": \"%s\"", v)
+}
+
+func checkTimeZone(v string) (string, error) {
+	_, name, err := LoadZone(v)
+	return name, err
+}
+
+func checkBool(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "on", "true", "yes", "1":
+		return "on", nil
+	case "off", "false", "no", "0":
+		return "off", nil
+	}
+	return "", pgerror.New(pgerror.InvalidParameterValue, "parameter requires a Boolean value")
+}
+
+func checkInt(v string) (string, error) {
+	if _, err := strconv.Atoi(v); err != nil {
+		return "", pgerror.New(pgerror.InvalidParameterValue, "invalid value \"%s\": an integer is required", v)
+	}
+	return v, nil
+}
+
+func checkIsolation(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "serializable", "repeatable read", "read committed", "read uncommitted", "default":
+		return strings.ToLower(v), nil
+	}
+	return "", pgerror.New(pgerror.InvalidParameterValue, "invalid value for parameter \"transaction_isolation\": \"%s\"", v)
+}
+
+// ParseDuration parses a PostgreSQL time setting: a number of
+// milliseconds, or a number with a unit (us, ms, s, min, h, d).
+func ParseDuration(v string) (time.Duration, error) {
+	s := strings.TrimSpace(strings.ToLower(v))
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		i++
+	}
+	num, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || num < 0 {
+		return 0, pgerror.New(pgerror.InvalidParameterValue, "invalid value for a time setting: \"%s\"", v)
+	}
+	unit := strings.TrimSpace(s[i:])
+	var d float64
+	switch unit {
+	case "", "ms":
+		d = num * float64(time.Millisecond)
+	case "us":
+		d = num * float64(time.Microsecond)
+	case "s", "sec", "secs", "second", "seconds":
+		d = num * float64(time.Second)
+	case "min", "mins", "minute", "minutes":
+		d = num * float64(time.Minute)
+	case "h", "hr", "hrs", "hour", "hours":
+		d = num * float64(time.Hour)
+	case "d", "day", "days":
+		d = num * 24 * float64(time.Hour)
+	default:
+		return 0, pgerror.New(pgerror.InvalidParameterValue, "invalid value for a time setting: \"%s\"", v).WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".")
+	}
+	return time.Duration(d), nil
+}
+
+func checkDuration(v string) (string, error) {
+	if _, err := ParseDuration(v); err != nil {
+		return "", err
+	}
+	return v, nil
+}
+
+// sortedSettings lists settings by name (SHOW ALL).
+func sortedSettings() []*setting {
+	out := make([]*setting, 0, len(settings))
+	for _, s := range settings {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].name) < strings.ToLower(out[j].name) })
+	return out
+}

@@ -1,0 +1,300 @@
+package session
+
+import (
+	"context"
+
+	"fmt"
+	"github.com/mvserver/mvserver/catalog"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// txnControl identifies transaction-control statements, which the session
+// handles itself.
+type txnControl uint8
+
+const (
+	notTxnControl txnControl = iota
+	txnBegin
+	txnCommit
+	txnRollback
+)
+
+// prepared is a statement bound against a catalog: either a relation to
+// stream (node, with cols) or an action that returns a command tag.
+type prepared struct {
+	st         *parse.Statement
+	paramTypes []types.T
+	cols       []plan.Column
+	node       plan.Node
+	rowsTag    string // command tag word for row results: SELECT, SHOW
+	action     func(ctx context.Context, params []types.Datum) (string, error)
+	ctl        txnControl
+}
+
+func classifyTxn(st *parse.Statement) txnControl {
+	if st.AST == nil {
+		return notTxnControl
+	}
+	ts := st.AST.GetTransactionStmt()
+	if ts == nil {
+		return notTxnControl
+	}
+	switch ts.Kind {
+	case pg_query.TransactionStmtKind_TRANS_STMT_BEGIN, pg_query.TransactionStmtKind_TRANS_STMT_START:
+		return txnBegin
+	case pg_query.TransactionStmtKind_TRANS_STMT_COMMIT:
+		return txnCommit
+	case pg_query.TransactionStmtKind_TRANS_STMT_ROLLBACK:
+		return txnRollback
+	}
+	return notTxnControl
+}
+
+func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder {
+	return &plan.Binder{Cat: s.cat, SearchPath: s.searchPath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...)}
+}
+
+// prepare binds st against s.cat.
+func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared, error) {
+	p := &prepared{st: st, paramTypes: paramTypes}
+	if c := classifyTxn(st); c != notTxnControl {
+		p.ctl = c
+		return p, nil
+	}
+	if st.Ext != nil {
+		return s.prepareExt(p)
+	}
+	b := s.binder(st, paramTypes)
+	switch n := st.AST.Node.(type) {
+	case *pg_query.Node_SelectStmt:
+		q, err := b.BindSelect(n.SelectStmt)
+		if err != nil {
+			return nil, err
+		}
+		p.node, p.cols, p.rowsTag = q.Root, q.Cols, "SELECT"
+	case *pg_query.Node_InsertStmt:
+		ins, err := b.BindInsert(n.InsertStmt)
+		if err != nil {
+			return nil, err
+		}
+		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
+			c, err := s.execCtx(ctx, params)
+			if err != nil {
+				return "", err
+			}
+			s.txn.CheckUnchanged(catalog.DescriptorKey(ins.Table.ID))
+			n, err := exec.ExecInsert(c, ins)
+			return fmt.Sprintf("INSERT 0 %d", n), err
+		}
+	case *pg_query.Node_UpdateStmt:
+		up, err := b.BindUpdate(n.UpdateStmt)
+		if err != nil {
+			return nil, err
+		}
+		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
+			c, err := s.execCtx(ctx, params)
+			if err != nil {
+				return "", err
+			}
+			s.txn.CheckUnchanged(catalog.DescriptorKey(up.Table.ID))
+			n, err := exec.ExecUpdate(c, up)
+			return fmt.Sprintf("UPDATE %d", n), err
+		}
+	case *pg_query.Node_DeleteStmt:
+		del, err := b.BindDelete(n.DeleteStmt)
+		if err != nil {
+			return nil, err
+		}
+		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
+			c, err := s.execCtx(ctx, params)
+			if err != nil {
+				return "", err
+			}
+			s.txn.CheckUnchanged(catalog.DescriptorKey(del.Table.ID))
+			n, err := exec.ExecDelete(c, del)
+			return fmt.Sprintf("DELETE %d", n), err
+		}
+	case *pg_query.Node_VariableSetStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.execSet(st, n.VariableSetStmt) }
+	case *pg_query.Node_VariableShowStmt:
+		return s.prepareShow(p, n.VariableShowStmt.Name)
+	case *pg_query.Node_CreateStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.createTable(ctx, st, n.CreateStmt)
+		}
+	case *pg_query.Node_CreateSchemaStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.createSchema(st, n.CreateSchemaStmt)
+		}
+	case *pg_query.Node_DropStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.drop(st, n.DropStmt) }
+	case *pg_query.Node_TruncateStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.truncate(st, n.TruncateStmt) }
+	case *pg_query.Node_AlterTableStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTable(st, n.AlterTableStmt) }
+	case *pg_query.Node_RenameStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
+	case *pg_query.Node_DeallocateStmt:
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "DEALLOCATE is not supported yet; close the statement with the protocol's Close message")
+	default:
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "%s is not supported yet", statementName(st))
+	}
+	b.FinishParams()
+	p.paramTypes = b.Params
+	return p, nil
+}
+
+// statementName names a statement kind for error messages.
+func statementName(st *parse.Statement) string {
+	name := fmt.Sprintf("%T", st.AST.Node)
+	name = strings.TrimPrefix(name, "*pg_query.Node_")
+	name = strings.TrimSuffix(name, "Stmt")
+	var words []string
+	start := 0
+	for i := 1; i <= len(name); i++ {
+		if i == len(name) || (name[i] >= 'A' && name[i] <= 'Z' && !(name[i-1] >= 'A' && name[i-1] <= 'Z')) {
+			words = append(words, strings.ToUpper(name[start:i]))
+			start = i
+		}
+	}
+	return "the statement " + strings.Join(words, " ")
+}
+
+func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx, error) {
+	if s.txn == nil {
+		return nil, pgerror.New(pgerror.InternalError, "no transaction")
+	}
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: s.funcCtx(), Params: params}, nil
+}
+
+// constRows builds a Values node of constant rows.
+func constRows(cols []plan.Column, rows [][]types.Datum) *plan.Values {
+	v := &plan.Values{Cols: cols}
+	for _, r := range rows {
+		var exprs []plan.Expr
+		for i, d := range r {
+			exprs = append(exprs, &plan.Const{D: d, T: cols[i].T})
+		}
+		v.Rows = append(v.Rows, exprs)
+	}
+	return v
+}
+
+func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
+	if strings.EqualFold(name, "all") {
+		cols := []plan.Column{{Name: "name", T: types.Text}, {Name: "setting", T: types.Text}, {Name: "description", T: types.Text}}
+		var rows [][]types.Datum
+		for _, st := range sortedSettings() {
+			rows = append(rows, []types.Datum{types.NewText(st.name), types.NewText(s.get(st)), types.NewText(st.desc)})
+		}
+		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SHOW"
+		return p, nil
+	}
+	if strings.EqualFold(name, "transaction_isolation") || strings.EqualFold(name, "transaction isolation level") {
+		name = "transaction_isolation"
+	}
+	if strings.EqualFold(name, "timezone") || strings.EqualFold(name, "time zone") {
+		name = "TimeZone"
+	}
+	st, err := lookupSetting(name)
+	if err != nil {
+		return nil, err
+	}
+	cols := []plan.Column{{Name: strings.ToLower(st.name), T: types.Text}}
+	if st.name == "TimeZone" || st.name == "DateStyle" || st.name == "IntervalStyle" {
+		cols[0].Name = st.name
+	}
+	p.node, p.cols, p.rowsTag = constRows(cols, [][]types.Datum{{types.NewText(s.get(st))}}), cols, "SHOW"
+	return p, nil
+}
+
+// execSet runs SET / RESET.
+func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (string, error) {
+	name := v.Name
+	switch v.Kind {
+	case pg_query.VariableSetKind_VAR_RESET_ALL:
+		for _, x := range sortedSettings() {
+			if !x.readOnly && x.name != "session_authorization" {
+				if err := s.set(x, x.def); err != nil {
+					return "", err
+				}
+			}
+		}
+		return "RESET", nil
+	case pg_query.VariableSetKind_VAR_SET_MULTI:
+		// SET TRANSACTION … / SET SESSION CHARACTERISTICS: isolation levels
+		// are all snapshot isolation here.
+		return "SET", nil
+	}
+	switch strings.ToLower(name) {
+	case "timezone", "time zone":
+		name = "TimeZone"
+	case "transaction_isolation":
+	}
+	setting, err := lookupSetting(name)
+	if err != nil {
+		return "", err
+	}
+	if setting.readOnly {
+		return "", pgerror.New(pgerror.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", setting.name)
+	}
+	if v.Kind == pg_query.VariableSetKind_VAR_RESET || v.Kind == pg_query.VariableSetKind_VAR_SET_DEFAULT {
+		if err := s.set(setting, setting.def); err != nil {
+			return "", err
+		}
+		if v.Kind == pg_query.VariableSetKind_VAR_RESET {
+			return "RESET", nil
+		}
+		return "SET", nil
+	}
+	var parts []string
+	for _, a := range v.Args {
+		switch x := a.Node.(type) {
+		case *pg_query.Node_AConst:
+			switch c := x.AConst.Val.(type) {
+			case *pg_query.A_Const_Sval:
+				parts = append(parts, c.Sval.Sval)
+			case *pg_query.A_Const_Ival:
+				parts = append(parts, fmt.Sprint(c.Ival.Ival))
+			case *pg_query.A_Const_Fval:
+				parts = append(parts, c.Fval.Fval)
+			case *pg_query.A_Const_Boolval:
+				parts = append(parts, fmt.Sprint(c.Boolval.Boolval))
+			}
+		case *pg_query.Node_TypeCast:
+			// SET TIME ZONE INTERVAL '+02:00' HOUR TO MINUTE
+			if c := x.TypeCast.Arg.GetAConst(); c != nil {
+				if sv, ok := c.Val.(*pg_query.A_Const_Sval); ok {
+					parts = append(parts, sv.Sval.Sval)
+				}
+			}
+		default:
+			return "", pgerror.New(pgerror.SyntaxError, "unsupported SET value")
+		}
+	}
+	val := strings.Join(parts, ", ")
+	if strings.EqualFold(setting.name, "search_path") {
+		// keep each element as written (quoted when needed)
+		var q []string
+		for _, p := range parts {
+			if p != strings.ToLower(p) || strings.ContainsAny(p, " ,") {
+				q = append(q, `"`+p+`"`)
+			} else {
+				q = append(q, p)
+			}
+		}
+		val = strings.Join(q, ", ")
+	}
+	if err := s.set(setting, val); err != nil {
+		return "", err
+	}
+	return "SET", nil
+}

@@ -1,0 +1,232 @@
+package types
+
+import (
+	"encoding/binary"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/mvserver/mvserver/pgerror"
+)
+
+// PostgreSQL's binary formats count from 2000-01-01.
+const (
+	pgEpochDays   = 10957
+	pgEpochMicros = pgEpochDays * 86400 * 1000000
+)
+
+// AppendBinary appends the PostgreSQL binary send format of d (not NULL).
+func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
+	switch t.Kind {
+	case KindBool:
+		if d.I != 0 {
+			return append(buf, 1), nil
+		}
+		return append(buf, 0), nil
+	case KindInt2:
+		return binary.BigEndian.AppendUint16(buf, uint16(d.I)), nil
+	case KindInt4, KindOid:
+		return binary.BigEndian.AppendUint32(buf, uint32(d.I)), nil
+	case KindInt8:
+		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), nil
+	case KindFloat4:
+		return binary.BigEndian.AppendUint32(buf, math.Float32bits(float32(d.F))), nil
+	case KindFloat8:
+		return binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F)), nil
+	case KindNumeric:
+		return appendNumericBinary(buf, d.D), nil
+	case KindDate:
+		return binary.BigEndian.AppendUint32(buf, uint32(int32(d.I-pgEpochDays))), nil
+	case KindTimestamp, KindTimestampTZ:
+		return binary.BigEndian.AppendUint64(buf, uint64(d.I-pgEpochMicros)), nil
+	case KindInterval:
+		buf = binary.BigEndian.AppendUint64(buf, uint64(d.I))
+		buf = binary.BigEndian.AppendUint32(buf, uint32(d.Dd))
+		return binary.BigEndian.AppendUint32(buf, uint32(d.M)), nil
+	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindUnknown, KindJSON:
+		return append(buf, d.S...), nil
+	}
+	return nil, pgerror.New(pgerror.FeatureNotSupported, "binary output of type %s is not supported", t.String())
+}
+
+// ParseBinary decodes a PostgreSQL binary-format parameter value of type t.
+func ParseBinary(b []byte, t T) (Datum, error) {
+	bad := func() (Datum, error) {
+		return Datum{}, pgerror.New(pgerror.InvalidBinaryRepresentation, "incorrect binary data format in bind parameter of type %s", t.String())
+	}
+	switch t.Kind {
+	case KindBool:
+		if len(b) != 1 {
+			return bad()
+		}
+		return NewBool(b[0] != 0), nil
+	case KindInt2:
+		if len(b) != 2 {
+			return bad()
+		}
+		return NewInt(KindInt2, int64(int16(binary.BigEndian.Uint16(b)))), nil
+	case KindInt4, KindOid:
+		if len(b) != 4 {
+			return bad()
+		}
+		if t.Kind == KindOid {
+			return NewInt(KindOid, int64(binary.BigEndian.Uint32(b))), nil
+		}
+		return NewInt(KindInt4, int64(int32(binary.BigEndian.Uint32(b)))), nil
+	case KindInt8:
+		if len(b) != 8 {
+			return bad()
+		}
+		return NewInt8(int64(binary.BigEndian.Uint64(b))), nil
+	case KindFloat4:
+		if len(b) != 4 {
+			return bad()
+		}
+		return NewFloat(KindFloat4, float64(math.Float32frombits(binary.BigEndian.Uint32(b)))), nil
+	case KindFloat8:
+		if len(b) != 8 {
+			return bad()
+		}
+		return NewFloat8(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
+	case KindNumeric:
+		d, ok := parseNumericBinary(b)
+		if !ok {
+			return bad()
+		}
+		return NewNumeric(d), nil
+	case KindDate:
+		if len(b) != 4 {
+			return bad()
+		}
+		return NewDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays), nil
+	case KindTimestamp, KindTimestampTZ:
+		if len(b) != 8 {
+			return bad()
+		}
+		return NewTimestamp(t.Kind, int64(binary.BigEndian.Uint64(b))+pgEpochMicros), nil
+	case KindInterval:
+		if len(b) != 16 {
+			return bad()
+		}
+		return NewInterval(int32(binary.BigEndian.Uint32(b[12:])), int32(binary.BigEndian.Uint32(b[8:])), int64(binary.BigEndian.Uint64(b))), nil
+	case KindBytea:
+		return NewBytea(b), nil
+	case KindText, KindVarchar, KindChar, KindName, KindUnknown, KindJSON:
+		return ParseText(string(b), t, nil)
+	}
+	return Datum{}, pgerror.New(pgerror.FeatureNotSupported, "binary input of type %s is not supported", t.String())
+}
+
+var tenThousand = big.NewInt(10000)
+
+func appendNumericBinary(buf []byte, d *apd.Decimal) []byte {
+	if d.Form == apd.NaN || d.Form == apd.NaNSignaling {
+		return append(buf, 0, 0, 0, 0, 0xC0, 0, 0, 0)
+	}
+	if d.Form == apd.Infinite {
+		sign := uint16(0xD000)
+		if d.Negative {
+			sign = 0xF000
+		}
+		buf = append(buf, 0, 0, 0, 0)
+		buf = binary.BigEndian.AppendUint16(buf, sign)
+		return append(buf, 0, 0)
+	}
+	dscale := int32(0)
+	if d.Exponent < 0 {
+		dscale = -d.Exponent
+	}
+	// digits as a decimal string of the absolute coefficient, aligned so the
+	// decimal point falls on a base-10000 boundary.
+	s := d.Coeff.String()
+	if s == "0" {
+		buf = append(buf, 0, 0, 0, 0, 0, 0)
+		return binary.BigEndian.AppendUint16(buf, uint16(dscale))
+	}
+	intLen := len(s) + int(d.Exponent) // digits before the point (may be <= 0 or > len)
+	var intPart, fracPart string
+	switch {
+	case intLen <= 0:
+		fracPart = strings.Repeat("0", -intLen) + s
+	case intLen >= len(s):
+		intPart = s + strings.Repeat("0", intLen-len(s))
+	default:
+		intPart, fracPart = s[:intLen], s[intLen:]
+	}
+	if pad := (4 - len(intPart)%4) % 4; pad > 0 {
+		intPart = strings.Repeat("0", pad) + intPart
+	}
+	if pad := (4 - len(fracPart)%4) % 4; pad > 0 {
+		fracPart += strings.Repeat("0", pad)
+	}
+	all := intPart + fracPart
+	digits := make([]int16, 0, len(all)/4)
+	for i := 0; i < len(all); i += 4 {
+		v := int16((all[i]-'0'))*1000 + int16(all[i+1]-'0')*100 + int16(all[i+2]-'0')*10 + int16(all[i+3]-'0')
+		digits = append(digits, v)
+	}
+	weight := len(intPart)/4 - 1
+	// strip leading and trailing zero groups
+	for len(digits) > 0 && digits[0] == 0 {
+		digits = digits[1:]
+		weight--
+	}
+	for len(digits) > 0 && digits[len(digits)-1] == 0 {
+		digits = digits[:len(digits)-1]
+	}
+	buf = binary.BigEndian.AppendUint16(buf, uint16(len(digits)))
+	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
+	sign := uint16(0)
+	if d.Negative {
+		sign = 0x4000
+	}
+	buf = binary.BigEndian.AppendUint16(buf, sign)
+	buf = binary.BigEndian.AppendUint16(buf, uint16(dscale))
+	for _, g := range digits {
+		buf = binary.BigEndian.AppendUint16(buf, uint16(g))
+	}
+	return buf
+}
+
+func parseNumericBinary(b []byte) (*apd.Decimal, bool) {
+	if len(b) < 8 {
+		return nil, false
+	}
+	n := int(binary.BigEndian.Uint16(b))
+	weight := int(int16(binary.BigEndian.Uint16(b[2:])))
+	sign := binary.BigEndian.Uint16(b[4:])
+	dscale := int(binary.BigEndian.Uint16(b[6:]))
+	if len(b) != 8+2*n {
+		return nil, false
+	}
+	switch sign {
+	case 0xC000:
+		return &apd.Decimal{Form: apd.NaN}, true
+	case 0xD000:
+		return &apd.Decimal{Form: apd.Infinite}, true
+	case 0xF000:
+		return &apd.Decimal{Form: apd.Infinite, Negative: true}, true
+	}
+	var coeff big.Int
+	for i := 0; i < n; i++ {
+		g := int64(binary.BigEndian.Uint16(b[8+2*i:]))
+		if g > 9999 {
+			return nil, false
+		}
+		coeff.Mul(&coeff, tenThousand)
+		coeff.Add(&coeff, big.NewInt(g))
+	}
+	// value = coeff * 10000^(weight - n + 1)
+	exp := 4 * (weight - n + 1)
+	d := new(apd.Decimal)
+	d.Coeff.SetMathBigInt(&coeff)
+	d.Exponent = int32(exp)
+	d.Negative = sign == 0x4000
+	// present with the declared display scale
+	r := new(apd.Decimal)
+	if _, err := numericCtx.Quantize(r, d, -int32(dscale)); err != nil {
+		return nil, false
+	}
+	return r, true
+}

@@ -1,0 +1,257 @@
+package types
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/mvserver/mvserver/pgerror"
+)
+
+// Row value encoding (invariant 4 of doc.go): for each non-NULL value in
+// ascending column-id order, uvarint(column id − previous id), one kind byte,
+// then the payload:
+//
+//	bool, ints, date, timestamps: zigzag varint
+//	floats: 8 bytes big-endian IEEE
+//	numeric: form/sign byte, zigzag varint exponent, uvarint length, coefficient bytes
+//	strings, bytea: uvarint length, bytes
+//	interval: zigzag varints months, days, micros
+
+const (
+	numFinite byte = iota
+	numNeg
+	numNaN
+	numInf
+	numNegInf
+)
+
+// ColumnValue is one column of a row for encoding.
+type ColumnValue struct {
+	ID    uint32
+	Datum Datum
+}
+
+// AppendRowValue appends the encoding of the row's values to buf. ids must be
+// ascending and parallel to vals.
+func AppendRowValue(buf []byte, ids []uint32, vals []Datum) []byte {
+	prev := uint32(0)
+	for i, d := range vals {
+		if d.K == KindNull {
+			continue
+		}
+		buf = binary.AppendUvarint(buf, uint64(ids[i]-prev))
+		prev = ids[i]
+		buf = append(buf, byte(d.K))
+		switch d.K {
+		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindDate, KindTimestamp, KindTimestampTZ:
+			buf = binary.AppendVarint(buf, d.I)
+		case KindFloat4, KindFloat8:
+			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F))
+		case KindNumeric:
+			buf = appendDecimal(buf, d.D)
+		case KindInterval:
+			buf = binary.AppendVarint(buf, int64(d.M))
+			buf = binary.AppendVarint(buf, int64(d.Dd))
+			buf = binary.AppendVarint(buf, d.I)
+		default:
+			buf = binary.AppendUvarint(buf, uint64(len(d.S)))
+			buf = append(buf, d.S...)
+		}
+	}
+	return buf
+}
+
+func appendDecimal(buf []byte, d *apd.Decimal) []byte {
+	switch d.Form {
+	case apd.NaN, apd.NaNSignaling:
+		return append(buf, numNaN)
+	case apd.Infinite:
+		if d.Negative {
+			return append(buf, numNegInf)
+		}
+		return append(buf, numInf)
+	}
+	if d.Negative {
+		buf = append(buf, numNeg)
+	} else {
+		buf = append(buf, numFinite)
+	}
+	buf = binary.AppendVarint(buf, int64(d.Exponent))
+	if d.Coeff.IsUint64() {
+		u := d.Coeff.Uint64()
+		var tmp [8]byte
+		binary.BigEndian.PutUint64(tmp[:], u)
+		i := 0
+		for i < 8 && tmp[i] == 0 {
+			i++
+		}
+		buf = binary.AppendUvarint(buf, uint64(8-i))
+		return append(buf, tmp[i:]...)
+	}
+	b := d.Coeff.Bytes()
+	buf = binary.AppendUvarint(buf, uint64(len(b)))
+	return append(buf, b...)
+}
+
+var errCorrupt = pgerror.New(pgerror.DataCorrupted, "corrupt row value")
+
+// RowDecoder decodes the columns a plan needs from encoded rows.
+type RowDecoder struct {
+	// pos[columnID] is the output index + 1 (0 = not needed).
+	pos []int
+}
+
+// NewRowDecoder builds a decoder that writes column ids[i] to out[i].
+func NewRowDecoder(ids []uint32) *RowDecoder {
+	max := uint32(0)
+	for _, id := range ids {
+		if id > max {
+			max = id
+		}
+	}
+	pos := make([]int, max+1)
+	for i, id := range ids {
+		pos[id] = i + 1
+	}
+	return &RowDecoder{pos: pos}
+}
+
+// Decode fills out (len = len(ids)) from value; absent columns are NULL.
+// Strings are copied (value may be reused by the caller).
+func (rd *RowDecoder) Decode(value []byte, out []Datum) error {
+	for i := range out {
+		out[i] = Datum{}
+	}
+	id := uint32(0)
+	b := value
+	for len(b) > 0 {
+		delta, n := binary.Uvarint(b)
+		if n <= 0 || len(b) < n+1 {
+			return errCorrupt
+		}
+		id += uint32(delta)
+		k := Kind(b[n])
+		b = b[n+1:]
+		want := 0
+		if int(id) < len(rd.pos) {
+			want = rd.pos[id]
+		}
+		var d Datum
+		d.K = k
+		switch k {
+		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindDate, KindTimestamp, KindTimestampTZ:
+			v, m := binary.Varint(b)
+			if m <= 0 {
+				return errCorrupt
+			}
+			d.I = v
+			b = b[m:]
+		case KindFloat4, KindFloat8:
+			if len(b) < 8 {
+				return errCorrupt
+			}
+			d.F = math.Float64frombits(binary.BigEndian.Uint64(b))
+			b = b[8:]
+		case KindNumeric:
+			var rest []byte
+			var err error
+			if want != 0 {
+				d.D, rest, err = decodeDecimal(b)
+			} else {
+				rest, err = skipDecimal(b)
+			}
+			if err != nil {
+				return err
+			}
+			b = rest
+		case KindInterval:
+			m1, a := binary.Varint(b)
+			if a <= 0 {
+				return errCorrupt
+			}
+			b = b[a:]
+			d1, c := binary.Varint(b)
+			if c <= 0 {
+				return errCorrupt
+			}
+			b = b[c:]
+			us, e := binary.Varint(b)
+			if e <= 0 {
+				return errCorrupt
+			}
+			b = b[e:]
+			d.M, d.Dd, d.I = int32(m1), int32(d1), us
+		default:
+			l, m := binary.Uvarint(b)
+			if m <= 0 || uint64(len(b)-m) < l {
+				return errCorrupt
+			}
+			if want != 0 {
+				d.S = string(b[m : m+int(l)])
+			}
+			b = b[m+int(l):]
+		}
+		if want != 0 {
+			out[want-1] = d
+		}
+	}
+	return nil
+}
+
+func skipDecimal(b []byte) ([]byte, error) {
+	if len(b) < 1 {
+		return nil, errCorrupt
+	}
+	if b[0] == numNaN || b[0] == numInf || b[0] == numNegInf {
+		return b[1:], nil
+	}
+	_, n := binary.Varint(b[1:])
+	if n <= 0 {
+		return nil, errCorrupt
+	}
+	b = b[1+n:]
+	l, m := binary.Uvarint(b)
+	if m <= 0 || uint64(len(b)-m) < l {
+		return nil, errCorrupt
+	}
+	return b[m+int(l):], nil
+}
+
+func decodeDecimal(b []byte) (*apd.Decimal, []byte, error) {
+	if len(b) < 1 {
+		return nil, nil, errCorrupt
+	}
+	switch b[0] {
+	case numNaN:
+		return &apd.Decimal{Form: apd.NaN}, b[1:], nil
+	case numInf:
+		return &apd.Decimal{Form: apd.Infinite}, b[1:], nil
+	case numNegInf:
+		return &apd.Decimal{Form: apd.Infinite, Negative: true}, b[1:], nil
+	}
+	neg := b[0] == numNeg
+	exp, n := binary.Varint(b[1:])
+	if n <= 0 {
+		return nil, nil, errCorrupt
+	}
+	b = b[1+n:]
+	l, m := binary.Uvarint(b)
+	if m <= 0 || uint64(len(b)-m) < l {
+		return nil, nil, errCorrupt
+	}
+	coeff := b[m : m+int(l)]
+	d := new(apd.Decimal)
+	if l <= 8 {
+		var u uint64
+		for _, c := range coeff {
+			u = u<<8 | uint64(c)
+		}
+		d.Coeff.SetUint64(u)
+	} else {
+		d.Coeff.SetBytes(coeff)
+	}
+	d.Exponent = int32(exp)
+	d.Negative = neg
+	return d, b[m+int(l):], nil
+}

@@ -1,0 +1,573 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/RaduBerinde/btreemap"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// The commit pipeline (doc.go, invariants 4–8):
+//
+//  1. plan: per table, what the commit does (version or not, moved rows for
+//     update pairing) and the keys to validate — no locks.
+//  2. encode rows, change records and meta keys into one Pebble batch with the
+//     versions the tables have now — no locks (optimistic).
+//  3. under commitMu: validate (first committer wins), re-encode if another
+//     commit took one of our versions meanwhile, add history entries and
+//     table states, then, under visMu, ApplyNoSyncWait and seq++.
+//  4. update in-memory table state and conflict bookkeeping, release the
+//     mutex, SyncWait (commits in flight share one WAL fsync), notify.
+
+// tablePlan is what a commit does to one table.
+type tablePlan struct {
+	tw *tableWrites
+	st *tableState
+
+	makesVersion bool // a new version: rows, Truncate, CreateTable or RecordVersion
+	wipes        bool // Truncate (not Drop): snapshot rows get delete records
+	writesRows   bool
+	// moved: rows that an Update moved to another key, by row id; paired
+	// when the row existed in the snapshot (an update, not an insert).
+	moved map[int64]*movedRow
+
+	version       int64 // assigned version (valid when makesVersion)
+	ins, upd, del int64 // net row changes, counted while encoding
+	ts            time.Time
+}
+
+type movedRow struct {
+	key, value []byte
+	paired     bool
+}
+
+// nextVersion is the version the commit would give the table now.
+func (p *tablePlan) nextVersion() int64 {
+	switch {
+	case !p.makesVersion:
+		return -1
+	case p.tw.dropped:
+		return 0
+	}
+	return p.st.version.Load() + 1
+}
+
+func (p *tablePlan) pairedMove(rowID int64) bool {
+	m := p.moved[rowID]
+	return m != nil && m.paired
+}
+
+// conflictKey is a key the commit writes and must validate.
+type conflictKey struct {
+	tbl    TableID
+	key    []byte // row key within tbl, or meta key
+	meta   bool
+	insert bool // a row key absent from the snapshot
+}
+
+func (k conflictKey) pebbleKey(dst []byte) []byte {
+	if k.meta {
+		return metaKey(dst, k.key)
+	}
+	return rowKey(dst, k.tbl, k.key)
+}
+
+// allRows iterates a write tree in key order.
+func allRows(tree *writeTree) iter.Seq2[[]byte, rowWrite] {
+	return tree.Ascend(btreemap.Min[[]byte](), btreemap.Max[[]byte]())
+}
+
+func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
+	var plans []*tablePlan
+	var keys []conflictKey
+	for _, id := range t.order {
+		tw := t.tables[id]
+		p := &tablePlan{tw: tw, st: tw.st}
+		p.makesVersion = tw.created || tw.recorded || (tw.truncated && !tw.dropped) || tw.rows.Len() > 0
+		if !p.makesVersion && !tw.dropped && !tw.vacuum {
+			continue // NoteOperation only
+		}
+		p.wipes = tw.truncated && !tw.dropped
+		p.writesRows = tw.rows.Len() > 0 || p.wipes
+		for _, w := range allRows(tw.rows) {
+			if w.moved && !w.del {
+				if p.moved == nil {
+					p.moved = make(map[int64]*movedRow)
+				}
+				p.moved[w.rowID] = &movedRow{key: w.key, value: w.value}
+			}
+			// Rows of a truncated/dropped table are covered by the
+			// table-level checks; fresh row-id keys cannot collide.
+			if !tw.truncated && !w.fresh && (w.origExists || !w.del) {
+				keys = append(keys, conflictKey{tbl: id, key: w.key, insert: !w.origExists})
+			}
+		}
+		if p.moved != nil {
+			for _, w := range allRows(tw.rows) {
+				if w.origExists && (w.del || w.rowID != w.origRowID) {
+					if m := p.moved[w.origRowID]; m != nil {
+						m.paired = true
+					}
+				}
+			}
+		}
+		plans = append(plans, p)
+	}
+	if t.meta != nil {
+		for _, w := range allRows(t.meta) {
+			keys = append(keys, conflictKey{key: w.key, meta: true})
+		}
+	}
+	return plans, keys
+}
+
+// Commit makes the transaction's writes durable and visible atomically. It
+// returns nil only after the WAL holding them is fsync'd. Errors:
+// ErrSerialization, *DuplicateKeyError, I/O errors. The txn ends either way.
+func (t *Txn) Commit() error {
+	if err := t.alive(); err != nil {
+		t.finish()
+		return err
+	}
+	defer t.finish()
+	if t.ReadOnly() {
+		return nil
+	}
+	db := t.db
+	plans, keys := t.plan()
+
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	guess := make([]int64, len(plans))
+	for i, p := range plans {
+		guess[i] = p.nextVersion()
+		p.version = guess[i]
+	}
+	if err := t.encode(b, plans); err != nil {
+		return err
+	}
+
+	db.commitMu.Lock()
+	if db.closed.Load() {
+		db.commitMu.Unlock()
+		return ErrClosed
+	}
+	if err := db.validate(t, plans, keys); err != nil {
+		db.commitMu.Unlock()
+		return err
+	}
+	stale := false
+	for i, p := range plans {
+		if v := p.nextVersion(); v != guess[i] {
+			stale, p.version = true, v
+		}
+	}
+	if stale { // a concurrent commit to one of our tables took the version
+		b.Reset()
+		if err := t.encode(b, plans); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
+	}
+	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
+
+	db.visMu.Lock()
+	err := db.pdb.ApplyNoSyncWait(b, pebble.Sync)
+	if err == nil {
+		db.seq++
+	}
+	seq := db.seq
+	db.visMu.Unlock()
+	if err != nil {
+		db.commitMu.Unlock()
+		_ = b.SyncWait()
+		return fmt.Errorf("storage: commit: %w", err)
+	}
+	applyPlans(plans, seq)
+	t.deregister()
+	oldest := db.oldestActive(seq)
+	if oldest < seq && len(keys) > 0 {
+		db.conflicts.record(seq, conflictStrings(keys))
+	}
+	db.conflicts.prune(oldest)
+	db.commitMu.Unlock()
+
+	err = b.SyncWait()
+	db.publish(seq, events)
+	if err != nil {
+		return fmt.Errorf("storage: commit sync: %w", err)
+	}
+	t.committed = make(map[TableID]int64, len(events))
+	for _, ev := range events {
+		t.committed[ev.Table] = ev.Version
+	}
+	return nil
+}
+
+func serializationError(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrSerialization, fmt.Sprintf(format, args...))
+}
+
+// validate applies first-committer-wins. Called under commitMu.
+func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
+	begin := t.beginSeq
+	for _, p := range plans {
+		st, tw := p.st, p.tw
+		switch {
+		case st.dropSeq > begin:
+			return serializationError("table %d was dropped by a concurrent transaction", tw.id)
+		case tw.rows.Len() > 0 && !tw.truncated && st.wipeSeq > begin:
+			return serializationError("table %d was truncated by a concurrent transaction", tw.id)
+		case p.wipes && st.rowWriteSeq > begin:
+			return serializationError("table %d was written by a concurrent transaction", tw.id)
+		case tw.created && !tw.dropped && st.version.Load() >= 0:
+			return serializationError("table %d was created by a concurrent transaction", tw.id)
+		}
+	}
+	last := db.conflicts.last
+	if len(last) == 0 {
+		return nil
+	}
+	var buf []byte
+	for _, k := range keys {
+		buf = k.pebbleKey(buf[:0])
+		if last[string(buf)] <= begin {
+			continue
+		}
+		if k.insert {
+			// PostgreSQL reports a concurrent insert of the same key as a
+			// unique violation, not a serialization failure.
+			exists, err := db.latestHas(buf)
+			if err != nil {
+				return err
+			}
+			if exists {
+				return &DuplicateKeyError{Table: k.tbl, Key: cloneBytes(k.key)}
+			}
+			continue
+		}
+		if k.meta {
+			return serializationError("meta key %q was written by a concurrent transaction", k.key)
+		}
+		return serializationError("row %x of table %d was written by a concurrent transaction", k.key, k.tbl)
+	}
+	for k := range t.checks {
+		if last[k] > begin {
+			return serializationError("meta key %q was changed by a concurrent transaction", k[1:])
+		}
+	}
+	return nil
+}
+
+func (db *DB) latestHas(pkey []byte) (bool, error) {
+	_, closer, err := db.pdb.Get(pkey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_ = closer.Close()
+	return true, nil
+}
+
+func conflictStrings(keys []conflictKey) []string {
+	out := make([]string, len(keys))
+	var buf []byte
+	for i, k := range keys {
+		buf = k.pebbleKey(buf[:0])
+		out[i] = string(buf)
+	}
+	return out
+}
+
+// encode writes rows, change records and meta keys with the plans' versions.
+// It is deterministic (it reads only the txn and its snapshot), so it can be
+// redone when a version changes.
+func (t *Txn) encode(b *pebble.Batch, plans []*tablePlan) error {
+	for _, p := range plans {
+		if err := t.encodeTable(b, p); err != nil {
+			return err
+		}
+	}
+	if t.meta != nil {
+		for _, w := range allRows(t.meta) {
+			t.keyBuf = metaKey(t.keyBuf[:0], w.key)
+			var err error
+			if w.del {
+				err = b.Delete(t.keyBuf, nil)
+			} else {
+				err = b.Set(t.keyBuf, w.value, nil)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
+	tw := p.tw
+	tbl := tw.id
+	if tw.dropped {
+		for _, prefix := range []byte{prefixRows, prefixCDF, prefixHistory} {
+			s, e := tableSpan(prefix, tbl)
+			if err := b.DeleteRange(s, e, nil); err != nil {
+				return err
+			}
+		}
+		if err := b.Delete(stateKey(tbl), nil); err != nil {
+			return err
+		}
+	} else if p.wipes {
+		s, e := tableSpan(prefixRows, tbl)
+		if err := b.DeleteRange(s, e, nil); err != nil {
+			return err
+		}
+	}
+	if tw.vacuum && !tw.dropped {
+		s, _ := tableSpan(prefixCDF, tbl)
+		if err := b.DeleteRange(s, cdfKey(nil, tbl, tw.vacuumBelow, 0), nil); err != nil {
+			return err
+		}
+	}
+	if !p.makesVersion {
+		return nil
+	}
+	p.ins, p.upd, p.del = 0, 0, 0
+	ce := changeEncoder{t: t, b: b, p: p, cdf: tw.info.ChangeDataFeed}
+
+	// A truncated table: every snapshot row is deleted; merged in key order
+	// with the rows written after the Truncate.
+	var pit *pebble.Iterator
+	pValid := false
+	if p.wipes {
+		s, e := tableSpan(prefixRows, tbl)
+		var err error
+		if pit, err = t.snap.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e}); err != nil {
+			return err
+		}
+		defer pit.Close()
+		pValid = pit.First()
+	}
+	for _, w := range allRows(tw.rows) {
+		for pValid && bytes.Compare(pit.Key()[tablePrefixLen:], w.key) <= 0 {
+			if err := ce.snapshotDelete(pit); err != nil {
+				return err
+			}
+			pValid = pit.Next()
+		}
+		if err := t.encodeRow(b, p, &w); err != nil {
+			return err
+		}
+		if err := ce.diff(&w); err != nil {
+			return err
+		}
+	}
+	for pValid {
+		if err := ce.snapshotDelete(pit); err != nil {
+			return err
+		}
+		pValid = pit.Next()
+	}
+	if pit != nil {
+		return pit.Error()
+	}
+	return ce.err
+}
+
+// encodeRow writes the row (header with the new commit version) or its
+// deletion.
+func (t *Txn) encodeRow(b *pebble.Batch, p *tablePlan, w *rowWrite) error {
+	tbl := p.tw.id
+	if w.del {
+		if !w.origExists || p.tw.truncated {
+			return nil // nothing on disk to delete (or the range delete covers it)
+		}
+		t.keyBuf = rowKey(t.keyBuf[:0], tbl, w.key)
+		return b.Delete(t.keyBuf, nil)
+	}
+	hl := rowHeaderLen(w.rowID, p.version)
+	op := b.SetDeferred(tablePrefixLen+len(w.key), hl+len(w.value))
+	appendTablePrefix(op.Key[:0], prefixRows, tbl)
+	copy(op.Key[tablePrefixLen:], w.key)
+	n := putRowHeader(op.Value, w.rowID, p.version)
+	copy(op.Value[n:], w.value)
+	return op.Finish()
+}
+
+// changeEncoder computes a table's net row changes (snapshot → final state,
+// matched by row id) in key order, counts them and, with the feed on,
+// writes them as change records.
+type changeEncoder struct {
+	t    *Txn
+	b    *pebble.Batch
+	p    *tablePlan
+	cdf  bool
+	seq  uint32
+	kbuf []byte
+	vbuf []byte
+	err  error
+}
+
+func (ce *changeEncoder) diff(w *rowWrite) error {
+	p := ce.p
+	if w.origExists {
+		if !w.del && w.rowID == w.origRowID {
+			return ce.update(w, w.key, w.value)
+		}
+		var err error
+		if m := p.moved[w.origRowID]; m != nil && m.paired {
+			err = ce.update(w, m.key, m.value)
+		} else {
+			err = ce.delete(w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !w.del && !(w.moved && p.pairedMove(w.rowID)) {
+		return ce.insert(w)
+	}
+	return nil
+}
+
+func (ce *changeEncoder) origValue(w *rowWrite) ([]byte, error) {
+	if w.origLoaded {
+		return w.origValue, nil
+	}
+	r, ok, err := ce.t.snapRow(ce.p.tw.id, w.key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("storage: snapshot row %x of table %d vanished", w.key, ce.p.tw.id)
+	}
+	return r.Value, nil
+}
+
+func (ce *changeEncoder) insert(w *rowWrite) error {
+	ce.p.ins++
+	return ce.put(recInsert, w.rowID, w.key, w.value, nil, nil)
+}
+
+func (ce *changeEncoder) delete(w *rowWrite) error {
+	ce.p.del++
+	if !ce.cdf {
+		return nil
+	}
+	old, err := ce.origValue(w)
+	if err != nil {
+		return err
+	}
+	return ce.put(recDelete, w.origRowID, w.key, old, nil, nil)
+}
+
+func (ce *changeEncoder) update(w *rowWrite, newKey, newValue []byte) error {
+	ce.p.upd++
+	if !ce.cdf {
+		return nil
+	}
+	old, err := ce.origValue(w)
+	if err != nil {
+		return err
+	}
+	return ce.put(recUpdate, w.origRowID, w.key, old, newKey, newValue)
+}
+
+func (ce *changeEncoder) snapshotDelete(pit *pebble.Iterator) error {
+	ce.p.del++
+	if !ce.cdf {
+		return nil
+	}
+	v, err := pit.ValueAndErr()
+	if err != nil {
+		return err
+	}
+	rowID, _, val, err := parseRowValue(v)
+	if err != nil {
+		return err
+	}
+	return ce.put(recDelete, rowID, pit.Key()[tablePrefixLen:], val, nil, nil)
+}
+
+func (ce *changeEncoder) put(typ byte, rowID int64, key, value, newKey, newValue []byte) error {
+	if !ce.cdf {
+		return nil
+	}
+	ce.kbuf = cdfKey(ce.kbuf[:0], ce.p.tw.id, ce.p.version, ce.seq)
+	ce.seq++
+	ce.vbuf = appendChangeRecord(ce.vbuf[:0], typ, rowID, key, value, newKey, newValue)
+	return ce.b.Set(ce.kbuf, ce.vbuf, nil)
+}
+
+// encodeVersions adds history entries and table states; called under
+// commitMu with versions final. It returns the commit's events.
+func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time) []CommitEvent {
+	var events []CommitEvent
+	for _, p := range plans {
+		tw, st := p.tw, p.st
+		tbl := tw.id
+		vacuumed := st.vacuumedBelow
+		last := st.lastTS
+		if tw.dropped {
+			vacuumed, last = 0, time.Time{}
+		}
+		if tw.vacuum && !tw.dropped {
+			vacuumed = max(vacuumed, tw.vacuumBelow)
+		}
+		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed}
+		if p.makesVersion {
+			ts := now
+			if !ts.After(last) { // strictly increasing per table (R-T4)
+				ts = last.Add(time.Microsecond)
+			}
+			p.ts = ts
+			h := HistoryEntry{
+				Version: p.version, Timestamp: ts, Operation: p.operation(), Params: tw.params,
+				RowsInserted: p.ins, RowsUpdated: p.upd, RowsDeleted: p.del,
+				ChangeDataFeed: tw.info.ChangeDataFeed,
+			}
+			_ = b.Set(versionKey(prefixHistory, tbl, p.version), encodeHistory(&h), nil)
+			ps.version, ps.lastTS = p.version, ts
+			events = append(events, CommitEvent{Table: tbl, Version: p.version})
+		} else if tw.dropped {
+			events = append(events, CommitEvent{Table: tbl, Version: -1})
+			continue // state key deleted in encodeTable
+		}
+		_ = b.Set(stateKey(tbl), encodeState(ps), nil)
+	}
+	return events
+}
+
+// applyPlans updates the in-memory table states after the batch applied
+// (under commitMu).
+func applyPlans(plans []*tablePlan, seq uint64) {
+	for _, p := range plans {
+		tw, st := p.tw, p.st
+		if tw.dropped {
+			st.version.Store(-1)
+			st.lastTS = time.Time{}
+			st.vacuumedBelow = 0
+			st.dropSeq, st.wipeSeq = seq, seq
+		}
+		if p.makesVersion {
+			st.version.Store(p.version)
+			st.lastTS = p.ts
+		}
+		if p.wipes {
+			st.wipeSeq = seq
+		}
+		if p.writesRows {
+			st.rowWriteSeq = seq
+		}
+		if tw.vacuum && !tw.dropped {
+			st.vacuumedBelow = max(st.vacuumedBelow, tw.vacuumBelow)
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configure Open.
+type Options struct {
+	Dir       string           // data directory
+	InMemory  bool             // tests: use Pebble's in-memory vfs, Dir ignored
+	Clock     func() time.Time // commit timestamps; nil = time.Now
+	Logger    *slog.Logger     // optional
+	CacheSize int64            // block cache bytes; 0 = 256 MiB
+}
+
+const (
+	defaultCacheSize = 256 << 20
+	memTableSize     = 64 << 20
+)
+
+// DB is one open data directory. It is safe for concurrent use; a Txn is not
+// (one goroutine at a time).
+type DB struct {
+	pdb   *pebble.DB
+	lock  *pebble.Lock // nil in memory
+	clock func() time.Time
+	log   *slog.Logger
+
+	// visMu makes a Begin's snapshot and its logical sequence one atomic
+	// observation: Begin holds it shared, a commit holds it exclusively
+	// around ApplyNoSyncWait and seq++ (invariant 5 in doc.go).
+	visMu  sync.RWMutex
+	seq    uint64 // commits applied so far (logical commit sequence)
+	closed atomic.Bool
+
+	// activeMu guards active: begin seq → number of open transactions that
+	// began at it. The oldest bounds the conflict bookkeeping.
+	activeMu sync.Mutex
+	active   map[uint64]int
+
+	// commitMu serializes validation, version assignment and apply.
+	commitMu  sync.Mutex
+	conflicts conflictTracker // guarded by commitMu
+
+	tablesMu sync.RWMutex
+	tables   map[TableID]*tableState
+
+	subs   subscribers
+	notify notifier
+}
+
+// Open opens (creating if needed) the data directory. A directory locked by
+// another process fails at once with an error wrapping ErrLocked.
+func Open(opts Options) (*DB, error) {
+	db := &DB{
+		clock:  opts.Clock,
+		log:    opts.Logger,
+		active: make(map[uint64]int),
+		tables: make(map[TableID]*tableState),
+	}
+	if db.clock == nil {
+		db.clock = time.Now
+	}
+	if db.log == nil {
+		db.log = slog.New(slog.DiscardHandler)
+	}
+	db.conflicts.init()
+	db.notify.init()
+
+	po := &pebble.Options{
+		CacheSize:          opts.CacheSize,
+		MemTableSize:       memTableSize,
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             pebbleLogger{db.log},
+	}
+	if po.CacheSize <= 0 {
+		po.CacheSize = defaultCacheSize
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	dir := opts.Dir
+	if opts.InMemory {
+		po.FS = vfs.NewMem()
+		dir = ""
+	} else {
+		if dir == "" {
+			return nil, errors.New("storage: Options.Dir is empty")
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("storage: create data directory: %w", err)
+		}
+		// Take Pebble's LOCK ourselves first so a second server fails at once
+		// with a clear error (fcntl F_SETLK never waits).
+		lock, err := pebble.LockDirectory(dir, vfs.Default)
+		if err != nil {
+			if isLockHeld(err) {
+				return nil, &lockedError{dir: dir, cause: err}
+			}
+			return nil, fmt.Errorf("storage: lock data directory %s: %w", dir, err)
+		}
+		db.lock = lock
+		po.Lock = lock
+	}
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		if db.lock != nil {
+			_ = db.lock.Close()
+		}
+		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
+	}
+	db.pdb = pdb
+	if err := db.load(); err != nil {
+		_ = pdb.Close()
+		if db.lock != nil {
+			_ = db.lock.Close()
+		}
+		return nil, err
+	}
+	return db, nil
+}
+
+// isLockHeld tells a held lock (EAGAIN/EACCES from fcntl, or Pebble's
+// in-process check) from other failures such as a read-only directory, where
+// creating the LOCK file fails with an *os.PathError.
+func isLockHeld(err error) bool {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return false
+	}
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EACCES) ||
+		strings.Contains(err.Error(), "lock held by current process")
+}
+
+// load checks the layout version and reads every table's state.
+func (db *DB) load() error {
+	v, closer, err := db.pdb.Get(globalFormatKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		if err := db.pdb.Set(globalFormatKey, []byte(formatVersion), pebble.Sync); err != nil {
+			return fmt.Errorf("storage: write format: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("storage: read format: %w", err)
+	default:
+		got := string(v)
+		_ = closer.Close()
+		if got != formatVersion {
+			return fmt.Errorf("storage: data directory has layout version %q, this build reads %q", got, formatVersion)
+		}
+	}
+	start, end := []byte{prefixState}, []byte{prefixState + 1}
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) != tablePrefixLen {
+			_ = it.Close()
+			return fmt.Errorf("storage: corrupt state key %x", k)
+		}
+		tbl := TableID(uint32(k[1])<<24 | uint32(k[2])<<16 | uint32(k[3])<<8 | uint32(k[4]))
+		ps, err := decodeState(it.Value())
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		st := newTableState(tbl)
+		st.version.Store(ps.version)
+		st.nextRowID.Store(ps.nextRowID)
+		st.lastTS = ps.lastTS
+		st.vacuumedBelow = ps.vacuumedBelow
+		db.tables[tbl] = st
+	}
+	return it.Close()
+}
+
+// Close closes the DB. Every Txn must have ended; commits in flight finish
+// first.
+func (db *DB) Close() error {
+	db.commitMu.Lock()
+	db.visMu.Lock()
+	if db.closed.Load() {
+		db.visMu.Unlock()
+		db.commitMu.Unlock()
+		return nil
+	}
+	db.closed.Store(true)
+	db.visMu.Unlock()
+	db.commitMu.Unlock()
+	err := db.pdb.Close()
+	if db.lock != nil {
+		err = errors.Join(err, db.lock.Close())
+	}
+	return err
+}
+
+// table returns the in-memory state of tbl, creating an empty one (no
+// versions, row ids from 1) for a table storage has not seen.
+func (db *DB) table(tbl TableID) *tableState {
+	db.tablesMu.RLock()
+	st := db.tables[tbl]
+	db.tablesMu.RUnlock()
+	if st != nil {
+		return st
+	}
+	db.tablesMu.Lock()
+	defer db.tablesMu.Unlock()
+	if st = db.tables[tbl]; st == nil {
+		st = newTableState(tbl)
+		db.tables[tbl] = st
+	}
+	return st
+}
+
+// oldestActive returns the smallest begin seq of an open transaction, or
+// fallback when none is open.
+func (db *DB) oldestActive(fallback uint64) uint64 {
+	db.activeMu.Lock()
+	defer db.activeMu.Unlock()
+	min := fallback
+	for s := range db.active {
+		if s < min {
+			min = s
+		}
+	}
+	return min
+}
+
+// pebbleLogger sends Pebble's log lines to slog.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Log(context.Background(), slog.LevelDebug, fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...), "component", "pebble")
+}
+
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg, "component", "pebble", "fatal", true)
+	panic("pebble: " + msg)
+}

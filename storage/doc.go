@@ -1,0 +1,71 @@
+// Package storage is mvserver's ordered key-value engine: one embedded Pebble
+// instance behind a narrow transactional interface. It owns
+//
+//   - Delta-like source tables (SPEC §1): rows by table id and key, table
+//     versions (R-T4), row ids and row commit versions (R-T6), the change data
+//     feed (R-T7) and its retention (R-T9), table history;
+//   - the generic meta key space the catalog (and refresh state) persists in;
+//   - snapshot-isolation transactions and the commit pipeline (group commit,
+//     first-committer-wins validation, commit notifications);
+//   - the order-preserving key encoding the SQL layer composes keys with
+//     (keyenc.go).
+//
+// Storage knows tables by TableID and rows as opaque bytes. It imports no
+// sql/, catalog/, server/ — no mvserver package at all — and Pebble types
+// never leave it, so another ordered transactional KV can replace Pebble
+// behind the same API.
+//
+// # Key layout
+//
+// The leading byte names the key space; table ids are 4 bytes and versions 8
+// bytes, big-endian:
+//
+//	0x01 | name                                 global state (layout version)
+//	0x02 | key                                  meta: the caller's key → value
+//	0x03 | table                                table state: version, next row id,
+//	                                            last commit time, CDF vacuumed below
+//	0x04 | table | version                      history entry (op, params, metrics,
+//	                                            CDF on, timestamp)
+//	0x05 | table | version | seq-in-commit (4B) change record: insert/delete hold the
+//	                                            row, an update holds both images
+//	0x06 | table | key                          row: uvarint row id | uvarint commit
+//	                                            version | caller's value
+//
+// A table without a primary key is keyed by RowIDKey(row id).
+//
+// # Invariants
+//
+//  1. A commit is one Pebble batch (rows, change records, history entries,
+//     table states with row-id high-water marks, meta keys) applied with a
+//     synced WAL: after a crash a commit is entirely present or absent, and
+//     every commit whose Commit returned nil is present.
+//  2. Each commit that changes a table makes exactly one new version of it:
+//     version 0 by CreateTable (or the first write), then +1 per commit, in
+//     commit order; its timestamp is strictly greater than the previous one
+//     (the clock is bumped by 1µs when it is not).
+//  3. A row's commit version is the version of the commit that last wrote it;
+//     its row id never changes and a committed row id is never handed out
+//     again (the persisted high-water mark is ≥ every id of the commit).
+//  4. A transaction reads its snapshot plus its own writes; it sees exactly
+//     the commits applied before Begin (snapshot and logical commit sequence
+//     are taken atomically under visMu, against which a commit applies and
+//     bumps the sequence).
+//  5. First committer wins: a commit fails with ErrSerialization when a key it
+//     writes (row or meta) or a CheckUnchanged key was written by a commit
+//     applied after its Begin; an insert whose key a concurrent commit
+//     created fails with ErrDuplicateKey. Table-level: a Truncate fails when a
+//     concurrent commit wrote the table's rows; row writes fail after a
+//     concurrent Truncate or DropTable. Version counters never conflict.
+//  6. The recent-writes bookkeeping holds only commits newer than the oldest
+//     open transaction's Begin.
+//  7. A commit's change records are its net effect per row id (snapshot
+//     state → final state), ordered by key within the commit; the history
+//     metrics count the same changes.
+//  8. Subscribers hear of a commit after its WAL sync, outside every lock,
+//     one call at a time, in commit order.
+//
+// Visibility versus durability: a commit is visible to transactions that
+// begin after its batch is applied, which is just before its (shared) fsync
+// completes. A commit that read such data is later in the WAL, so it cannot
+// be durable without the data it read.
+package storage

@@ -1,0 +1,155 @@
+package storage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// HistoryEntry is one table version (R-T4): what DESCRIBE HISTORY lists.
+type HistoryEntry struct {
+	Version   int64
+	Timestamp time.Time
+	Operation string
+	Params    map[string]string
+	// Rows inserted, updated and deleted by the commit (its net effect on
+	// each row, as its change records show).
+	RowsInserted, RowsUpdated, RowsDeleted int64
+	// ChangeDataFeed: the change feed was on for this commit (its row
+	// changes are recorded).
+	ChangeDataFeed bool
+}
+
+const historyFormat byte = 1
+
+func encodeHistory(h *HistoryEntry) []byte {
+	b := make([]byte, 0, 64)
+	b = append(b, historyFormat)
+	b = binary.AppendVarint(b, h.Timestamp.UnixMicro())
+	b = appendBytes(b, []byte(h.Operation))
+	keys := make([]string, 0, len(h.Params))
+	for k := range h.Params {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		b = appendBytes(b, []byte(k))
+		b = appendBytes(b, []byte(h.Params[k]))
+	}
+	b = binary.AppendVarint(b, h.RowsInserted)
+	b = binary.AppendVarint(b, h.RowsUpdated)
+	b = binary.AppendVarint(b, h.RowsDeleted)
+	if h.ChangeDataFeed {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	return b
+}
+
+func decodeHistory(version int64, v []byte) (HistoryEntry, error) {
+	d := decoder{b: v}
+	h := HistoryEntry{Version: version}
+	if d.byte() != historyFormat {
+		d.fail("history entry")
+	}
+	h.Timestamp = time.UnixMicro(d.varint()).UTC()
+	h.Operation = string(d.bytes())
+	if n := d.uvarint(); n > 0 && d.err == nil {
+		h.Params = make(map[string]string, n)
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			k := string(d.bytes())
+			h.Params[k] = string(d.bytes())
+		}
+	}
+	h.RowsInserted = d.varint()
+	h.RowsUpdated = d.varint()
+	h.RowsDeleted = d.varint()
+	h.ChangeDataFeed = d.byte() == 1
+	if d.err != nil {
+		return h, fmt.Errorf("%w (history version %d)", d.err, version)
+	}
+	return h, nil
+}
+
+func historyKeyVersion(k []byte) int64 {
+	return int64(binary.BigEndian.Uint64(k[tablePrefixLen:]))
+}
+
+// History returns the table's versions as this txn's snapshot sees them,
+// newest first (R-T4).
+func (t *Txn) History(tbl TableID) ([]HistoryEntry, error) {
+	var out []HistoryEntry
+	err := t.scanHistory(tbl, 0, -1, true, func(h HistoryEntry) bool {
+		out = append(out, h)
+		return true
+	})
+	return out, err
+}
+
+// scanHistory calls fn for the history entries with from <= version <= to
+// (to < 0: no bound), newest first when reverse, until fn returns false.
+func (t *Txn) scanHistory(tbl TableID, from, to int64, reverse bool, fn func(HistoryEntry) bool) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	lower := versionKey(prefixHistory, tbl, from)
+	var upper []byte
+	if to >= 0 {
+		upper = versionKey(prefixHistory, tbl, to+1)
+	} else {
+		_, upper = tableSpan(prefixHistory, tbl)
+	}
+	it, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		return err
+	}
+	step, ok := it.Next, it.First()
+	if reverse {
+		step, ok = it.Prev, it.Last()
+	}
+	for ; ok; ok = step() {
+		h, err := decodeHistory(historyKeyVersion(it.Key()), it.Value())
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		if !fn(h) {
+			break
+		}
+	}
+	return it.Close()
+}
+
+// operation names the history operation of a commit (R-T4): CreateTable's op
+// when the table was created, the one noted op, "MERGE" for several, else
+// inferred from the row changes.
+func (p *tablePlan) operation() string {
+	tw := p.tw
+	switch {
+	case tw.created:
+		return tw.createOp
+	case len(tw.ops) == 1:
+		return tw.ops[0]
+	case len(tw.ops) > 1:
+		return "MERGE"
+	}
+	kinds, op := 0, "WRITE"
+	if p.ins > 0 {
+		kinds, op = kinds+1, "WRITE"
+	}
+	if p.upd > 0 {
+		kinds, op = kinds+1, "UPDATE"
+	}
+	if p.del > 0 {
+		kinds, op = kinds+1, "DELETE"
+	}
+	if kinds > 1 {
+		return "MERGE"
+	}
+	return op
+}

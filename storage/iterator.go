@@ -1,0 +1,225 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+
+	"github.com/RaduBerinde/btreemap"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Iterator walks rows (Scan) or meta keys (ScanMeta) in key order, merging the
+// transaction's own writes over its snapshot. The own writes are those made
+// before Scan was called: writes made while the iterator is open are not
+// seen (so an UPDATE that moves keys forward never meets its own rows again).
+//
+// Without own writes in range it reads Pebble directly: per row it only
+// parses the row header and allocates nothing.
+type Iterator struct {
+	txn   *Txn
+	pit   *pebble.Iterator // nil when the snapshot side is empty
+	strip int              // bytes of key-space prefix to strip from Pebble keys
+	meta  bool             // values have no row header
+
+	bnext func() ([]byte, rowWrite, bool) // own writes, nil when none
+	bstop func()
+
+	started, done, closed bool
+	pValid, bValid        bool
+	pAdvance, bAdvance    bool
+	bw                    rowWrite
+
+	row Row
+	err error
+}
+
+// Scan returns the rows of tbl with start <= key < end in key order (nil
+// start or end: unbounded).
+func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
+	it := &Iterator{txn: t, strip: tablePrefixLen}
+	if err := t.alive(); err != nil {
+		it.err, it.done = err, true
+		return it
+	}
+	if end != nil && bytes.Compare(start, end) >= 0 {
+		it.done = true
+		return it
+	}
+	tw := t.tables[tbl]
+	if tw == nil || !tw.truncated {
+		lower := rowKey(nil, tbl, start)
+		var upper []byte
+		if end != nil {
+			upper = rowKey(nil, tbl, end)
+		} else {
+			_, upper = tableSpan(prefixRows, tbl)
+		}
+		if !it.openPebble(lower, upper) {
+			return it
+		}
+	}
+	if tw != nil && tw.rows.Len() > 0 {
+		it.openBuffer(tw.rows, start, end)
+	}
+	t.track(it)
+	return it
+}
+
+// ScanMeta returns the meta keys that start with prefix, in key order.
+// Row.Key and Row.Value only.
+func (t *Txn) ScanMeta(prefix []byte) *Iterator {
+	it := &Iterator{txn: t, strip: 1, meta: true}
+	if err := t.alive(); err != nil {
+		it.err, it.done = err, true
+		return it
+	}
+	lower := metaKey(nil, prefix)
+	upper := PrefixEnd(lower)
+	if !it.openPebble(lower, upper) {
+		return it
+	}
+	if t.meta != nil && t.meta.Len() > 0 {
+		it.openBuffer(t.meta, prefix, PrefixEnd(prefix))
+	}
+	t.track(it)
+	return it
+}
+
+func (t *Txn) track(it *Iterator) {
+	if t.iters == nil {
+		t.iters = make(map[*Iterator]struct{})
+	}
+	t.iters[it] = struct{}{}
+}
+
+func (it *Iterator) openPebble(lower, upper []byte) bool {
+	pit, err := it.txn.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	if err != nil {
+		it.err, it.done = err, true
+		return false
+	}
+	it.pit = pit
+	return true
+}
+
+// openBuffer iterates a clone of the own-write tree (copy-on-write: O(1)
+// now, later writes copy the nodes they touch).
+func (it *Iterator) openBuffer(tree *writeTree, start, end []byte) {
+	lo := btreemap.Min[[]byte]()
+	if start != nil {
+		lo = btreemap.GE(start)
+	}
+	hi := btreemap.Max[[]byte]()
+	if end != nil {
+		hi = btreemap.LT(end)
+	}
+	it.bnext, it.bstop = iter.Pull2(tree.Clone().Ascend(lo, hi))
+}
+
+// Next advances to the next row; false at the end or on error (see Err).
+func (it *Iterator) Next() bool {
+	if it.done || it.err != nil {
+		return false
+	}
+	if !it.started {
+		it.started = true
+		if it.pit != nil {
+			it.pValid = it.pit.First()
+		}
+		if it.bnext != nil {
+			_, it.bw, it.bValid = it.bnext()
+		}
+	} else {
+		if it.pAdvance {
+			it.pValid, it.pAdvance = it.pit.Next(), false
+		}
+		if it.bAdvance {
+			_, it.bw, it.bValid = it.bnext()
+			it.bAdvance = false
+		}
+	}
+	for {
+		if !it.bValid {
+			if !it.pValid {
+				it.done = true
+				if it.pit != nil {
+					it.err = it.pit.Error()
+				}
+				return false
+			}
+			it.pAdvance = true
+			return it.emitPebble()
+		}
+		if it.pValid {
+			c := bytes.Compare(it.pit.Key()[it.strip:], it.bw.key)
+			if c < 0 {
+				it.pAdvance = true
+				return it.emitPebble()
+			}
+			if c == 0 { // the own write shadows the snapshot row
+				it.pValid = it.pit.Next()
+			}
+		}
+		if it.bw.del {
+			_, it.bw, it.bValid = it.bnext()
+			continue
+		}
+		it.bAdvance = true
+		it.row = Row{Key: it.bw.key, Value: it.bw.value, RowID: it.bw.rowID, CommitVersion: -1}
+		if it.meta {
+			it.row.RowID, it.row.CommitVersion = 0, 0
+		}
+		return true
+	}
+}
+
+func (it *Iterator) emitPebble() bool {
+	k := it.pit.Key()
+	v, err := it.pit.ValueAndErr()
+	if err != nil {
+		it.err = err
+		return false
+	}
+	if it.meta {
+		it.row = Row{Key: k[it.strip:], Value: v}
+		return true
+	}
+	rowID, ver, val, err := parseRowValue(v)
+	if err != nil {
+		it.err = fmt.Errorf("%w at key %x", err, k)
+		return false
+	}
+	it.row = Row{Key: k[it.strip:], Value: val, RowID: rowID, CommitVersion: ver}
+	return true
+}
+
+// Row returns the current row; its slices are valid until Next.
+func (it *Iterator) Row() Row { return it.row }
+
+// Err returns the error that stopped the iteration, if any.
+func (it *Iterator) Err() error { return it.err }
+
+// Close releases the iterator and returns Err.
+func (it *Iterator) Close() error {
+	if !it.closed && it.txn != nil && it.txn.iters != nil {
+		delete(it.txn.iters, it)
+	}
+	return it.release()
+}
+
+func (it *Iterator) release() error {
+	if it.closed {
+		return it.err
+	}
+	it.closed, it.done = true, true
+	if it.bstop != nil {
+		it.bstop()
+	}
+	if it.pit != nil {
+		if err := it.pit.Close(); err != nil && it.err == nil {
+			it.err = err
+		}
+	}
+	return it.err
+}

@@ -1,0 +1,120 @@
+package storage
+
+import (
+	"encoding/binary"
+	"sync/atomic"
+	"time"
+)
+
+// tableState is the in-memory state of one table. version and nextRowID are
+// atomics (read outside the commit mutex); the rest is guarded by
+// DB.commitMu.
+type tableState struct {
+	id TableID
+	// version is the latest committed version, -1 when the table has none.
+	version atomic.Int64
+	// nextRowID is the next row id to hand out (R-T6). Its value at commit is
+	// persisted as the high-water mark, so a committed id is never reused.
+	nextRowID atomic.Int64
+
+	lastTS        time.Time // timestamp of the latest version
+	vacuumedBelow int64     // change records of versions below it were vacuumed
+
+	// Sequences of the last commits that wrote rows, wiped all rows
+	// (TRUNCATE, DROP) or dropped the table: table-level conflicts.
+	rowWriteSeq, wipeSeq, dropSeq uint64
+}
+
+func newTableState(tbl TableID) *tableState {
+	st := &tableState{id: tbl}
+	st.version.Store(-1)
+	st.nextRowID.Store(1)
+	return st
+}
+
+// allocRowID hands out a row id (atomic; never blocks).
+func (st *tableState) allocRowID() int64 { return st.nextRowID.Add(1) - 1 }
+
+// persistedState is the value of a table's state key.
+type persistedState struct {
+	version       int64
+	nextRowID     int64
+	lastTS        time.Time
+	vacuumedBelow int64
+}
+
+const stateFormat byte = 1
+
+func encodeState(ps persistedState) []byte {
+	b := make([]byte, 0, 32)
+	b = append(b, stateFormat)
+	b = binary.AppendVarint(b, ps.version)
+	b = binary.AppendVarint(b, ps.nextRowID)
+	b = binary.AppendVarint(b, ps.lastTS.UnixMicro())
+	b = binary.AppendVarint(b, ps.vacuumedBelow)
+	return b
+}
+
+func decodeState(v []byte) (persistedState, error) {
+	d := decoder{b: v}
+	var ps persistedState
+	if d.byte() != stateFormat {
+		d.fail("table state")
+	}
+	ps.version = d.varint()
+	ps.nextRowID = d.varint()
+	ps.lastTS = time.UnixMicro(d.varint()).UTC()
+	ps.vacuumedBelow = d.varint()
+	return ps, d.err
+}
+
+// conflictTracker remembers, for every key written by a recent commit, the
+// sequence of the last commit that wrote it (first committer wins). Commits
+// sit in a FIFO; prune drops those no open transaction can conflict with
+// (seq <= the oldest open transaction's begin seq), which bounds the map.
+type conflictTracker struct {
+	last  map[string]uint64
+	queue []commitKeys
+	head  int
+}
+
+type commitKeys struct {
+	seq  uint64
+	keys []string
+}
+
+func (c *conflictTracker) init() { c.last = make(map[string]uint64) }
+
+func (c *conflictTracker) lastWrite(key string) uint64 { return c.last[key] }
+
+func (c *conflictTracker) record(seq uint64, keys []string) {
+	if len(keys) == 0 {
+		return
+	}
+	for _, k := range keys {
+		c.last[k] = seq
+	}
+	c.queue = append(c.queue, commitKeys{seq: seq, keys: keys})
+}
+
+func (c *conflictTracker) prune(oldestBegin uint64) {
+	for c.head < len(c.queue) && c.queue[c.head].seq <= oldestBegin {
+		ck := c.queue[c.head]
+		for _, k := range ck.keys {
+			if c.last[k] == ck.seq {
+				delete(c.last, k)
+			}
+		}
+		c.queue[c.head] = commitKeys{}
+		c.head++
+	}
+	if c.head == len(c.queue) {
+		c.queue, c.head = c.queue[:0], 0
+	} else if c.head > 1024 && c.head > len(c.queue)/2 {
+		n := copy(c.queue, c.queue[c.head:])
+		clear(c.queue[n:])
+		c.queue, c.head = c.queue[:n], 0
+	}
+}
+
+func (c *conflictTracker) size() int { return len(c.last) }

@@ -1,0 +1,609 @@
+package storage
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/RaduBerinde/btreemap"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// TableID names a table; the catalog allocates them.
+type TableID uint32
+
+// TableInfo is what the caller tells storage about a table on each write.
+type TableInfo struct {
+	ID             TableID
+	ChangeDataFeed bool // record row changes of this commit in the CDF (R-T7)
+}
+
+// Row is one stored row. Slices are valid until the iterator moves or the
+// next call on the Txn; the caller must not modify them.
+type Row struct {
+	Key           []byte // the row's key within its table (primary key encoding, or RowIDKey)
+	Value         []byte // caller's encoded columns (opaque)
+	RowID         int64  // stable across updates (R-T6)
+	CommitVersion int64  // table version that last wrote the row; -1 for this txn's own uncommitted writes
+}
+
+// rowWrite is one buffered write: a row (or meta key) as this transaction
+// leaves it, plus what the snapshot held at that key when it was first
+// touched (for the change feed and conflict rules). Trees hold rowWrites by
+// value and every change replaces the entry, so a cloned tree (an open
+// Iterator) keeps seeing the writes as they were when it was opened.
+type rowWrite struct {
+	key   []byte
+	value []byte
+	rowID int64
+	del   bool
+	// moved: the row (rowID) came here from another key by an Update.
+	moved bool
+	// fresh: key is RowIDKey of a row id allocated by this txn; no other
+	// transaction can write it, so it needs no conflict check.
+	fresh bool
+
+	origExists bool // the snapshot has a row at key
+	origLoaded bool // origValue holds the snapshot's value
+	origRowID  int64
+	origValue  []byte
+}
+
+type writeTree = btreemap.BTreeMap[[]byte, rowWrite]
+
+func newWriteTree() *writeTree { return btreemap.New[[]byte, rowWrite](16, bytes.Compare) }
+
+// tableWrites is everything one transaction does to one table.
+type tableWrites struct {
+	id   TableID
+	info TableInfo // as given by the latest write call
+	st   *tableState
+	rows *writeTree
+
+	truncated bool // snapshot rows are invisible: Truncate or DropTable
+	dropped   bool // DropTable: rows, CDF, history, state go at commit
+	created   bool // CreateTable (after DropTable when both)
+	createOp  string
+	recorded  bool // RecordVersion
+	ops       []string
+	params    map[string]string
+
+	vacuum      bool
+	vacuumBelow int64
+}
+
+func (tw *tableWrites) note(op string) {
+	for _, o := range tw.ops {
+		if o == op {
+			return
+		}
+	}
+	tw.ops = append(tw.ops, op)
+}
+
+func (tw *tableWrites) mergeParams(params map[string]string) {
+	if len(params) == 0 {
+		return
+	}
+	if tw.params == nil {
+		tw.params = make(map[string]string, len(params))
+	}
+	for k, v := range params {
+		tw.params[k] = v
+	}
+}
+
+// Txn is a snapshot-isolation transaction: reads see the state at Begin plus
+// the transaction's own writes; writes are buffered until Commit. A Txn is
+// used by one goroutine at a time. Every Txn must end with Commit or
+// Rollback (an open Txn pins its snapshot and the conflict bookkeeping).
+type Txn struct {
+	db         *DB
+	snap       *pebble.Snapshot
+	beginSeq   uint64
+	registered bool
+	err        error // set once the txn ended: ErrTxnDone or ErrClosed
+
+	tables map[TableID]*tableWrites
+	order  []TableID // first-touch order: deterministic batches
+	meta   *writeTree
+	checks map[string]struct{} // CheckUnchanged meta keys (Pebble keys)
+	iters  map[*Iterator]struct{}
+
+	changeIters map[*ChangeIterator]struct{}
+
+	getBuf    []byte
+	keyBuf    []byte
+	committed map[TableID]int64
+}
+
+// Begin starts a transaction. Its snapshot and its place in the commit order
+// are taken atomically: it sees exactly the commits applied before it.
+func (db *DB) Begin() *Txn {
+	t := &Txn{db: db}
+	db.visMu.RLock()
+	if db.closed.Load() {
+		db.visMu.RUnlock()
+		t.err = ErrClosed
+		return t
+	}
+	t.snap = db.pdb.NewSnapshot()
+	t.beginSeq = db.seq
+	db.activeMu.Lock()
+	db.active[t.beginSeq]++
+	db.activeMu.Unlock()
+	db.visMu.RUnlock()
+	t.registered = true
+	return t
+}
+
+func (t *Txn) alive() error {
+	if t.err != nil {
+		return t.err
+	}
+	if t.db.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+// deregister removes the txn from the open set (idempotent).
+func (t *Txn) deregister() {
+	if !t.registered {
+		return
+	}
+	t.registered = false
+	db := t.db
+	db.activeMu.Lock()
+	if db.active[t.beginSeq]--; db.active[t.beginSeq] <= 0 {
+		delete(db.active, t.beginSeq)
+	}
+	db.activeMu.Unlock()
+}
+
+// finish ends the txn: closes its iterators and snapshot.
+func (t *Txn) finish() {
+	if t.err != nil {
+		return
+	}
+	t.err = ErrTxnDone
+	for it := range t.iters {
+		it.release()
+	}
+	t.iters = nil
+	for it := range t.changeIters {
+		it.release()
+	}
+	t.changeIters = nil
+	if t.snap != nil && !t.db.closed.Load() {
+		_ = t.snap.Close()
+	}
+	t.snap = nil
+	t.deregister()
+}
+
+// Rollback discards the transaction (no-op when it already ended).
+func (t *Txn) Rollback() { t.finish() }
+
+// table returns the write set of tbl, recording info as the latest.
+func (t *Txn) table(info TableInfo) *tableWrites {
+	tw := t.tableByID(info.ID)
+	tw.info = info
+	return tw
+}
+
+func (t *Txn) tableByID(id TableID) *tableWrites {
+	if tw := t.tables[id]; tw != nil {
+		return tw
+	}
+	if t.tables == nil {
+		t.tables = make(map[TableID]*tableWrites)
+	}
+	tw := &tableWrites{id: id, info: TableInfo{ID: id}, st: t.db.table(id), rows: newWriteTree()}
+	t.tables[id] = tw
+	t.order = append(t.order, id)
+	return tw
+}
+
+// snapGet reads a Pebble key from the snapshot into t.getBuf (valid until
+// the next snapGet).
+func (t *Txn) snapGet(pkey []byte) ([]byte, bool, error) {
+	v, closer, err := t.snap.Get(pkey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	t.getBuf = append(t.getBuf[:0], v...)
+	_ = closer.Close()
+	return t.getBuf, true, nil
+}
+
+func (t *Txn) snapHas(pkey []byte) (bool, error) {
+	_, closer, err := t.snap.Get(pkey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	_ = closer.Close()
+	return true, nil
+}
+
+// snapRow reads the snapshot's row of tbl at key.
+func (t *Txn) snapRow(tbl TableID, key []byte) (Row, bool, error) {
+	t.keyBuf = rowKey(t.keyBuf[:0], tbl, key)
+	v, ok, err := t.snapGet(t.keyBuf)
+	if !ok || err != nil {
+		return Row{}, false, err
+	}
+	rowID, ver, val, err := parseRowValue(v)
+	if err != nil {
+		return Row{}, false, fmt.Errorf("%w (table %d key %x)", err, tbl, key)
+	}
+	return Row{Key: key, Value: val, RowID: rowID, CommitVersion: ver}, true, nil
+}
+
+// Get returns the row of tbl at key as this transaction sees it.
+func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
+	if err := t.alive(); err != nil {
+		return Row{}, false, err
+	}
+	if tw := t.tables[tbl]; tw != nil {
+		if _, w, ok := tw.rows.Get(key); ok {
+			if w.del {
+				return Row{}, false, nil
+			}
+			return Row{Key: w.key, Value: w.value, RowID: w.rowID, CommitVersion: -1}, true, nil
+		}
+		if tw.truncated {
+			return Row{}, false, nil
+		}
+	}
+	return t.snapRow(tbl, key)
+}
+
+// keyExists reports whether tbl has a row at key as this txn sees it.
+func (t *Txn) keyExists(tw *tableWrites, key []byte) (bool, error) {
+	if _, w, ok := tw.rows.Get(key); ok {
+		return !w.del, nil
+	}
+	if tw.truncated {
+		return false, nil
+	}
+	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
+	return t.snapHas(t.keyBuf)
+}
+
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// Insert writes a new row. key == nil keys the row by its row id (tables
+// without a primary key): storage allocates the id and uses RowIDKey(id). A
+// key that exists (own writes or snapshot) → *DuplicateKeyError. Returns the
+// new row id.
+func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) {
+	if err := t.alive(); err != nil {
+		return 0, err
+	}
+	tw := t.table(tbl)
+	if key == nil {
+		id := tw.st.allocRowID()
+		w := rowWrite{key: RowIDKey(id), value: cloneBytes(value), rowID: id, fresh: true}
+		tw.rows.ReplaceOrInsert(w.key, w)
+		return id, nil
+	}
+	_, w, had := tw.rows.Get(key)
+	if had && !w.del {
+		return 0, &DuplicateKeyError{Table: tbl.ID, Key: cloneBytes(key)}
+	}
+	if !had {
+		if !tw.truncated {
+			t.keyBuf = rowKey(t.keyBuf[:0], tbl.ID, key)
+			exists, err := t.snapHas(t.keyBuf)
+			if err != nil {
+				return 0, err
+			}
+			if exists {
+				return 0, &DuplicateKeyError{Table: tbl.ID, Key: cloneBytes(key)}
+			}
+		}
+		w = rowWrite{key: cloneBytes(key)}
+	}
+	id := tw.st.allocRowID()
+	w.value, w.rowID, w.del, w.moved = cloneBytes(value), id, false, false
+	tw.rows.ReplaceOrInsert(w.key, w)
+	return id, nil
+}
+
+// Update replaces the row at oldKey with value at newKey (newKey may equal
+// oldKey); the row id is kept (R-T6). A newKey that exists (other than
+// oldKey) → *DuplicateKeyError. Missing oldKey → ErrNotFound.
+func (t *Txn) Update(tbl TableInfo, oldKey, newKey, value []byte) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	return t.update(t.table(tbl), oldKey, newKey, value, nil)
+}
+
+// UpdateRow is Update for a row the caller just read with Get or Scan in this
+// transaction: it saves the point lookup of the old row. old must be the Row
+// as returned (its Key, RowID, CommitVersion and Value are used).
+func (t *Txn) UpdateRow(tbl TableInfo, old Row, newKey, value []byte) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	return t.update(t.table(tbl), old.Key, newKey, value, &old)
+}
+
+// DeleteRow is Delete for a row the caller just read with Get or Scan in this
+// transaction (see UpdateRow).
+func (t *Txn) DeleteRow(tbl TableInfo, old Row) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	return t.delete(t.table(tbl), old.Key, &old)
+}
+
+// oldRow finds the row at key for Update/Delete: the own write when there is
+// one, else the snapshot row (known, when the caller passed the row it read
+// from the snapshot). The returned entry is what the tree should hold for key
+// before the change.
+func (t *Txn) oldRow(tw *tableWrites, key []byte, known *Row) (rowWrite, error) {
+	if _, w, ok := tw.rows.Get(key); ok {
+		if w.del {
+			return w, ErrNotFound
+		}
+		return w, nil
+	}
+	if tw.truncated {
+		return rowWrite{}, ErrNotFound
+	}
+	var r Row
+	if known != nil && known.CommitVersion >= 0 {
+		r = *known
+	} else {
+		var ok bool
+		var err error
+		if r, ok, err = t.snapRow(tw.id, key); err != nil {
+			return rowWrite{}, err
+		} else if !ok {
+			return rowWrite{}, ErrNotFound
+		}
+	}
+	w := rowWrite{key: cloneBytes(key), rowID: r.RowID, origExists: true, origRowID: r.RowID}
+	if tw.info.ChangeDataFeed {
+		w.origValue, w.origLoaded = cloneBytes(r.Value), true
+	}
+	return w, nil
+}
+
+func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) error {
+	old, err := t.oldRow(tw, oldKey, known)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(oldKey, newKey) {
+		old.value = cloneBytes(value)
+		tw.rows.ReplaceOrInsert(old.key, old)
+		return nil
+	}
+	_, nw, had := tw.rows.Get(newKey)
+	if had && !nw.del {
+		return &DuplicateKeyError{Table: tw.id, Key: cloneBytes(newKey)}
+	}
+	if !had {
+		if !tw.truncated {
+			t.keyBuf = rowKey(t.keyBuf[:0], tw.id, newKey)
+			exists, err := t.snapHas(t.keyBuf)
+			if err != nil {
+				return err
+			}
+			if exists {
+				return &DuplicateKeyError{Table: tw.id, Key: cloneBytes(newKey)}
+			}
+		}
+		nw = rowWrite{key: cloneBytes(newKey)}
+	}
+	nw.value, nw.rowID, nw.del, nw.moved = cloneBytes(value), old.rowID, false, true
+	old.del, old.value = true, nil
+	tw.rows.ReplaceOrInsert(old.key, old)
+	tw.rows.ReplaceOrInsert(nw.key, nw)
+	return nil
+}
+
+// Delete removes the row at key; a missing row → ErrNotFound.
+func (t *Txn) Delete(tbl TableInfo, key []byte) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	return t.delete(t.table(tbl), key, nil)
+}
+
+func (t *Txn) delete(tw *tableWrites, key []byte, known *Row) error {
+	w, err := t.oldRow(tw, key, known)
+	if err != nil {
+		return err
+	}
+	w.del, w.value = true, nil
+	tw.rows.ReplaceOrInsert(w.key, w)
+	return nil
+}
+
+// Truncate deletes every row of the table (with the change feed on, a delete
+// record per row). It notes the operation "TRUNCATE".
+func (t *Txn) Truncate(tbl TableInfo) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	tw := t.table(tbl)
+	tw.rows = newWriteTree()
+	tw.truncated = true
+	tw.note("TRUNCATE")
+	return nil
+}
+
+// NoteOperation names the operation of this transaction on tbl for its
+// history entry: "WRITE", "UPDATE", "DELETE", "TRUNCATE", … A table touched by
+// several distinct operations records "MERGE". Noting alone makes no version.
+func (t *Txn) NoteOperation(tbl TableID, op string) {
+	if t.alive() != nil {
+		return
+	}
+	t.tableByID(tbl).note(op)
+}
+
+// CreateTable makes version 0 of a new table with history operation op
+// (e.g. "CREATE TABLE"; it wins over other noted operations of the txn).
+func (t *Txn) CreateTable(tbl TableInfo, op string, params map[string]string) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	tw := t.table(tbl)
+	if tw.created {
+		return fmt.Errorf("%w: table %d", ErrTableExists, tbl.ID)
+	}
+	if !tw.dropped {
+		v, err := t.TableVersion(tbl.ID)
+		if err != nil {
+			return err
+		}
+		if v >= 0 {
+			return fmt.Errorf("%w: table %d", ErrTableExists, tbl.ID)
+		}
+	}
+	tw.created, tw.createOp = true, op
+	tw.mergeParams(params)
+	return nil
+}
+
+// RecordVersion makes a new version without row changes (SET TBLPROPERTIES,
+// ALTER …) with history operation op.
+func (t *Txn) RecordVersion(tbl TableInfo, op string, params map[string]string) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	tw := t.table(tbl)
+	tw.recorded = true
+	tw.note(op)
+	tw.mergeParams(params)
+	return nil
+}
+
+// DropTable removes the table's rows, change feed, history and state at
+// commit. A later CreateTable in the same txn starts a new table at version 0.
+func (t *Txn) DropTable(tbl TableID) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	tw := t.tableByID(tbl)
+	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteTree(), truncated: true, dropped: true}
+	return nil
+}
+
+// TableVersion returns the table's current version as this txn's snapshot
+// sees it (-1 when the table has no versions).
+func (t *Txn) TableVersion(tbl TableID) (int64, error) {
+	ps, ok, err := t.snapState(tbl)
+	if err != nil || !ok {
+		return -1, err
+	}
+	return ps.version, nil
+}
+
+func (t *Txn) snapState(tbl TableID) (persistedState, bool, error) {
+	if err := t.alive(); err != nil {
+		return persistedState{}, false, err
+	}
+	v, ok, err := t.snapGet(stateKey(tbl))
+	if !ok || err != nil {
+		return persistedState{}, false, err
+	}
+	ps, err := decodeState(v)
+	return ps, err == nil, err
+}
+
+// Meta key space: the catalog's (and refresh state's) keys, transactional
+// with the same conflict rules as rows.
+
+// PutMeta writes a meta key.
+func (t *Txn) PutMeta(key, value []byte) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	t.metaTree().ReplaceOrInsert(cloneBytes(key), rowWrite{key: cloneBytes(key), value: cloneBytes(value)})
+	return nil
+}
+
+// DeleteMeta deletes a meta key (deleting a missing key is not an error).
+func (t *Txn) DeleteMeta(key []byte) error {
+	if err := t.alive(); err != nil {
+		return err
+	}
+	k := cloneBytes(key)
+	t.metaTree().ReplaceOrInsert(k, rowWrite{key: k, del: true})
+	return nil
+}
+
+// GetMeta reads a meta key. The value is valid until the next call.
+func (t *Txn) GetMeta(key []byte) ([]byte, bool, error) {
+	if err := t.alive(); err != nil {
+		return nil, false, err
+	}
+	if t.meta != nil {
+		if _, w, ok := t.meta.Get(key); ok {
+			if w.del {
+				return nil, false, nil
+			}
+			return w.value, true, nil
+		}
+	}
+	t.keyBuf = metaKey(t.keyBuf[:0], key)
+	return t.snapGet(t.keyBuf)
+}
+
+func (t *Txn) metaTree() *writeTree {
+	if t.meta == nil {
+		t.meta = newWriteTree()
+	}
+	return t.meta
+}
+
+// CheckUnchanged makes Commit fail with ErrSerialization if another
+// transaction committed a write to the meta key after this one began (so
+// DML conflicts with concurrent DDL of its table).
+func (t *Txn) CheckUnchanged(key []byte) {
+	if t.alive() != nil {
+		return
+	}
+	if t.checks == nil {
+		t.checks = make(map[string]struct{})
+	}
+	t.checks[string(metaKey(nil, key))] = struct{}{}
+}
+
+// WroteMeta reports whether the txn wrote or deleted a meta key.
+func (t *Txn) WroteMeta() bool { return t.meta != nil && t.meta.Len() > 0 }
+
+// ReadOnly reports whether Commit would write nothing.
+func (t *Txn) ReadOnly() bool {
+	if t.WroteMeta() {
+		return false
+	}
+	for _, tw := range t.tables {
+		if tw.rows.Len() > 0 || tw.truncated || tw.created || tw.recorded || tw.vacuum {
+			return false
+		}
+	}
+	return true
+}
+
+// CommittedVersions reports, after a successful Commit, the new version of
+// every table the commit versioned (-1 for a table it dropped).
+func (t *Txn) CommittedVersions() map[TableID]int64 { return t.committed }
