@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // waitFor polls cond until it holds or a deadline passes.
@@ -152,7 +154,7 @@ func TestChangeFeed(t *testing.T) {
 		return tx.Update(tA, k("b"), k("c"), k("2c"))
 	})
 	update(t, db, func(tx *Txn) error { return tx.Delete(tA, k("a")) }) // v3
-	update(t, db, func(tx *Txn) error { // v4: inserted and deleted in one txn: nothing
+	update(t, db, func(tx *Txn) error {                                 // v4: inserted and deleted in one txn: nothing
 		mustInsert(t, tx, tA, "tmp", "t")
 		return tx.Delete(tA, k("tmp"))
 	})
@@ -202,6 +204,20 @@ func TestChangeFeedOff(t *testing.T) {
 	}
 	if h[2].RowsInserted != 1 {
 		t.Fatalf("metrics without CDF: %+v", h[2])
+	}
+	// No change records exist for the versions committed with the feed off.
+	s, e := tableSpan(prefixCDF, 7)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []int64
+	for ok := it.First(); ok; ok = it.Next() {
+		versions = append(versions, historyKeyVersion(it.Key()))
+	}
+	_ = it.Close()
+	if !slices.Equal(versions, []int64{3}) {
+		t.Fatalf("change records at versions %v, want [3]", versions)
 	}
 	tx := db.Begin()
 	defer tx.Rollback()

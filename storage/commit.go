@@ -134,10 +134,15 @@ func (t *Txn) Commit() error {
 		return err
 	}
 	defer t.finish()
-	if t.ReadOnly() {
-		return nil
-	}
 	db := t.db
+	if t.ReadOnly() {
+		if len(t.checks) == 0 {
+			return nil
+		}
+		db.commitMu.Lock()
+		defer db.commitMu.Unlock()
+		return db.validate(t, nil, nil)
+	}
 	plans, keys := t.plan()
 
 	b := db.pdb.NewBatch()

@@ -264,3 +264,16 @@ func TestConcurrentCommits(t *testing.T) {
 	// another goroutine: wait for the last one with a deadline.
 	waitFor(t, func() bool { return events.Load() == workers*perWorker })
 }
+
+func TestCheckUnchangedReadOnly(t *testing.T) {
+	db := openMem(t)
+	tx := db.Begin()
+	tx.CheckUnchanged(k("desc/1"))
+	update(t, db, func(tx *Txn) error { return tx.PutMeta(k("desc/1"), k("v2")) })
+	if !tx.ReadOnly() {
+		t.Fatal("not read-only")
+	}
+	if err := tx.Commit(); !errors.Is(err, ErrSerialization) {
+		t.Fatalf("read-only commit with a changed checked key: %v", err)
+	}
+}

@@ -118,7 +118,10 @@ func TestOpenLockedOtherProcess(t *testing.T) {
 		t.Fatalf("helper: %q %v", line, err)
 	}
 	start := time.Now()
-	_, err = Open(Options{Dir: dir})
+	db, err := Open(Options{Dir: dir})
+	if err == nil {
+		_ = db.Close()
+	}
 	checkLocked(t, err, dir, time.Since(start))
 }
 
@@ -127,6 +130,10 @@ func startHelper(t *testing.T, mode, dir string) (*exec.Cmd, *bufio.Reader) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStorageHelperProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "MVSERVER_STORAGE_HELPER="+mode, "MVSERVER_STORAGE_DIR="+dir)
 	cmd.Stderr = os.Stderr
+	// The child holds its DB until its stdin closes (or it is killed).
+	if _, err := cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -85,8 +85,6 @@ type commitKeys struct {
 
 func (c *conflictTracker) init() { c.last = make(map[string]uint64) }
 
-func (c *conflictTracker) lastWrite(key string) uint64 { return c.last[key] }
-
 func (c *conflictTracker) record(seq uint64, keys []string) {
 	if len(keys) == 0 {
 		return

@@ -265,18 +265,6 @@ func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
 	return t.snapRow(tbl, key)
 }
 
-// keyExists reports whether tbl has a row at key as this txn sees it.
-func (t *Txn) keyExists(tw *tableWrites, key []byte) (bool, error) {
-	if _, w, ok := tw.rows.Get(key); ok {
-		return !w.del, nil
-	}
-	if tw.truncated {
-		return false, nil
-	}
-	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
-	return t.snapHas(t.keyBuf)
-}
-
 func cloneBytes(b []byte) []byte {
 	if b == nil {
 		return []byte{}

@@ -21,6 +21,15 @@ type joinOp struct {
 	built     bool
 	leftDone  bool
 	pending   []Row
+
+	// probe state
+	lbatch    []Row
+	li        int
+	cands     []int
+	ci        int
+	candReady bool
+	anyMatch  bool
+	buf       []byte
 }
 
 func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
@@ -97,8 +106,74 @@ func (j *joinOp) combine(l, r Row) Row {
 
 func (j *joinOp) Next() ([]Row, error) {
 	kind := j.node.Kind
-	var buf []byte
+	var out []Row
 	for !j.leftDone {
+		// Resume the current left row's candidates, emitting at most a
+		// batch at a time so memory stays bounded and cancellation is seen.
+		if j.li < len(j.lbatch) {
+			l := j.lbatch[j.li]
+			if !j.candReady {
+				j.candReady, j.ci, j.anyMatch = true, 0, false
+				j.cands = nil
+				if j.table != nil {
+					j.buf = j.buf[:0]
+					null := false
+					for _, f := range j.lkeys {
+						d, err := f(l)
+						if err != nil {
+							return nil, err
+						}
+						if d.IsNull() {
+							null = true
+							break
+						}
+						j.buf = types.HashKey(j.buf, d)
+					}
+					if !null {
+						j.cands = j.table[string(j.buf)]
+					}
+				}
+			}
+			n := len(j.rightRows)
+			if j.table != nil {
+				n = len(j.cands)
+			}
+			for j.ci < n && len(out) < BatchSize {
+				ri := j.ci
+				if j.table != nil {
+					ri = j.cands[j.ci]
+				}
+				j.ci++
+				row := j.combine(l, j.rightRows[ri])
+				if j.residual != nil {
+					d, err := j.residual(row)
+					if err != nil {
+						return nil, err
+					}
+					if d.IsNull() || !d.Bool() {
+						continue
+					}
+				}
+				j.anyMatch = true
+				j.matched[ri] = true
+				out = append(out, row)
+			}
+			if j.ci < n {
+				return out, j.c.Context.Err()
+			}
+			if !j.anyMatch && (kind == plan.JoinLeft || kind == plan.JoinFull) {
+				out = append(out, j.combine(l, make(Row, j.rw)))
+			}
+			j.li++
+			j.candReady = false
+			if len(out) >= BatchSize {
+				return out, j.c.Context.Err()
+			}
+			continue
+		}
+		if err := j.c.Context.Err(); err != nil {
+			return nil, err
+		}
 		b, err := j.left.Next()
 		if err != nil {
 			return nil, err
@@ -107,67 +182,10 @@ func (j *joinOp) Next() ([]Row, error) {
 			j.leftDone = true
 			break
 		}
-		var out []Row
-		for _, l := range b {
-			var candidates []int
-			if j.table != nil {
-				buf = buf[:0]
-				null := false
-				for _, f := range j.lkeys {
-					d, err := f(l)
-					if err != nil {
-						return nil, err
-					}
-					if d.IsNull() {
-						null = true
-						break
-					}
-					buf = types.HashKey(buf, d)
-				}
-				if !null {
-					candidates = j.table[string(buf)]
-				}
-			}
-			any := false
-			try := func(ri int) error {
-				row := j.combine(l, j.rightRows[ri])
-				if j.residual != nil {
-					d, err := j.residual(row)
-					if err != nil {
-						return err
-					}
-					if d.IsNull() || !d.Bool() {
-						return nil
-					}
-				}
-				any = true
-				j.matched[ri] = true
-				out = append(out, row)
-				return nil
-			}
-			if j.table != nil {
-				for _, ri := range candidates {
-					if err := try(ri); err != nil {
-						return nil, err
-					}
-				}
-			} else {
-				for ri := range j.rightRows {
-					if err := try(ri); err != nil {
-						return nil, err
-					}
-				}
-			}
-			if !any && (kind == plan.JoinLeft || kind == plan.JoinFull) {
-				out = append(out, j.combine(l, make(Row, j.rw)))
-			}
-		}
-		if err := j.c.Context.Err(); err != nil {
-			return nil, err
-		}
-		if len(out) > 0 {
-			return out, nil
-		}
+		j.lbatch, j.li = b, 0
+	}
+	if len(out) > 0 {
+		return out, nil
 	}
 	if !j.built && (kind == plan.JoinRight || kind == plan.JoinFull) {
 		j.built = true

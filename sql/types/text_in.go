@@ -13,7 +13,13 @@ import (
 )
 
 func invalidInput(t T, s string) error {
-	return pgerror.New(pgerror.InvalidTextRepresentation, "invalid input syntax for type %s: \"%s\"", t.String(), s)
+	code := pgerror.InvalidTextRepresentation
+	if t.IsTime() || t.Kind == KindInterval {
+		// PostgreSQL's date/time input functions report a bad format as
+		// invalid_datetime_format, not invalid_text_representation.
+		code = pgerror.InvalidDatetimeFormat
+	}
+	return pgerror.New(code, "invalid input syntax for type %s: \"%s\"", t.String(), s)
 }
 
 func outOfRange(t T, s string) error {

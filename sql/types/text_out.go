@@ -215,12 +215,8 @@ func appendInterval(buf []byte, d Datum) []byte {
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, ' ')
 		buf = append(buf, unit...)
-		if v != 1 && v != -1 {
-			if unit == "mon" {
-				buf = append(buf, 's')
-			} else {
-				buf = append(buf, 's')
-			}
+		if v != 1 { // PostgreSQL: "-1 days", "1 day", "2 mons"
+			buf = append(buf, 's')
 		}
 	}
 	part(int64(years), "year")

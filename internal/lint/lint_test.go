@@ -1,0 +1,77 @@
+package lint
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/mvserver/mvserver"
+
+// allowed lists, for each package (relative to the module), the project
+// packages it may import (DESIGN.md "Layout and who owns what"). A package
+// missing from the table may import nothing of the project.
+var allowed = map[string][]string{
+	"pgerror":       {},
+	"storage":       {},
+	"sql/types":     {"pgerror"},
+	"sql/parse":     {"pgerror"},
+	"sql/funcs":     {"pgerror", "sql/types"},
+	"catalog":       {"pgerror", "sql/types", "storage"},
+	"sql/plan":      {"pgerror", "sql/parse", "sql/funcs", "sql/types", "catalog"},
+	"sql/exec":      {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage"},
+	"server":        {"pgerror"},
+	"sql/session":   {"pgerror", "server", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
+	"app":           {"pgerror", "server", "sql/session", "catalog", "storage"},
+	"cmd/mvserver":  {"app"},
+	"logictest":     {"app", "catalog", "pgerror"},
+	"internal/lint": {},
+}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+func TestImportDirection(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		ok, known := allowed[rel]
+		if !known {
+			t.Errorf("package %s is not in the import-direction table of internal/lint; add it (and to DESIGN.md)", rel)
+			continue
+		}
+		set := map[string]bool{}
+		for _, a := range ok {
+			set[a] = true
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(imp, module), "/")
+			if !set[dep] {
+				t.Errorf("%s imports %s, which DESIGN.md's import direction does not allow", rel, dep)
+			}
+		}
+	}
+}
+
+func TestVet(t *testing.T) {
+	out, err := exec.Command("go", "vet", module+"/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go vet:\n%s", out)
+	}
+}

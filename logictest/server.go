@@ -1,0 +1,70 @@
+package logictest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mvserver/mvserver/app"
+	"github.com/mvserver/mvserver/catalog"
+)
+
+// startServer starts a fresh in-memory mvserver on a loopback port and
+// shuts it down when the test ends.
+func startServer(t testing.TB) Config {
+	t.Helper()
+	srv, err := app.Start(app.Config{
+		InMemory:      true,
+		Listen:        "127.0.0.1:0",
+		Database:      "mvserver",
+		TableDefaults: catalog.AllOn,
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatalf("start mvserver: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Shutdown(5 * time.Second); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	dsn := "postgres://logictest@" + srv.Addr().String() + "/mvserver?sslmode=disable"
+	return Config{Connect: func(ctx context.Context) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }}
+}
+
+// RunFile runs the logic-test file at path in the given protocol on a
+// fresh server.
+func RunFile(t *testing.T, path string, proto Protocol) {
+	t.Helper()
+	f, err := ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := startServer(t)
+	cfg.Protocol = proto
+	f.Run(t, cfg)
+}
+
+// RewriteFile runs the file through the simple protocol on a fresh server
+// and writes the results it got into the file as the expected ones.
+func RewriteFile(t *testing.T, path string) {
+	t.Helper()
+	f, err := ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := startServer(t)
+	cfg.Protocol, cfg.Rewrite = Simple, true
+	// Mismatches other than query results (a statement that failed or
+	// an expected error that did not come) are reported; the results
+	// are written all the same.
+	text := f.Run(t, cfg)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
