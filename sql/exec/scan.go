@@ -8,18 +8,19 @@ import (
 
 // scanOp reads a table's rows at the transaction's snapshot.
 type scanOp struct {
-	c       *Ctx
-	s       *plan.Scan
-	it      *storage.Iterator
-	dec     *types.RowDecoder
-	outIdx  []int // output index of each decoded column
-	nTable  int
-	width   int
-	wantRID bool
-	wantVer bool
-	point   bool
-	done    bool
-	scratch []types.Datum
+	c        *Ctx
+	s        *plan.Scan
+	it       *storage.Iterator
+	dec      *types.RowDecoder
+	outIdx   []int // output index of each decoded column
+	nTable   int
+	width    int
+	wantRID  bool
+	wantVer  bool
+	point    bool
+	pointKey []byte
+	done     bool
+	scratch  []types.Datum
 }
 
 func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
@@ -59,8 +60,7 @@ func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		op.point = true
-		op.it = c.Txn.Scan(tid, key, storage.PrefixEnd(key))
+		op.point, op.pointKey = true, key
 		return op, nil
 	}
 	var start, end []byte
@@ -97,6 +97,18 @@ func (s *scanOp) Next() ([]Row, error) {
 	if err := s.c.Context.Err(); err != nil {
 		return nil, err
 	}
+	if s.point {
+		s.done = true
+		r, ok, err := s.c.Txn.Get(storage.TableID(s.s.Table.ID), s.pointKey)
+		if err != nil || !ok {
+			return nil, err
+		}
+		row := make(Row, s.width)
+		if err := s.fill(row, r); err != nil {
+			return nil, err
+		}
+		return []Row{row}, nil
+	}
 	backing := make([]types.Datum, BatchSize*s.width)
 	out := make([]Row, 0, BatchSize)
 	for len(out) < BatchSize {
@@ -107,24 +119,10 @@ func (s *scanOp) Next() ([]Row, error) {
 			}
 			break
 		}
-		r := s.it.Row()
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
-		if len(s.outIdx) > 0 {
-			if err := s.dec.Decode(r.Value, s.scratch); err != nil {
-				return nil, err
-			}
-			for i, oi := range s.outIdx {
-				row[oi] = s.scratch[i]
-			}
-		}
-		if s.wantRID {
-			row[s.nTable] = types.NewInt8(r.RowID)
-		}
-		if s.wantVer {
-			if r.CommitVersion >= 0 {
-				row[s.nTable+1] = types.NewInt8(r.CommitVersion)
-			}
+		if err := s.fill(row, s.it.Row()); err != nil {
+			return nil, err
 		}
 		out = append(out, row)
 	}
@@ -132,6 +130,25 @@ func (s *scanOp) Next() ([]Row, error) {
 		return nil, nil
 	}
 	return out, nil
+}
+
+// fill decodes the needed columns of a stored row into row.
+func (s *scanOp) fill(row Row, r storage.Row) error {
+	if len(s.outIdx) > 0 {
+		if err := s.dec.Decode(r.Value, s.scratch); err != nil {
+			return err
+		}
+		for i, oi := range s.outIdx {
+			row[oi] = s.scratch[i]
+		}
+	}
+	if s.wantRID {
+		row[s.nTable] = types.NewInt8(r.RowID)
+	}
+	if s.wantVer && r.CommitVersion >= 0 {
+		row[s.nTable+1] = types.NewInt8(r.CommitVersion)
+	}
+	return nil
 }
 
 func (s *scanOp) Close() {

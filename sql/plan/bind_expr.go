@@ -309,7 +309,9 @@ func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
 			if c.D.IsNull() {
 				return &Const{D: types.NullDatum, T: t}, nil
 			}
-			d, err := types.ParseText(c.D.S, t, b.Env)
+			// Parse as the bare type, then apply the modifiers as an explicit
+			// cast does ('abcdef'::varchar(3) truncates).
+			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind}, b.Env)
 			if err != nil {
 				return nil, withPos(err, b, loc)
 			}

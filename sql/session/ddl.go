@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -267,10 +268,22 @@ func strVal(n *pg_query.Node) string {
 	return ""
 }
 
+var (
+	versionOnce  sync.Once
+	parseVersion int32
+)
+
 // deparseExpr turns an expression tree back into SQL text.
 func deparseExpr(e *pg_query.Node) (string, error) {
-	tree := &pg_query.ParseResult{Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
-		TargetList: []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(e, 0)},
+	versionOnce.Do(func() {
+		if t, err := pg_query.Parse("SELECT 1"); err == nil {
+			parseVersion = t.Version
+		}
+	})
+	tree := &pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+		TargetList:  []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(e, 0)},
+		LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg_query.SetOperation_SETOP_NONE,
 	}}}}}}
 	out, err := pg_query.Deparse(tree)
 	if err != nil {
@@ -476,7 +489,7 @@ func (s *Session) alterTable(st *parse.Statement, at *pg_query.AlterTableStmt) (
 			}
 			for _, id := range nt.PrimaryKey {
 				if id == nt.Columns[i].ID {
-					return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop column %s of table %s because it is part of the primary key", cmd.Name, t.Name)
+					return "", pgerror.New(pgerror.FeatureNotSupported, "dropping primary-key column %s of table %s is not supported: the primary key is the table's storage key", cmd.Name, t.Name)
 				}
 			}
 			for _, pc := range nt.PartitionBy {
