@@ -238,7 +238,7 @@ func (c *Catalog) qualify(parts []string, searchPath []string) (string, []string
 		return parts[1], []string{parts[0]}, nil
 	case 3:
 		if parts[0] != c.Database {
-			return "", nil, pgerror.New(pgerror.FeatureNotSupported, "cross-database references are not implemented: %s", strings.Join(parts, "."))
+			return "", nil, pgerror.New(pgerror.FeatureNotSupported, "cross-database references are not implemented: \"%s\"", strings.Join(parts, "."))
 		}
 		return parts[2], []string{parts[1]}, nil
 	}

@@ -90,7 +90,11 @@ func (f *File) Run(t testing.TB, cfg Config) string {
 		}
 	}()
 	for _, rec := range f.records {
-		if !r.step(rec) || r.fails >= maxFailures {
+		if !r.step(rec) {
+			break
+		}
+		if r.fails >= maxFailures {
+			t.Errorf("%s: stopped after %d failures", f.Path, r.fails)
 			break
 		}
 	}

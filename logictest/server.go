@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,14 +39,23 @@ func startServer(t testing.TB) Config {
 	return Config{Connect: func(ctx context.Context) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }}
 }
 
-// RunFile runs the logic-test file at path in the given protocol on a
-// fresh server.
-func RunFile(t *testing.T, path string, proto Protocol) {
+// parseForRun parses the file at path; messages name it relative to the
+// repository root (testdata/x.slt:12), where the tests are usually run.
+func parseForRun(t *testing.T, path string) *File {
 	t.Helper()
 	f, err := ParseFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.Path = strings.TrimPrefix(filepath.ToSlash(path), "../")
+	return f
+}
+
+// RunFile runs the logic-test file at path in the given protocol on a
+// fresh server.
+func RunFile(t *testing.T, path string, proto Protocol) {
+	t.Helper()
+	f := parseForRun(t, path)
 	cfg := startServer(t)
 	cfg.Protocol = proto
 	f.Run(t, cfg)
@@ -54,10 +65,7 @@ func RunFile(t *testing.T, path string, proto Protocol) {
 // and writes the results it got into the file as the expected ones.
 func RewriteFile(t *testing.T, path string) {
 	t.Helper()
-	f, err := ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := parseForRun(t, path)
 	cfg := startServer(t)
 	cfg.Protocol, cfg.Rewrite = Simple, true
 	// Mismatches other than query results (a statement that failed or

@@ -6,10 +6,11 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
 
-func notNullErr(t *catalog.Table, col int) error {
+func notNullErr(t *catalog.Table, col int) *pgerror.Error {
 	e := pgerror.New(pgerror.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", t.Columns[col].Name, t.Name)
 	e.Table, e.Column = t.Name, t.Columns[col].Name
 	return e
@@ -18,7 +19,21 @@ func notNullErr(t *catalog.Table, col int) error {
 func (c *tableCodec) checkRow(row Row) error {
 	for i, col := range c.t.Columns {
 		if col.NotNull && row[i].IsNull() {
-			return notNullErr(c.t, i)
+			e := notNullErr(c.t, i)
+			// PostgreSQL: Failing row contains (1, null, x).
+			b := []byte("Failing row contains (")
+			for j := range c.t.Columns {
+				if j > 0 {
+					b = append(b, ", "...)
+				}
+				if row[j].IsNull() {
+					b = append(b, "null"...)
+				} else {
+					b = types.AppendText(b, row[j], nil)
+				}
+			}
+			e.Detail = string(append(b, ")."...))
+			return e
 		}
 	}
 	return nil

@@ -285,11 +285,13 @@ func newLimit(c *Ctx, l *plan.Limit, in Operator) (Operator, error) {
 	if op.offset, _, err = eval(l.Offset); err != nil {
 		return nil, err
 	}
+	// PostgreSQL's codes: invalid_row_count_in_limit_clause (2201W) and
+	// invalid_row_count_in_result_offset_clause (2201X).
 	if op.count < 0 {
-		return nil, pgErr("22023", "LIMIT must not be negative")
+		return nil, pgErr("2201W", "LIMIT must not be negative")
 	}
 	if op.offset < 0 {
-		return nil, pgErr("22023", "OFFSET must not be negative")
+		return nil, pgErr("2201X", "OFFSET must not be negative")
 	}
 	return op, nil
 }

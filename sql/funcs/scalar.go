@@ -103,9 +103,11 @@ func init() {
 	trim("trim", strings.Trim)
 	trim("ltrim", strings.TrimLeft)
 	trim("rtrim", strings.TrimRight)
+	// timestamptz first: it is PostgreSQL's preferred date/time type, so a
+	// date argument (an implicit cast either way) resolves to it, as there.
 	register(&Func{Name: "date_trunc", Deterministic: true, Overloads: []*Overload{
-		{Params: []types.T{types.Text, types.Timestamp}, Ret: ret(types.Timestamp), NullStrict: true, Fn: dateTrunc(types.KindTimestamp)},
 		{Params: []types.T{types.Text, types.TimestampTZ}, Ret: ret(types.TimestampTZ), NullStrict: true, Fn: dateTrunc(types.KindTimestampTZ)},
+		{Params: []types.T{types.Text, types.Timestamp}, Ret: ret(types.Timestamp), NullStrict: true, Fn: dateTrunc(types.KindTimestamp)},
 	}})
 	register(&Func{Name: "version", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Text),
 		Fn: func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewText(VersionString), nil }}}})

@@ -107,7 +107,11 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 					return nil, b.errAt(-1, pgerror.SyntaxError, "INSERT has more target columns than expressions")
 				}
 			}
-			src, _, err := b.bindValues(sel.ValuesLists, targetTypes)
+			names := make([]string, len(ins.Targets))
+			for i, c := range ins.Targets {
+				names[i] = t.Columns[c].Name
+			}
+			src, _, err := b.bindValues(sel.ValuesLists, targetTypes, names)
 			if err != nil {
 				return nil, err
 			}
@@ -142,7 +146,9 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 			// assignment casts to the target types
 			proj := &Project{Input: src}
 			for i, c := range cols {
+				b.assignTo = t.Columns[ins.Targets[i]].Name
 				e, err := b.coerce(&ColRef{Idx: i, T: c.T}, targetTypes[i], true, -1)
+				b.assignTo = ""
 				if err != nil {
 					return nil, err
 				}
@@ -271,7 +277,10 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 			if err != nil {
 				return nil, err
 			}
-			if e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val)); err != nil {
+			b.assignTo = t.Columns[idx].Name
+			e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val))
+			b.assignTo = ""
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -761,8 +761,17 @@ func (b *Binder) bindCase(c *pg_query.CaseExpr, ec *exprCtx) (Expr, error) {
 		results = append(results, e)
 		resultNodes = append(resultNodes, c.Defresult)
 	}
+	// PostgreSQL resolves the ELSE result first, then the THEN results.
+	order := make([]int, 0, len(results))
+	if c.Defresult != nil {
+		order = append(order, len(results)-1)
+	}
+	for i := 0; i < len(out.Whens); i++ {
+		order = append(order, i)
+	}
 	t := types.Null
-	for i, r := range results {
+	for _, i := range order {
+		r := results[i]
 		ct, ok := commonType(t, r.Type())
 		if !ok {
 			return nil, b.errAt(nodeLocation(resultNodes[i]), pgerror.DatatypeMismatch, "CASE types %s and %s cannot be matched", t.String(), r.Type().String())
@@ -817,7 +826,18 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 	}
 	f, ok := funcs.Lookup(name)
 	if !ok {
-		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s does not exist", name).
+		var ts []string
+		for _, a := range fc.Args {
+			if e, err := b.bindExpr(a, &exprCtx{sc: ec.sc, clause: ec.clause}); err == nil {
+				ts = append(ts, e.Type().String())
+			} else {
+				return nil, err
+			}
+		}
+		if fc.AggStar {
+			ts = []string{"*"}
+		}
+		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", strings.Join(parts, "."), strings.Join(ts, ", ")).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	if f.Agg != nil {

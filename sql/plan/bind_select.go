@@ -43,7 +43,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "window functions are not supported yet")
 	}
 	if len(s.ValuesLists) > 0 {
-		return b.bindValues(s.ValuesLists, nil)
+		return b.bindValues(s.ValuesLists, nil, nil)
 	}
 	// FROM
 	var input Node
@@ -303,7 +303,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 	var node Node = proj
 	var sortKeys []SortKey
 	distinct := len(s.DistinctClause) > 0
-	if distinct && s.DistinctClause[0] != nil {
+	if distinct && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "DISTINCT ON is not supported yet")
 	}
 	for _, o := range orders {
@@ -494,7 +494,7 @@ func pgTypeName(t types.T) string {
 }
 
 // bindValues binds a VALUES list; targetTypes (optional) coerces columns.
-func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T) (Node, []Column, error) {
+func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T, targetNames []string) (Node, []Column, error) {
 	v := &Values{}
 	width := -1
 	for _, l := range lists {
@@ -535,6 +535,9 @@ func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T) (Node
 		} else if isUnknown(t) {
 			t = types.Text
 		}
+		if targetNames != nil && c < len(targetNames) {
+			b.assignTo = targetNames[c]
+		}
 		for _, row := range v.Rows {
 			if _, ok := row[c].(*defaultMarker); ok {
 				continue
@@ -545,6 +548,7 @@ func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T) (Node
 			}
 			row[c] = e
 		}
+		b.assignTo = ""
 		v.Cols = append(v.Cols, Column{Name: fmt.Sprintf("column%d", c+1), T: t})
 	}
 	return v, v.Cols, nil

@@ -13,6 +13,8 @@ type Binder struct {
 	SearchPath []string
 	Stmt       *parse.Statement
 	Env        *types.Env
+	// assignTo names the column an assignment coercion targets (messages).
+	assignTo string
 	// Params holds the type of each parameter: preset from the client's
 	// Parse message (Unknown = infer), filled in as the binder infers them.
 	Params []types.T
@@ -127,7 +129,11 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 	}
 	if !ok {
 		if assign {
-			return nil, b.errAt(loc, pgerror.DatatypeMismatch, "column is of type %s but expression is of type %s", t.String(), et.String()).
+			col := "column"
+			if b.assignTo != "" {
+				col = "column \"" + b.assignTo + "\""
+			}
+			return nil, b.errAt(loc, pgerror.DatatypeMismatch, "%s is of type %s but expression is of type %s", col, types.T{Kind: t.Kind}.String(), types.T{Kind: et.Kind}.String()).
 				WithHint("You will need to rewrite or cast the expression.")
 		}
 		return nil, b.errAt(loc, pgerror.DatatypeMismatch, "cannot convert %s to %s", et.String(), t.String())

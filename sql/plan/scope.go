@@ -62,7 +62,12 @@ func (s *scope) resolve(parts []string, b *Binder, loc int32) (int, error) {
 		if rel != "" && !s.hasRel(rel) {
 			return 0, b.errAt(loc, pgerror.UndefinedTable, "missing FROM-clause entry for table \"%s\"", rel)
 		}
-		e := b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" does not exist", strings.Join(parts, "."))
+		var e *pgerror.Error
+		if len(parts) > 1 {
+			e = b.errAt(loc, pgerror.UndefinedColumn, "column %s does not exist", strings.Join(parts, "."))
+		} else {
+			e = b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" does not exist", name)
+		}
 		if name == HiddenRowID || name == HiddenCommitVersion {
 			e.Hint = "Row tracking is off for this table: ALTER TABLE … SET TBLPROPERTIES (delta.enableRowTracking = true)."
 		}

@@ -37,6 +37,8 @@ func formatFor(formats []int16, i int) int16 {
 	return 0
 }
 
+var empty = []byte{}
+
 // rowEncoder turns rows into DataRow values.
 type rowEncoder struct {
 	cols    []plan.Column
@@ -73,6 +75,10 @@ func (e *rowEncoder) encode(row []types.Datum) ([][]byte, error) {
 	for i := range e.cols {
 		if offs[2*i] < 0 {
 			e.vals[i] = nil
+			continue
+		}
+		if offs[2*i] == offs[2*i+1] {
+			e.vals[i] = empty // an empty value, which nil (NULL) is not
 			continue
 		}
 		e.vals[i] = e.buf[offs[2*i]:offs[2*i+1]:offs[2*i+1]]

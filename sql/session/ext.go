@@ -64,14 +64,14 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			return types.NewText(v)
 		}
 		for _, c := range t.Columns {
-			rows = append(rows, []types.Datum{types.NewText(c.Name), types.NewText(c.Type.String()), text(c.Comment)})
+			rows = append(rows, []types.Datum{types.NewText(c.Name), types.NewText(c.Type.SparkName()), text(c.Comment)})
 		}
 		if len(t.PartitionBy) > 0 {
 			rows = append(rows, []types.Datum{types.NewText("# Partition Information"), types.NewText(""), types.NewText("")})
 			rows = append(rows, []types.Datum{types.NewText("# col_name"), types.NewText("data_type"), types.NewText("comment")})
 			for _, pc := range t.PartitionBy {
 				if i := t.ColumnIndex(pc); i >= 0 {
-					rows = append(rows, []types.Datum{types.NewText(pc), types.NewText(t.Columns[i].Type.String()), text(t.Columns[i].Comment)})
+					rows = append(rows, []types.Datum{types.NewText(pc), types.NewText(t.Columns[i].Type.SparkName()), text(t.Columns[i].Comment)})
 				}
 			}
 		}

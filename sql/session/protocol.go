@@ -200,13 +200,14 @@ func (s *Session) withCatalog(fn func() error) error {
 
 // Prepare implements server.Session.
 func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (server.PreparedStatement, error) {
-	if s.failed {
-		return nil, errAborted
-	}
 	st, err := parse.ParseOne(sql)
 	if err != nil {
 		s.AbortTransaction(nil)
 		return nil, err
+	}
+	// In a failed block only COMMIT/ROLLBACK may run (PostgreSQL's rule).
+	if s.failed && (st == nil || classifyTxn(st) == notTxnControl) {
+		return nil, errAborted
 	}
 	ps := &preparedStatement{st: st}
 	types0 := make([]types.T, len(paramOIDs))
@@ -223,6 +224,10 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 		types0[i] = t
 	}
 	if st == nil {
+		return ps, nil
+	}
+	if classifyTxn(st) != notTxnControl {
+		ps.p = &prepared{st: st, ctl: classifyTxn(st)}
 		return ps, nil
 	}
 	err = s.withCatalog(func() error {
@@ -251,10 +256,10 @@ func (s *Session) Prepare(ctx context.Context, sql string, paramOIDs []uint32) (
 
 // Bind implements server.Session.
 func (s *Session) Bind(ctx context.Context, sps server.PreparedStatement, params [][]byte, paramFormats, resultFormats []int16) (server.Portal, error) {
-	if s.failed {
+	ps := sps.(*preparedStatement)
+	if s.failed && (ps.st == nil || classifyTxn(ps.st) == notTxnControl) {
 		return nil, errAborted
 	}
-	ps := sps.(*preparedStatement)
 	if len(params) != len(ps.paramTypes) {
 		s.AbortTransaction(nil)
 		return nil, pgerror.New(pgerror.ProtocolViolation, "bind message supplies %d parameters, but prepared statement requires %d", len(params), len(ps.paramTypes))

@@ -111,6 +111,11 @@ type Session struct {
 	failed   bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
 	extErr   bool // a statement of the current extended-protocol batch failed
 
+	// savedVals and savedEnv are the settings at transaction start: a
+	// rollback restores them (SET is transactional in PostgreSQL).
+	savedVals map[string]string
+	savedEnv  *types.Env
+
 	pending []server.ParamStatus // reported settings changed by the current statement
 	notices []*pgerror.Error     // notices raised by the current statement
 }
@@ -209,6 +214,11 @@ func (s *Session) ensureTxn() error {
 		return err
 	}
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	s.savedVals = make(map[string]string, len(s.vals))
+	for k, v := range s.vals {
+		s.savedVals[k] = v
+	}
+	s.savedEnv = s.env
 	return nil
 }
 
@@ -219,15 +229,44 @@ func (s *Session) commit() error {
 	txn := s.txn
 	s.txn, s.cat = nil, nil
 	if err := txn.Commit(); err != nil {
+		s.restoreSettings()
 		return mapStorageErr(err)
 	}
+	s.savedVals = nil
 	return nil
+}
+
+// restoreSettings undoes the SETs of a transaction that did not commit and
+// reports the reported settings that change back.
+func (s *Session) restoreSettings() {
+	if s.savedVals == nil {
+		return
+	}
+	for _, st := range sortedSettings() {
+		k := strings.ToLower(st.name)
+		old, hadOld := s.savedVals[k]
+		cur, hasCur := s.vals[k]
+		if old == cur && hadOld == hasCur {
+			continue
+		}
+		if hadOld {
+			s.vals[k] = old
+		} else {
+			delete(s.vals, k)
+		}
+		if st.reported {
+			s.pending = append(s.pending, server.ParamStatus{Name: st.name, Value: s.get(st)})
+		}
+	}
+	s.env = s.savedEnv
+	s.savedVals = nil
 }
 
 func (s *Session) rollback() {
 	if s.txn != nil {
 		s.txn.Rollback()
 		s.txn, s.cat = nil, nil
+		s.restoreSettings()
 	}
 }
 

@@ -193,11 +193,26 @@ func ParseDuration(v string) (time.Duration, error) {
 	return time.Duration(d), nil
 }
 
+// checkDuration validates a time setting and shows it as PostgreSQL does:
+// in the largest unit that keeps it whole (5000 → 5s, 120s → 2min).
 func checkDuration(v string) (string, error) {
-	if _, err := ParseDuration(v); err != nil {
+	d, err := ParseDuration(v)
+	if err != nil {
 		return "", err
 	}
-	return v, nil
+	ms := d.Milliseconds()
+	if ms == 0 {
+		return "0", nil
+	}
+	for _, u := range []struct {
+		name string
+		ms   int64
+	}{{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}} {
+		if ms%u.ms == 0 {
+			return strconv.FormatInt(ms/u.ms, 10) + u.name, nil
+		}
+	}
+	return strconv.FormatInt(ms, 10) + "ms", nil
 }
 
 // sortedSettings lists settings by name (SHOW ALL).

@@ -371,3 +371,46 @@ func ParseTypeName(name string, mods []int32) (T, bool) {
 	}
 	return t, true
 }
+
+// SparkName is the type's name as Databricks' DESCRIBE prints it.
+func (t T) SparkName() string {
+	switch t.Kind {
+	case KindBool:
+		return "boolean"
+	case KindInt2:
+		return "smallint"
+	case KindInt4:
+		return "int"
+	case KindInt8:
+		return "bigint"
+	case KindFloat4:
+		return "float"
+	case KindFloat8:
+		return "double"
+	case KindNumeric:
+		if t.Precision > 0 {
+			return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
+		}
+		return "decimal"
+	case KindText:
+		return "string"
+	case KindVarchar:
+		if t.Width > 0 {
+			return fmt.Sprintf("varchar(%d)", t.Width)
+		}
+		return "string"
+	case KindChar:
+		return fmt.Sprintf("char(%d)", t.Width)
+	case KindBytea:
+		return "binary"
+	case KindDate:
+		return "date"
+	case KindTimestamp:
+		return "timestamp_ntz"
+	case KindTimestampTZ:
+		return "timestamp"
+	case KindInterval:
+		return "interval"
+	}
+	return t.String()
+}
