@@ -116,3 +116,10 @@ func (c *conflictTracker) prune(oldestBegin uint64) {
 }
 
 func (c *conflictTracker) size() int { return len(c.last) }
+
+// writtenSince reports whether a commit after seq wrote the Pebble key pkey.
+func (db *DB) writtenSince(pkey []byte, seq uint64) bool {
+	db.commitMu.Lock()
+	defer db.commitMu.Unlock()
+	return db.conflicts.last[string(pkey)] > seq
+}

@@ -372,7 +372,25 @@ func (t *Txn) oldRow(tw *tableWrites, key []byte, known *Row) (rowWrite, error) 
 	return w, nil
 }
 
+// checkWriteConflict fails an update or delete of a row that a transaction
+// committed after this one began wrote — at once, as PostgreSQL's
+// REPEATABLE READ fails the statement itself; Commit would fail anyway
+// (first committer wins).
+func (t *Txn) checkWriteConflict(tw *tableWrites, key []byte) error {
+	if _, _, own := tw.rows.Get(key); own {
+		return nil
+	}
+	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
+	if t.db.writtenSince(t.keyBuf, t.beginSeq) {
+		return serializationError("row %x of table %d was written by a concurrent transaction", key, tw.id)
+	}
+	return nil
+}
+
 func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) error {
+	if err := t.checkWriteConflict(tw, oldKey); err != nil {
+		return err
+	}
 	old, err := t.oldRow(tw, oldKey, known)
 	if err != nil {
 		return err
@@ -415,6 +433,9 @@ func (t *Txn) Delete(tbl TableInfo, key []byte) error {
 }
 
 func (t *Txn) delete(tw *tableWrites, key []byte, known *Row) error {
+	if err := t.checkWriteConflict(tw, key); err != nil {
+		return err
+	}
 	w, err := t.oldRow(tw, key, known)
 	if err != nil {
 		return err

@@ -122,7 +122,7 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 	if p.node == nil {
 		tag, err := p.action(ctx, nil)
 		if err != nil {
-			return err
+			return mapStorageErr(err)
 		}
 		if err := s.flushParams(w); err != nil {
 			return err
@@ -379,7 +379,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 		if pr.node == nil {
 			tag, err := pr.action(sctx, p.params)
 			if err != nil {
-				return false, err
+				return false, mapStorageErr(err)
 			}
 			p.done, p.tag = true, tag
 			return false, w.CommandComplete(tag)

@@ -283,6 +283,8 @@ func mapStorageErr(err error) error {
 	case errors.Is(err, storage.ErrDuplicateKey):
 		return pgerror.New(pgerror.UniqueViolation, "duplicate key value violates unique constraint").
 			WithDetail("A concurrent transaction inserted a row with the same primary key.")
+	case errors.Is(err, storage.ErrNotFound), errors.Is(err, storage.ErrTxnDone):
+		return pgerror.Wrap(err, pgerror.InternalError, "")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}

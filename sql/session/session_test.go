@@ -156,7 +156,7 @@ func TestExtendedBatchError(t *testing.T) {
 }
 
 // TestSnapshotIsolationAndConflict: a transaction does not see later commits;
-// two writers of one row: the second to commit gets 40001.
+// a writer of a row another transaction changed since it began gets 40001.
 func TestSnapshotIsolationAndConflict(t *testing.T) {
 	url := startServer(t)
 	ctx := context.Background()
@@ -179,12 +179,14 @@ func TestSnapshotIsolationAndConflict(t *testing.T) {
 	if err := ta.QueryRow(ctx, `SELECT bal FROM acct WHERE id = 1`).Scan(&bal); err != nil || bal != 10 {
 		t.Fatalf("snapshot broken: %v %v", bal, err)
 	}
-	if _, err := ta.Exec(ctx, `UPDATE acct SET bal = bal + 1 WHERE id = 1`); err != nil {
-		t.Fatal(err)
-	}
-	err := ta.Commit(ctx)
+	// The row was updated by a commit after this block began: the UPDATE
+	// itself fails (PostgreSQL's REPEATABLE READ), and so does the block.
+	_, err := ta.Exec(ctx, `UPDATE acct SET bal = bal + 1 WHERE id = 1`)
 	if pgCode(err) != "40001" {
-		t.Fatalf("want 40001 at commit, got %v", err)
+		t.Fatalf("want 40001 from the UPDATE, got %v", err)
+	}
+	if err := ta.Commit(ctx); !errors.Is(err, pgx.ErrTxCommitRollback) {
+		t.Fatalf("commit of the failed block: %v", err)
 	}
 	if err := a.QueryRow(ctx, `SELECT bal FROM acct WHERE id = 1`).Scan(&bal); err != nil || bal != 20 {
 		t.Fatalf("after conflict %v %v", bal, err)
