@@ -43,7 +43,12 @@ func run(args []string) int {
 	}
 	maxConns := fs.Int("max-connections", maxConnsDef, "maximum concurrent connections (env MVSERVER_MAX_CONNECTIONS)")
 	features := fs.String("table-features", envDefault("table-features", "changeDataFeed,rowTracking,deletionVectors"), "table features new tables get by default: any of changeDataFeed,rowTracking,deletionVectors, or none (env MVSERVER_TABLE_FEATURES)")
-	grace := fs.Duration("shutdown-grace", 5*time.Second, "how long running statements may finish at shutdown")
+	graceDef, err := time.ParseDuration(envDefault("shutdown-grace", "5s"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_SHUTDOWN_GRACE must be a duration such as 5s")
+		return 2
+	}
+	grace := fs.Duration("shutdown-grace", graceDef, "how long running statements may finish at shutdown; a second signal ends them at once (env MVSERVER_SHUTDOWN_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -83,6 +88,12 @@ func run(args []string) int {
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	got := <-sig
 	logger.Info("shutting down", "signal", got.String())
+	go func() {
+		// A second signal does not wait for the grace period.
+		s := <-sig
+		logger.Warn("second signal: exiting without waiting for running statements", "signal", s.String())
+		os.Exit(1)
+	}()
 	if err := srv.Shutdown(*grace); err != nil {
 		logger.Error("shutdown", "err", err)
 		return 1

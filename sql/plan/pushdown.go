@@ -75,6 +75,17 @@ func usePrimaryKey(scan *Scan, conds []Expr) {
 	if found == len(point) {
 		scan.Point = point
 		scan.Start, scan.End = nil, nil
+		return
+	}
+	// Equality on a leading part of a composite key: scan that prefix.
+	n := 0
+	for n < len(point) && point[n] != nil {
+		n++
+	}
+	if n > 0 {
+		prefix := point[:n]
+		scan.Start = &KeyBound{Values: prefix, Inclusive: true}
+		scan.End = &KeyBound{Values: prefix, Inclusive: true}
 	}
 }
 

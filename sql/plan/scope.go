@@ -68,7 +68,7 @@ func (s *scope) resolve(parts []string, b *Binder, loc int32) (int, error) {
 		} else {
 			e = b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" does not exist", name)
 		}
-		if name == HiddenRowID || name == HiddenCommitVersion {
+		if (name == HiddenRowID || name == HiddenCommitVersion) && s.hasUntrackedScan() {
 			e.Hint = "Row tracking is off for this table: ALTER TABLE … SET TBLPROPERTIES (delta.enableRowTracking = true)."
 		}
 		return 0, e
@@ -78,6 +78,17 @@ func (s *scope) resolve(parts []string, b *Binder, loc int32) (int, error) {
 		c.scan.Needed[c.scanIdx] = true
 	}
 	return found, nil
+}
+
+// hasUntrackedScan reports whether a table in scope has row tracking off
+// (its hidden columns occupy unnamed slots).
+func (s *scope) hasUntrackedScan() bool {
+	for _, c := range s.cols {
+		if c.hidden && c.name == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *scope) add(o *scope) *scope {
