@@ -15,6 +15,11 @@ type ObjectKind string
 // Relation kinds.
 const (
 	KindTable ObjectKind = "table"
+	// KindView is a plain view (R-Q4): Query is expanded where it is read.
+	KindView ObjectKind = "view"
+	// KindMaterializedView is a materialized view: rows stored like a
+	// table's, computed from Query by refreshes.
+	KindMaterializedView ObjectKind = "materialized_view"
 )
 
 // Schema is a namespace.
@@ -54,6 +59,11 @@ type Table struct {
 	Properties  []Property `json:"properties,omitempty"`
 	Comment     string     `json:"comment,omitempty"`
 	NextColID   uint32     `json:"next_col_id"`
+	// Query is the defining SELECT of a view or materialized view, as SQL
+	// text in PostgreSQL's grammar (after the Databricks-spellings pass).
+	Query string `json:"query,omitempty"`
+	// DependsOn lists the ids of the relations Query reads (direct only).
+	DependsOn []uint32 `json:"depends_on,omitempty"`
 }
 
 // Clone returns a deep copy of t for modification.
