@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/session"
 	"github.com/mvserver/mvserver/storage"
@@ -64,7 +65,8 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
-	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger}
+	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
+		Refresher: &refresh.Runner{DB: db, Catalog: cat}}
 	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

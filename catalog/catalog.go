@@ -64,6 +64,22 @@ type Table struct {
 	Query string `json:"query,omitempty"`
 	// DependsOn lists the ids of the relations Query reads (direct only).
 	DependsOn []uint32 `json:"depends_on,omitempty"`
+	// Dataset is set for materialized views and streaming tables.
+	Dataset *Dataset `json:"dataset,omitempty"`
+}
+
+// Dependents lists the relations whose DependsOn names id.
+func (c *Catalog) Dependents(id uint32) []*Table {
+	var out []*Table
+	for _, t := range c.Tables() {
+		for _, d := range t.DependsOn {
+			if d == id {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Clone returns a deep copy of t for modification.
@@ -74,6 +90,13 @@ func (t *Table) Clone() *Table {
 	c.PartitionBy = append([]string(nil), t.PartitionBy...)
 	c.ClusterBy = append([]string(nil), t.ClusterBy...)
 	c.Properties = append([]Property(nil), t.Properties...)
+	c.DependsOn = append([]uint32(nil), t.DependsOn...)
+	if t.Dataset != nil {
+		d := *t.Dataset
+		d.Expectations = append([]Expectation(nil), t.Dataset.Expectations...)
+		d.SearchPath = append([]string(nil), t.Dataset.SearchPath...)
+		c.Dataset = &d
+	}
 	return &c
 }
 

@@ -133,6 +133,8 @@ func (p *tablePlan) operation() string {
 	switch {
 	case tw.created:
 		return tw.createOp
+	case tw.setOp != "":
+		return tw.setOp
 	case len(tw.ops) == 1:
 		return tw.ops[0]
 	case len(tw.ops) > 1:

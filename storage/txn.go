@@ -64,6 +64,7 @@ type tableWrites struct {
 	dropped   bool // DropTable: rows, CDF, history, state go at commit
 	created   bool // CreateTable (after DropTable when both)
 	createOp  string
+	setOp     string // SetOperation: names the commit whatever else was noted
 	recorded  bool // RecordVersion
 	ops       []string
 	params    map[string]string
@@ -466,6 +467,18 @@ func (t *Txn) NoteOperation(tbl TableID, op string) {
 		return
 	}
 	t.tableByID(tbl).note(op)
+}
+
+// SetOperation names this transaction's history entry of tbl op, with
+// params, whatever other operations it notes (a refresh that truncates and
+// inserts is one "REFRESH" version). CreateTable's op still wins.
+func (t *Txn) SetOperation(tbl TableInfo, op string, params map[string]string) {
+	if t.alive() != nil {
+		return
+	}
+	tw := t.table(tbl)
+	tw.setOp = op
+	tw.mergeParams(params)
 }
 
 // CreateTable makes version 0 of a new table with history operation op

@@ -98,7 +98,7 @@ func (p *extParser) accept(words ...string) bool {
 	return true
 }
 
-func (p *extParser) errAt(t token, format string, args ...any) error {
+func (p *extParser) errAt(t token, format string, args ...any) *pgerror.Error {
 	e := pgerror.New(pgerror.SyntaxError, format, args...)
 	e.Position = p.st.Position(int32(t.start))
 	return e
@@ -180,6 +180,9 @@ func (p *extParser) end() error {
 // keywords. It returns handled=false for statements pg_query parses (after
 // noting any CREATE TABLE extras to blank out).
 func (p *extParser) parseExtension() (bool, error) {
+	if p.word(0) == "alter" && p.peekDataset(1) {
+		return true, p.parseAlterDataset()
+	}
 	switch p.word(0) {
 	case "describe", "desc":
 		p.i++
@@ -269,7 +272,35 @@ func (p *extParser) parseExtension() (bool, error) {
 		p.i = save
 		return false, nil
 	case "create":
+		k := 1
+		if p.word(1) == "or" && (p.word(2) == "replace" || p.word(2) == "refresh") {
+			k = 3
+		}
+		if p.peekDataset(k) {
+			return true, p.parseCreateDataset(false)
+		}
 		return false, p.createTableExtras()
+	case "refresh":
+		return true, p.parseRefresh(false)
+	case "explain":
+		switch {
+		case p.word(1) == "create":
+			k := 2
+			if p.word(2) == "or" && (p.word(3) == "replace" || p.word(3) == "refresh") {
+				k = 4
+			}
+			if p.peekDataset(k) {
+				p.i++
+				return true, p.parseCreateDataset(true)
+			}
+		case p.word(1) == "refresh":
+			p.i++
+			return true, p.parseRefresh(true)
+		}
+	case "drop":
+		if p.peekDataset(1) {
+			return true, p.parseDropDataset()
+		}
 	}
 	return false, nil
 }

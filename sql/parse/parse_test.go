@@ -88,3 +88,76 @@ func TestExtensions(t *testing.T) {
 		t.Fatalf("want syntax error, got %v", err)
 	}
 }
+
+func TestCreateMaterializedView(t *testing.T) {
+	q := `CREATE OR REFRESH MATERIALIZED VIEW cat.sch.mv (id BIGINT NOT NULL COMMENT 'key', total,
+		CONSTRAINT pos EXPECT (total > 0) ON VIOLATION DROP ROW)
+		COMMENT 'daily' TBLPROPERTIES ('pipelines.notifications' = 'failure')
+		SCHEDULE CRON '0 */15 * * * ?' AT TIME ZONE 'America/Los_Angeles'
+		REFRESH POLICY INCREMENTAL STRICT
+		AS SELECT id, sum(amount) AS total FROM t WHERE ts > current_timestamp() - INTERVAL 1 HOUR GROUP BY id`
+	st, err := ParseOne(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := st.Ext.(*CreateMaterializedView)
+	if c.Mode != CreateOrRefresh || c.Name.String() != "cat.sch.mv" || len(c.Columns) != 2 || !c.Columns[0].NotNull || c.Columns[0].Type != "BIGINT" {
+		t.Fatalf("%+v", c)
+	}
+	if len(c.Expectations) != 1 || c.Expectations[0].Expr != "total > 0" || c.Expectations[0].Action != "DROP ROW" {
+		t.Fatalf("%+v", c.Expectations)
+	}
+	if c.Clauses.Schedule == nil || c.Clauses.Schedule.Cron != "0 */15 * * * ?" || c.Clauses.Policy != PolicyIncrementalStrict {
+		t.Fatalf("%+v", c.Clauses)
+	}
+	if c.Query.AST.GetSelectStmt() == nil {
+		t.Fatal("query not parsed")
+	}
+	// A syntax error inside the query points into the client's text.
+	bad := "CREATE MATERIALIZED VIEW m AS SELECT a FROM t WHERE"
+	_, err = ParseOne(bad)
+	if pe := pgerror.Convert(err); pe.Code != pgerror.SyntaxError || pe.Position != int32(len(bad)+1) {
+		t.Fatalf("%v at %d", err, pe.Position)
+	}
+}
+
+func TestDatasetClauseErrors(t *testing.T) {
+	for _, c := range []struct{ sql, code string }{
+		{"CREATE MATERIALIZED VIEW m COMMENT 'a' COMMENT 'b' AS SELECT 1", pgerror.SyntaxError},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE EVERY 73 HOURS AS SELECT 1", pgerror.InvalidParameterValue},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE EVERY 0 DAYS AS SELECT 1", pgerror.InvalidParameterValue},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE EVERY 9 WEEKS AS SELECT 1", pgerror.InvalidParameterValue},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE EVERY 5 MINUTES AS SELECT 1", pgerror.SyntaxError},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE CRON '0 0 * * *' AS SELECT 1", pgerror.InvalidParameterValue},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE CRON '0 0 12 L * ?' AS SELECT 1", pgerror.FeatureNotSupported},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE CRON '0 0 12 * * 2#1' AS SELECT 1", pgerror.FeatureNotSupported},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE CRON '0 0 12 ? * MON' AT TIME ZONE 'Mars/Base' AS SELECT 1", pgerror.InvalidParameterValue},
+		{"CREATE MATERIALIZED VIEW m SCHEDULE EVERY 1 HOUR TRIGGER ON UPDATE AS SELECT 1", pgerror.InvalidObjectDefinition},
+		{"CREATE MATERIALIZED VIEW m AS INSERT INTO t VALUES (1)", pgerror.SyntaxError},
+	} {
+		_, err := ParseOne(c.sql)
+		if got := pgerror.Code(err); got != c.code {
+			t.Errorf("%s: got %s (%v), want %s", c.sql, got, err, c.code)
+		}
+	}
+	for _, ok := range []string{
+		"CREATE MATERIALIZED LAKE VIEW IF NOT EXISTS s.m TBLPROPERTIES (delta.enableChangeDataFeed = true) AS SELECT 1",
+		"CREATE MATERIALIZED VIEW m SCHEDULE REFRESH EVERY 72 HOURS AS SELECT 1",
+		"CREATE MATERIALIZED VIEW m SCHEDULE CRON '0 0 12 ? * MON-FRI,SUN 2027' AS SELECT 1",
+		"CREATE MATERIALIZED VIEW m TRIGGER ON UPDATE AT MOST EVERY INTERVAL 5 MINUTES AS SELECT 1",
+		"REFRESH MATERIALIZED LAKE VIEW s.m FULL",
+		"REFRESH STREAMING TABLE s.st RESET CHECKPOINTS",
+		"DROP MATERIALIZED VIEW IF EXISTS m CASCADE",
+		"ALTER MATERIALIZED VIEW m ALTER SCHEDULE CRON '0 */5 * * * ?'",
+		"ALTER STREAMING TABLE sales ADD TRIGGER ON UPDATE",
+		"ALTER MATERIALIZED VIEW m DROP TRIGGER ON UPDATE",
+		"ALTER MATERIALIZED VIEW m SET REFRESH POLICY FULL",
+		"ALTER MATERIALIZED VIEW m ENABLE INCREMENTAL",
+		"EXPLAIN CREATE MATERIALIZED VIEW m AS SELECT 1",
+		"EXPLAIN REFRESH MATERIALIZED VIEW m",
+	} {
+		if _, err := ParseOne(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

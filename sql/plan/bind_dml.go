@@ -40,7 +40,15 @@ type Delete struct {
 }
 
 func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
-	if t.Kind != catalog.KindTable {
+	switch t.Kind {
+	case catalog.KindTable:
+	case catalog.KindMaterializedView:
+		return b.errAt(loc, pgerror.WrongObjectType, "cannot change materialized view \"%s\"", t.Name).
+			WithHint("A materialized view changes only by REFRESH MATERIALIZED VIEW.")
+	case catalog.KindView:
+		return b.errAt(loc, pgerror.WrongObjectType, "cannot change view \"%s\"", t.Name).
+			WithDetail("Views are not updatable in mvserver.")
+	default:
 		return b.errAt(loc, pgerror.WrongObjectType, "cannot change relation \"%s\": it is not a table", t.Name)
 	}
 	return nil

@@ -301,6 +301,16 @@ func withPosition(err error, st *parse.Statement, loc int32) error {
 
 func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, error) {
 	switch ds.RemoveType {
+	case pg_query.ObjectType_OBJECT_VIEW, pg_query.ObjectType_OBJECT_MATVIEW:
+		kind := catalog.KindView
+		if ds.RemoveType == pg_query.ObjectType_OBJECT_MATVIEW {
+			kind = catalog.KindMaterializedView
+		}
+		var names [][]string
+		for _, o := range ds.Objects {
+			names = append(names, listParts(o))
+		}
+		return s.dropRelations(kind, names, ds.MissingOk, ds.Behavior == pg_query.DropBehavior_DROP_CASCADE)
 	case pg_query.ObjectType_OBJECT_TABLE:
 		c := s.cat.Clone()
 		var dropped []uint32
@@ -318,13 +328,14 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				return "", err
 			}
 			if t.Kind != catalog.KindTable {
-				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
+				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name).
+					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(t.Kind)), kindName(t.Kind))
 			}
-			c.DropTable(t.ID)
-			dropped = append(dropped, t.ID)
-			if err := s.txn.DropTable(storageID(t)); err != nil {
-				return "", mapStorageErr(err)
+			ids, err := s.dropCascade(c, t, ds.Behavior == pg_query.DropBehavior_DROP_CASCADE)
+			if err != nil {
+				return "", err
 			}
+			dropped = append(dropped, ids...)
 		}
 		if len(dropped) == 0 {
 			return "DROP TABLE", nil

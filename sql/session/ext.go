@@ -96,6 +96,19 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			)
 		}
 		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
+	case *parse.CreateMaterializedView:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.createMaterializedView(ctx, x) }
+	case *parse.RefreshDataset:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.refreshDataset(ctx, x) }
+	case *parse.DropDataset:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			if x.Streaming {
+				return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+			}
+			return s.dropRelations(catalog.KindMaterializedView, [][]string{x.Name.Parts}, x.IfExists, x.Cascade)
+		}
+	case *parse.AlterDataset:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterDataset(x) }
 	case *parse.AlterTblProperties:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTblProperties(x) }
 	default:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/types"
@@ -26,6 +27,8 @@ type Engine struct {
 	Logger   *slog.Logger
 	// Clock returns the current time (statement timestamps); nil = time.Now.
 	Clock func() time.Time
+	// Refresher runs materialized-view refreshes.
+	Refresher *refresh.Runner
 
 	sessions atomic.Int64
 }

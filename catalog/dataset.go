@@ -1,0 +1,41 @@
+package catalog
+
+// Dataset holds what makes a materialized view (or, later, a streaming
+// table) more than a table: its refresh policy, schedule or trigger,
+// expectations and the settings in force at CREATE (R-M1, R-S2, R-S3, R-S4).
+type Dataset struct {
+	Streaming bool   `json:"streaming,omitempty"`
+	Policy    string `json:"policy"` // AUTO, INCREMENTAL, INCREMENTAL STRICT, FULL
+	// Schedule and Trigger are mutually exclusive (R-M1).
+	Schedule *Schedule `json:"schedule,omitempty"`
+	Trigger  *Trigger  `json:"trigger,omitempty"`
+	// Expectations are the data-quality constraints of the column list (R-M2).
+	Expectations []Expectation `json:"expectations,omitempty"`
+	// SearchPath resolves the query's unqualified names as at CREATE.
+	SearchPath []string `json:"search_path,omitempty"`
+	// StatementTimeoutMs bounds scheduled and triggered refreshes (R-S4);
+	// 0 = the default of 2 days.
+	StatementTimeoutMs int64 `json:"statement_timeout_ms,omitempty"`
+	// QueryText is the definition as the user wrote it (DESCRIBE, pg_matviews).
+	QueryText string `json:"query_text,omitempty"`
+}
+
+// Schedule is SCHEDULE EVERY n unit or CRON 'expr' [AT TIME ZONE 'tz'].
+type Schedule struct {
+	Every    int    `json:"every,omitempty"`
+	Unit     string `json:"unit,omitempty"`
+	Cron     string `json:"cron,omitempty"`
+	TimeZone string `json:"time_zone,omitempty"`
+}
+
+// Trigger is TRIGGER ON UPDATE [AT MOST EVERY …].
+type Trigger struct {
+	AtMostEverySeconds int64 `json:"at_most_every_seconds,omitempty"`
+}
+
+// Expectation is one data-quality expectation.
+type Expectation struct {
+	Name   string `json:"name"`
+	Expr   string `json:"expr"`
+	Action string `json:"action,omitempty"` // "", "DROP ROW", "FAIL UPDATE"
+}

@@ -1,0 +1,79 @@
+package refresh
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"time"
+
+	"github.com/mvserver/mvserver/storage"
+)
+
+// Checkpoint records what a view's content was computed from: the version of
+// each source it consumed (R-M5), and when.
+type Checkpoint struct {
+	Sources map[uint32]int64 `json:"sources"`
+	At      time.Time        `json:"at"`
+	// Definition is the query text the content was computed with: a changed
+	// definition forces a full refresh (R-M8).
+	Definition string `json:"definition"`
+}
+
+// LastRun is the outcome of a view's latest refresh (DESCRIBE, SHOW).
+type LastRun struct {
+	Technique   string    `json:"technique"`
+	Status      string    `json:"status"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	RowsWritten int64     `json:"rows_written"`
+	Reason      string    `json:"reason,omitempty"`
+}
+
+func checkpointKey(view uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte("r/ckpt/"), view)
+}
+
+func lastRunKey(view uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte("r/last/"), view)
+}
+
+// ReadCheckpoint returns a view's checkpoint as txn sees it (nil if none).
+func ReadCheckpoint(txn *storage.Txn, view uint32) (*Checkpoint, error) {
+	v, ok, err := txn.GetMeta(checkpointKey(view))
+	if err != nil || !ok {
+		return nil, err
+	}
+	var c Checkpoint
+	if err := json.Unmarshal(v, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// ReadLastRun returns a view's latest run as txn sees it (nil if none).
+func ReadLastRun(txn *storage.Txn, view uint32) (*LastRun, error) {
+	v, ok, err := txn.GetMeta(lastRunKey(view))
+	if err != nil || !ok {
+		return nil, err
+	}
+	var r LastRun
+	if err := json.Unmarshal(v, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Forget deletes a dropped view's refresh state in txn.
+func Forget(txn *storage.Txn, view uint32) error {
+	if err := txn.DeleteMeta(checkpointKey(view)); err != nil {
+		return err
+	}
+	return txn.DeleteMeta(lastRunKey(view))
+}
+
+func putJSON(txn *storage.Txn, key []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return txn.PutMeta(key, b)
+}

@@ -1,0 +1,584 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// references resolves the relations a query reads (its RangeVars that are
+// not CTE names) to their ids, in first-seen order.
+func (s *Session) references(q *parse.Statement) ([]uint32, error) {
+	ctes := parse.CTENames(q.AST)
+	var ids []uint32
+	seen := map[uint32]bool{}
+	for _, rv := range parse.RangeVars(q.AST) {
+		if rv.Schemaname == "" && rv.Catalogname == "" && ctes[rv.Relname] {
+			continue
+		}
+		t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+		if err != nil {
+			return nil, withPosition(err, q, rv.Location)
+		}
+		if !seen[t.ID] {
+			seen[t.ID] = true
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids, nil
+}
+
+// dependsOnTransitively reports whether relation id reads target, directly
+// or through other relations (cycle check, R-M7).
+func dependsOnTransitively(c *catalog.Catalog, id, target uint32) bool {
+	seen := map[uint32]bool{}
+	var walk func(uint32) bool
+	walk = func(x uint32) bool {
+		if x == target {
+			return true
+		}
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+		t, ok := c.Table(x)
+		if !ok {
+			return false
+		}
+		for _, d := range t.DependsOn {
+			if walk(d) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(id)
+}
+
+// createView runs CREATE [OR REPLACE] VIEW (R-Q4).
+func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string, error) {
+	if vs.View.Relpersistence == "t" {
+		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "temporary views are not supported")
+	}
+	q := &parse.Statement{}
+	*q = *st
+	q.AST = vs.Query
+	ids, err := s.references(q)
+	if err != nil {
+		return "", err
+	}
+	b := s.binder(st, nil)
+	sel := vs.Query.GetSelectStmt()
+	if sel == nil {
+		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "a view must be defined by a SELECT")
+	}
+	bq, err := b.BindSelect(sel)
+	if err != nil {
+		return "", err
+	}
+	text, err := parse.Deparse(vs.Query)
+	if err != nil {
+		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+	}
+	schema, name, err := s.cat.TargetSchema(rangeVarParts(vs.View), s.searchPath())
+	if err != nil {
+		return "", withPosition(err, st, vs.View.Location)
+	}
+	cols, err := viewColumns(bq.Cols, vs.Aliases)
+	if err != nil {
+		return "", err
+	}
+	c := s.cat.Clone()
+	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindView, Query: text, DependsOn: ids, NextColID: 1}
+	if old, exists := s.cat.LookupTable(schema.ID, name); exists {
+		if !vs.Replace {
+			return "", st.Errorf(vs.View.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
+		}
+		if old.Kind != catalog.KindView {
+			return "", st.Errorf(vs.View.Location, pgerror.WrongObjectType, "\"%s\" is not a view", name)
+		}
+		t.ID = old.ID
+		for _, d := range ids {
+			if dependsOnTransitively(s.cat, d, old.ID) {
+				return "", pgerror.New(pgerror.InvalidObjectDefinition, "view \"%s\" would depend on itself", name)
+			}
+		}
+	} else {
+		t.ID = c.AllocID()
+	}
+	for _, col := range cols {
+		t.Columns = append(t.Columns, catalog.Column{ID: t.NextColID, Name: col.Name, Type: col.T})
+		t.NextColID++
+	}
+	c.PutTable(t)
+	return "CREATE VIEW", s.persist(c, []uint32{t.ID}, nil)
+}
+
+func viewColumns(cols []plan.Column, aliases []*pg_query.Node) ([]plan.Column, error) {
+	if len(aliases) > len(cols) {
+		return nil, pgerror.New(pgerror.SyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	out := append([]plan.Column(nil), cols...)
+	for i, a := range aliases {
+		out[i].Name = strVal(a)
+	}
+	seen := map[string]bool{}
+	for _, c := range out {
+		if seen[c.Name] {
+			return nil, pgerror.New(pgerror.DuplicateColumn, "column \"%s\" specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return out, nil
+}
+
+// dropRelations drops views or materialized views, with CASCADE through
+// their dependents (R-M6).
+func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExists, cascade bool) (string, error) {
+	tag := map[catalog.ObjectKind]string{catalog.KindView: "DROP VIEW", catalog.KindMaterializedView: "DROP MATERIALIZED VIEW"}[kind]
+	what := map[catalog.ObjectKind]string{catalog.KindView: "view", catalog.KindMaterializedView: "materialized view"}[kind]
+	c := s.cat.Clone()
+	var dropped []uint32
+	for _, parts := range names {
+		t, err := c.Resolve(parts, s.searchPath())
+		if err != nil {
+			if pgerror.Code(err) == pgerror.UndefinedTable {
+				if ifExists {
+					s.notice("%s \"%s\" does not exist, skipping", what, strings.Join(parts, "."))
+					continue
+				}
+				return "", pgerror.New(pgerror.UndefinedTable, "%s \"%s\" does not exist", what, strings.Join(parts, "."))
+			}
+			return "", err
+		}
+		if t.Kind != kind {
+			return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, what).
+				WithHint("Use DROP %s to remove a %s.", map[catalog.ObjectKind]string{catalog.KindTable: "TABLE", catalog.KindView: "VIEW", catalog.KindMaterializedView: "MATERIALIZED VIEW"}[t.Kind], kindName(t.Kind))
+		}
+		ids, err := s.dropCascade(c, t, cascade)
+		if err != nil {
+			return "", err
+		}
+		dropped = append(dropped, ids...)
+	}
+	if len(dropped) == 0 {
+		return tag, nil
+	}
+	return tag, s.persist(c, nil, dropped)
+}
+
+func kindName(k catalog.ObjectKind) string {
+	switch k {
+	case catalog.KindView:
+		return "view"
+	case catalog.KindMaterializedView:
+		return "materialized view"
+	}
+	return "table"
+}
+
+// dropCascade removes t (and, with cascade, everything that reads it) from
+// c and from storage; it returns the dropped ids.
+func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool) ([]uint32, error) {
+	deps := c.Dependents(t.ID)
+	if len(deps) > 0 && !cascade {
+		return nil, pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindName(t.Kind), t.Name).
+			WithDetail("%s %s depends on %s %s", kindName(deps[0].Kind), deps[0].Name, kindName(t.Kind), t.Name).
+			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
+	}
+	var out []uint32
+	for _, d := range deps {
+		if _, still := c.Table(d.ID); !still {
+			continue
+		}
+		ids, err := s.dropCascade(c, d, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ids...)
+	}
+	if len(deps) > 0 {
+		s.notice("drop cascades to %d other object(s)", len(deps))
+	}
+	c.DropTable(t.ID)
+	out = append(out, t.ID)
+	if t.Kind != catalog.KindView {
+		if err := s.txn.DropTable(storageID(t)); err != nil {
+			return nil, mapStorageErr(err)
+		}
+	}
+	if t.Kind == catalog.KindMaterializedView {
+		if err := refresh.Forget(s.txn, t.ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// datasetFromClauses validates and converts the parsed clauses.
+func datasetClausesToCatalog(cl *parse.DatasetClauses, ds *catalog.Dataset) {
+	if cl.Policy != "" {
+		ds.Policy = string(cl.Policy)
+	}
+	if cl.Schedule != nil {
+		sc := catalog.Schedule{Every: cl.Schedule.Every, Unit: cl.Schedule.Unit, Cron: cl.Schedule.Cron, TimeZone: cl.Schedule.TimeZone}
+		if sc.Cron != "" && sc.TimeZone == "" {
+			sc.TimeZone = "UTC"
+		}
+		ds.Schedule = &sc
+	}
+	if cl.Trigger != nil {
+		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: cl.Trigger.AtMostEverySeconds}
+	}
+}
+
+// createMaterializedView runs CREATE … MATERIALIZED VIEW (R-M1) and its
+// first refresh, in the statement's transaction.
+func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMaterializedView) (string, error) {
+	if c.Streaming {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+	}
+	if len(c.Expectations) > 0 {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "expectations (CONSTRAINT … EXPECT/CHECK) are not supported yet")
+	}
+	switch c.Clauses.Policy {
+	case parse.PolicyIncremental, parse.PolicyIncrementalStrict:
+		return "", pgerror.New(pgerror.FeatureNotSupported, "materialized view %s cannot be refreshed incrementally: incremental refresh is not available yet", c.Name.String()).
+			WithHint("Use REFRESH POLICY AUTO or FULL.")
+	}
+	if c.Explain {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN CREATE MATERIALIZED VIEW is not supported yet")
+	}
+	tag := "CREATE MATERIALIZED VIEW"
+	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.searchPath())
+	if err != nil {
+		return "", withPos(err, c.Name.Pos)
+	}
+	old, exists := s.cat.LookupTable(schema.ID, name)
+	if exists {
+		if old.Kind != catalog.KindMaterializedView {
+			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
+		}
+		switch c.Mode {
+		case parse.CreatePlain:
+			return "", pgerror.New(pgerror.DuplicateTable, "materialized view \"%s\" already exists", name).WithPosition(c.Name.Pos)
+		case parse.CreateIfNotExists:
+			s.notice("materialized view \"%s\" already exists, skipping", name)
+			return tag, nil
+		}
+	}
+	ids, err := s.references(c.Query)
+	if err != nil {
+		return "", err
+	}
+	b := s.binder(c.Query, nil)
+	q, err := b.BindSelect(c.Query.AST.GetSelectStmt())
+	if err != nil {
+		return "", err
+	}
+	if len(b.Params) > 0 {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "a materialized view's query cannot have parameters")
+	}
+	text, err := parse.Deparse(c.Query.AST)
+	if err != nil {
+		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+	}
+	if exists {
+		for _, d := range ids {
+			if dependsOnTransitively(s.cat, d, old.ID) {
+				return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" would depend on itself", name)
+			}
+		}
+	}
+	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindMaterializedView, Query: text, DependsOn: ids, NextColID: 1,
+		PartitionBy: c.Clauses.PartitionedBy, ClusterBy: c.Clauses.ClusterBy}
+	if c.Clauses.Comment != nil {
+		t.Comment = *c.Clauses.Comment
+	}
+	ds := &catalog.Dataset{Policy: string(parse.PolicyAuto), SearchPath: s.searchPath(), QueryText: c.Query.Text}
+	if d, err := ParseDuration(s.setting("statement_timeout")); err == nil && d > 0 {
+		ds.StatementTimeoutMs = d.Milliseconds()
+	}
+	datasetClausesToCatalog(&c.Clauses, ds)
+	t.Dataset = ds
+	// Columns: the query's, renamed and typed by the column list.
+	if len(c.Columns) > len(q.Cols) {
+		return "", pgerror.New(pgerror.SyntaxError, "CREATE MATERIALIZED VIEW specifies more column names than columns")
+	}
+	for i, qc := range q.Cols {
+		col := catalog.Column{ID: t.NextColID, Name: qc.Name, Type: qc.T}
+		if col.Type.Kind == types.KindUnknown || col.Type.Kind == types.KindNull {
+			col.Type = types.Text
+		}
+		t.NextColID++
+		if i < len(c.Columns) {
+			spec := c.Columns[i]
+			col.Name, col.NotNull, col.Comment = spec.Name, spec.NotNull, spec.Comment
+			if spec.Type != "" {
+				typ, err := s.parseTypeText(spec.Type)
+				if err != nil {
+					return "", err
+				}
+				col.Type = typ
+			}
+		}
+		if t.ColumnIndex(col.Name) >= 0 {
+			return "", pgerror.New(pgerror.DuplicateColumn, "column \"%s\" specified more than once", col.Name).
+				WithHint("Give the columns distinct names with AS or a column list.")
+		}
+		t.Columns = append(t.Columns, col)
+	}
+	for _, pc := range t.PartitionBy {
+		if t.ColumnIndex(pc) < 0 {
+			return "", pgerror.New(pgerror.UndefinedColumn, "partition column \"%s\" is not a column of materialized view \"%s\"", pc, name)
+		}
+	}
+	for _, p := range c.Clauses.Properties {
+		np, err := catalog.NormalizeProperty(p.Key, p.Value)
+		if err != nil {
+			return "", err
+		}
+		t.SetProperty(np)
+	}
+	t.ApplyDefaults(s.eng.Defaults)
+	cat := s.cat.Clone()
+	if exists {
+		// CREATE OR REFRESH keeps an unchanged definition and refreshes it;
+		// a changed one (and CREATE OR REPLACE) replaces the view (R-M1).
+		if c.Mode == parse.CreateOrRefresh && sameDefinition(old, t) {
+			return tag, s.refreshInTxn(ctx, old.ID, false)
+		}
+		t.ID = old.ID
+		t.NextColID = old.NextColID + t.NextColID // never reuse column ids
+		for i := range t.Columns {
+			t.Columns[i].ID = old.NextColID + uint32(i)
+		}
+		cat.PutTable(t)
+		if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
+			return "", err
+		}
+		if err := s.txn.RecordVersion(t.StorageInfo(), "CREATE OR REPLACE MATERIALIZED VIEW", nil); err != nil {
+			return "", mapStorageErr(err)
+		}
+		return tag, s.refreshInTxn(ctx, t.ID, true)
+	}
+	t.ID = cat.AllocID()
+	cat.PutTable(t)
+	if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
+		return "", err
+	}
+	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE MATERIALIZED VIEW", map[string]string{"query": text}); err != nil {
+		return "", mapStorageErr(err)
+	}
+	return tag, s.refreshInTxn(ctx, t.ID, true)
+}
+
+func sameDefinition(a, b *catalog.Table) bool {
+	if a.Query != b.Query || len(a.Columns) != len(b.Columns) {
+		return false
+	}
+	for i := range a.Columns {
+		if a.Columns[i].Name != b.Columns[i].Name || a.Columns[i].Type != b.Columns[i].Type || a.Columns[i].NotNull != b.Columns[i].NotNull {
+			return false
+		}
+	}
+	return true
+}
+
+func withPos(err error, pos int32) error {
+	if pe, ok := err.(*pgerror.Error); ok && pe.Position == 0 {
+		pe.Position = pos
+	}
+	return err
+}
+
+// parseTypeText resolves a type written in a column list.
+func (s *Session) parseTypeText(text string) (types.T, error) {
+	st, err := parse.ParseOne("SELECT NULL::" + text)
+	if err != nil {
+		return types.T{}, pgerror.New(pgerror.SyntaxError, "invalid type \"%s\"", text)
+	}
+	tc := st.AST.GetSelectStmt().TargetList[0].GetResTarget().Val.GetTypeCast()
+	if tc == nil {
+		return types.T{}, pgerror.New(pgerror.SyntaxError, "invalid type \"%s\"", text)
+	}
+	return s.binder(st, nil).TypeName(tc.TypeName)
+}
+
+func (s *Session) refreshOptions(full bool) refresh.Options {
+	return refresh.Options{Full: full, OptimalRefreshOff: s.setting("optimal_refresh") == "off", Env: s.env, Funcs: s.funcCtx()}
+}
+
+// refreshInTxn runs a refresh inside the statement's transaction (CREATE).
+func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error {
+	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, id, s.refreshOptions(full))
+	if err != nil {
+		return mapStorageErr(err)
+	}
+	s.refreshNotice(res)
+	return nil
+}
+
+func (s *Session) refreshNotice(res *refresh.Result) {
+	_ = res
+}
+
+// refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4) in its own
+// transaction: not inside a transaction block (R-Q5).
+func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (string, error) {
+	if r.Streaming {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+	}
+	if r.Explain {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN REFRESH is not supported yet")
+	}
+	if s.explicit {
+		return "", pgerror.New(pgerror.ActiveSQLTransaction, "REFRESH MATERIALIZED VIEW cannot run inside a transaction block")
+	}
+	if s.txn != nil && !s.txn.ReadOnly() {
+		return "", pgerror.New(pgerror.ActiveSQLTransaction, "REFRESH MATERIALIZED VIEW cannot run in a transaction that has written; send it as its own statement")
+	}
+	t, err := s.resolve(r.Name)
+	if err != nil {
+		return "", err
+	}
+	if t.Kind != catalog.KindMaterializedView {
+		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(r.Name.Pos)
+	}
+	// The refresh takes its own snapshot once it holds the view's lock.
+	s.rollback()
+	defer s.ensureTxn()
+	res, err := s.eng.Refresher.Refresh(ctx, t.ID, s.refreshOptions(r.Full))
+	if err != nil {
+		return "", mapStorageErr(err)
+	}
+	s.refreshNotice(res)
+	return "REFRESH MATERIALIZED VIEW", nil
+}
+
+// alterDataset runs ALTER MATERIALIZED VIEW (R-M6).
+func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
+	if a.Streaming {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+	}
+	t, err := s.resolve(a.Name)
+	if err != nil {
+		return "", err
+	}
+	if t.Kind != catalog.KindMaterializedView {
+		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(a.Name.Pos)
+	}
+	nt := t.Clone()
+	ds := nt.Dataset
+	switch {
+	case a.SetSchedule != nil:
+		if a.AddSchedule && ds.Schedule != nil {
+			return "", pgerror.New(pgerror.DuplicateObject, "materialized view \"%s\" already has a schedule", t.Name).WithHint("Use ALTER SCHEDULE to change it.")
+		}
+		if a.AddSchedule && ds.Trigger != nil {
+			return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" has a TRIGGER ON UPDATE; a schedule and a trigger are mutually exclusive", t.Name).WithHint("Use ALTER SCHEDULE to switch from the trigger to a schedule.")
+		}
+		if !a.AddSchedule && ds.Schedule == nil && ds.Trigger == nil {
+			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no schedule to alter", t.Name).WithHint("Use ADD SCHEDULE.")
+		}
+		cl := parse.DatasetClauses{Schedule: a.SetSchedule}
+		ds.Trigger = nil
+		datasetClausesToCatalog(&cl, ds)
+	case a.SetTrigger != nil:
+		if a.AddTrigger && ds.Trigger != nil {
+			return "", pgerror.New(pgerror.DuplicateObject, "materialized view \"%s\" already has a TRIGGER ON UPDATE", t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to change it.")
+		}
+		if a.AddTrigger && ds.Schedule != nil {
+			return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" has a schedule; a schedule and a trigger are mutually exclusive", t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to switch from the schedule to a trigger.")
+		}
+		if !a.AddTrigger && ds.Schedule == nil && ds.Trigger == nil {
+			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no trigger to alter", t.Name).WithHint("Use ADD TRIGGER ON UPDATE.")
+		}
+		ds.Schedule = nil
+		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: a.SetTrigger.AtMostEverySeconds}
+	case a.DropSchedule:
+		if ds.Schedule == nil {
+			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no schedule", t.Name)
+		}
+		ds.Schedule = nil
+	case a.DropTrigger:
+		if ds.Trigger == nil {
+			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no TRIGGER ON UPDATE", t.Name)
+		}
+		ds.Trigger = nil
+	case a.SetPolicy != "":
+		if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
+			return "", pgerror.New(pgerror.FeatureNotSupported, "materialized view %s cannot be refreshed incrementally: incremental refresh is not available yet", t.Name)
+		}
+		ds.Policy = string(a.SetPolicy)
+	case a.SetProperties != nil:
+		for _, p := range a.SetProperties {
+			np, err := catalog.NormalizeProperty(p.Key, p.Value)
+			if err != nil {
+				return "", err
+			}
+			nt.SetProperty(np)
+		}
+	case a.EnableIncremental:
+		return s.enableIncremental(t)
+	}
+	c := s.cat.Clone()
+	c.PutTable(nt)
+	return "ALTER MATERIALIZED VIEW", s.persist(c, []uint32{nt.ID}, nil)
+}
+
+// enableIncremental turns the change data feed and row tracking on for every
+// source table of a view (R-I9, Fabric's "Enable CDF").
+func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
+	c := s.cat.Clone()
+	var changed []uint32
+	var walk func(ids []uint32) error
+	seen := map[uint32]bool{}
+	walk = func(ids []uint32) error {
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			t, ok := c.Table(id)
+			if !ok {
+				continue
+			}
+			if t.Kind == catalog.KindView {
+				if err := walk(t.DependsOn); err != nil {
+					return err
+				}
+				continue
+			}
+			if t.ChangeDataFeed() && t.RowTracking() {
+				continue
+			}
+			nt := t.Clone()
+			nt.SetProperty(catalog.Property{Key: catalog.PropChangeDataFeed, Value: "true"})
+			nt.SetProperty(catalog.Property{Key: catalog.PropRowTracking, Value: "true"})
+			c.PutTable(nt)
+			changed = append(changed, nt.ID)
+			if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": `{"delta.enableChangeDataFeed":"true","delta.enableRowTracking":"true"}`}); err != nil {
+				return mapStorageErr(err)
+			}
+			s.notice("enabled the change data feed and row tracking on %s", c.QualifiedName(nt))
+		}
+		return nil
+	}
+	if err := walk(v.DependsOn); err != nil {
+		return "", err
+	}
+	if len(changed) == 0 {
+		s.notice("every source of %s already has the change data feed and row tracking", v.Name)
+		return "ALTER MATERIALIZED VIEW", nil
+	}
+	return "ALTER MATERIALIZED VIEW", s.persist(c, changed, nil)
+}
