@@ -36,6 +36,7 @@ const (
 	DuplicateObject                   = "42710"
 	DuplicateFunction                 = "42723"
 	AmbiguousColumn                   = "42702"
+	DuplicateAlias                    = "42712"
 	AmbiguousFunction                 = "42725"
 	DatatypeMismatch                  = "42804"
 	InvalidColumnReference            = "42P10"

@@ -67,7 +67,10 @@ func Forget(txn *storage.Txn, view uint32) error {
 	if err := txn.DeleteMeta(checkpointKey(view)); err != nil {
 		return err
 	}
-	return txn.DeleteMeta(lastRunKey(view))
+	if err := txn.DeleteMeta(lastRunKey(view)); err != nil {
+		return err
+	}
+	return forgetLog(txn, view)
 }
 
 func putJSON(txn *storage.Txn, key []byte, v any) error {

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -59,15 +60,23 @@ type Options struct {
 	OptimalRefreshOff bool
 	Env               *types.Env
 	Funcs             *funcs.Ctx
+	// Cause is what started the run (CREATE, MANUAL, SCHEDULE, TRIGGER,
+	// STARTUP_CATCHUP), recorded in refresh_history (R-S6).
+	Cause string
 }
 
 // Result is what a refresh did.
 type Result struct {
+	RunID     string
 	Technique string
 	Reason    string
 	Stats     Stats
 	Versions  map[uint32]int64
 }
+
+// incrementalTechniques are the techniques of R-I1 that later plug in here;
+// each is reported as a candidate that could not be used.
+var incrementalTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "PARTITION_OVERWRITE", "WINDOW_FUNCTION"}
 
 // Refresh runs one refresh of view in its own transaction and commits it.
 func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result, error) {
@@ -79,14 +88,60 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 	if err != nil {
 		return nil, err
 	}
+	start := r.now()
 	res, err := r.RefreshIn(ctx, txn, cat, view, opt)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = txn.Commit()
 	}
-	if err := txn.Commit(); err != nil {
+	if err != nil {
+		txn.Rollback()
+		r.recordFailure(view, opt, start, err)
 		return nil, err
 	}
 	return res, nil
+}
+
+// recordFailure records a failed, canceled or timed-out run in its own
+// commit: the refresh itself changed nothing (R-S5, R-S6).
+func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause error) {
+	txn := r.DB.Begin()
+	defer txn.Rollback()
+	cat, err := r.Catalog.Snapshot(txn)
+	if err != nil {
+		return
+	}
+	v, ok := cat.Table(view)
+	if !ok {
+		return
+	}
+	status := "FAILED"
+	switch pgerror.Convert(cause).Code {
+	case pgerror.QueryCanceled:
+		status = "CANCELED"
+		if errors.Is(cause, context.DeadlineExceeded) {
+			status = "TIMED_OUT"
+		}
+	}
+	runID := newID()
+	end := r.now()
+	msg := pgerror.Convert(cause).Message
+	w := newEventWriter(view, v.Name, runID)
+	w.add(end, "update_progress", "ERROR", fmt.Sprintf("Update %s is %s.", runID[:6], status), map[string]any{"update_progress": map[string]string{"state": status}}, msg)
+	if w.write(txn) != nil {
+		return
+	}
+	run := &Run{RunID: runID, View: view, ViewName: v.Name, Cause: causeOf(opt), Start: start, End: end, Status: status, Error: msg}
+	if writeRun(txn, run) != nil {
+		return
+	}
+	_ = txn.Commit()
+}
+
+func causeOf(opt Options) string {
+	if opt.Cause == "" {
+		return "MANUAL"
+	}
+	return opt.Cause
 }
 
 // RefreshIn runs a refresh inside txn (CREATE's first population uses the
@@ -117,7 +172,7 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	fctx.StatementTime = start
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
 		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
-	res := &Result{Versions: versions}
+	res := &Result{Versions: versions, RunID: newID()}
 	switch {
 	case opt.Full:
 		res.Technique, res.Reason = FullRecompute, "a full refresh was requested"
@@ -145,11 +200,73 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: v.Query}); err != nil {
 		return nil, err
 	}
-	run := &LastRun{Technique: res.Technique, Status: "COMPLETED", Start: start, End: r.now(), RowsWritten: res.Stats.RowsWritten, Reason: res.Reason}
-	if err := putJSON(txn, lastRunKey(view), run); err != nil {
+	end := r.now()
+	last := &LastRun{Technique: res.Technique, Status: "COMPLETED", Start: start, End: end, RowsWritten: res.Stats.RowsWritten, Reason: res.Reason}
+	if err := putJSON(txn, lastRunKey(view), last); err != nil {
+		return nil, err
+	}
+	// The run's events and history row go in the same commit (R-O1, R-S6).
+	cause := causeOf(opt)
+	w := newEventWriter(view, v.Name, res.RunID)
+	w.add(start, "create_update", "INFO", fmt.Sprintf("Update %s started by %s.", res.RunID[:6], cause), map[string]any{"create_update": map[string]string{"cause": cause}}, "")
+	w.add(start, "update_progress", "INFO", fmt.Sprintf("Update %s is RUNNING.", res.RunID[:6]), map[string]any{"update_progress": map[string]string{"state": "RUNNING"}}, "")
+	w.add(start, "planning_information", "INFO", fmt.Sprintf("Flow '%s' has been planned to be executed as %s.", v.Name, res.Technique), planningDetails(cat, res, ckpt), "")
+	w.add(end, "flow_progress", "METRICS", fmt.Sprintf("Flow '%s' has COMPLETED.", v.Name), map[string]any{"flow_progress": map[string]any{
+		"status": "COMPLETED", "metrics": map[string]int64{"num_output_rows": res.Stats.RowsWritten, "num_input_rows": res.Stats.RowsRead}}}, "")
+	w.add(end, "update_progress", "INFO", fmt.Sprintf("Update %s is COMPLETED.", res.RunID[:6]), map[string]any{"update_progress": map[string]string{"state": "COMPLETED"}}, "")
+	if err := w.write(txn); err != nil {
+		return nil, err
+	}
+	run := &Run{RunID: res.RunID, View: view, ViewName: v.Name, Cause: cause, Start: start, End: end, Status: "COMPLETED", Technique: res.Technique, RowsRead: res.Stats.RowsRead, RowsWritten: res.Stats.RowsWritten}
+	if err := writeRun(txn, run); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// planningDetails lists every candidate technique and why it was or was not
+// chosen (R-O1 planning_information, R-I6).
+func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint) map[string]any {
+	type candidate struct {
+		Technique string `json:"technique"`
+		Chosen    bool   `json:"chosen"`
+		Reason    string `json:"reason"`
+	}
+	var cands []candidate
+	noop := candidate{Technique: NoOp, Chosen: res.Technique == NoOp, Reason: res.Reason}
+	if res.Technique != NoOp {
+		noop.Reason = "not applicable: " + res.Reason
+	}
+	cands = append(cands, noop)
+	for _, t := range incrementalTechniques {
+		cands = append(cands, candidate{Technique: t, Reason: "not available: incremental refresh is not implemented yet"})
+	}
+	full := candidate{Technique: FullRecompute, Chosen: res.Technique == FullRecompute, Reason: res.Reason}
+	if res.Technique != FullRecompute {
+		full.Reason = "not needed: nothing changed"
+	}
+	cands = append(cands, full)
+	sources := map[string]int64{}
+	for id, v := range res.Versions {
+		name := fmt.Sprint(id)
+		if t, ok := cat.Table(id); ok {
+			name = cat.QualifiedName(t)
+		}
+		sources[name] = v
+	}
+	d := map[string]any{"technique": res.Technique, "candidates": cands, "source_versions": sources}
+	if ckpt != nil {
+		prev := map[string]int64{}
+		for id, v := range ckpt.Sources {
+			name := fmt.Sprint(id)
+			if t, ok := cat.Table(id); ok {
+				name = cat.QualifiedName(t)
+			}
+			prev[name] = v
+		}
+		d["checkpoint_versions"] = prev
+	}
+	return map[string]any{"planning_information": d}
 }
 
 func sameVersions(a, b map[uint32]int64) bool {

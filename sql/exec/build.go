@@ -64,6 +64,14 @@ func Build(c *Ctx, n plan.Node) (Operator, error) {
 		return newTableChanges(c, x)
 	case *plan.Rows:
 		return newRowsOp(c, x)
+	case *plan.SetOp:
+		return newSetOp(c, x)
+	case *plan.CTEScan:
+		return newCTEScan(c, x)
+	case *plan.RecursiveUnion:
+		return newRecursive(c, x)
+	case *plan.WorkTableScan:
+		return newWorkTableScan(c, x)
 	}
 	return nil, pgerror.New(pgerror.InternalError, "cannot execute plan node %T", n)
 }

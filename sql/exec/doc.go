@@ -10,6 +10,11 @@
 //  3. Scans decode only the columns the plan marked as needed, and use the
 //     primary key for point lookups and ranges.
 //  4. Every operator checks for cancellation once per batch.
+//  5. A subquery in an expression runs through its own operator tree,
+//     built per evaluation with a child Ctx whose Outer holds the values
+//     of its correlation parameters; an uncorrelated one runs once per
+//     statement (its result is kept in the statement state), a correlated
+//     one once per distinct parameter values unless it is volatile.
 //
 // Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
 package exec
@@ -32,6 +37,29 @@ type Ctx struct {
 	Env     *types.Env
 	Funcs   *funcs.Ctx
 	Params  []types.Datum
+
+	// Outer holds the correlation values of the subquery (or LATERAL item)
+	// evaluation this context runs: plan.OuterRef reads them.
+	Outer []types.Datum
+	// stmt is shared by every context of one statement run.
+	stmt *stmtState
+}
+
+// state returns the statement-wide state, creating it on first use.
+func (c *Ctx) state() *stmtState {
+	if c.stmt == nil {
+		c.stmt = &stmtState{}
+	}
+	return c.stmt
+}
+
+// child returns a context for one evaluation of a correlated subquery:
+// the same statement, with outer as its correlation values.
+func (c *Ctx) child(outer []types.Datum) *Ctx {
+	st := c.state()
+	sub := *c
+	sub.Outer, sub.stmt = outer, st
+	return &sub
 }
 
 // Row is one row of values.

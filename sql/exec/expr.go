@@ -297,6 +297,10 @@ func compile(e plan.Expr, c *Ctx) (evalFn, error) {
 			}
 			return best, nil
 		}, nil
+	case *plan.OuterRef:
+		return compileOuterRef(x, c)
+	case *plan.Subquery:
+		return compileSubquery(x, c)
 	case *plan.Func:
 		fns, err := compileAll(x.Args, c)
 		if err != nil {

@@ -7,7 +7,8 @@ import (
 
 // joinOp is a hash join on the equality keys (the right side is built),
 // or a nested-loop join when there are none. Outer joins emit unmatched
-// rows padded with NULLs.
+// rows padded with NULLs; semi and anti joins emit a left row (alone) when
+// it has a match / has none, stopping at the first match.
 type joinOp struct {
 	c         *Ctx
 	node      *plan.Join
@@ -138,13 +139,17 @@ func (j *joinOp) Next() ([]Row, error) {
 			if j.table != nil {
 				n = len(j.cands)
 			}
+			semi := kind == plan.JoinSemi || kind == plan.JoinAnti
 			for j.ci < n && len(out) < BatchSize {
 				ri := j.ci
 				if j.table != nil {
 					ri = j.cands[j.ci]
 				}
 				j.ci++
-				row := j.combine(l, j.rightRows[ri])
+				var row Row
+				if !semi || j.residual != nil {
+					row = j.combine(l, j.rightRows[ri])
+				}
 				if j.residual != nil {
 					d, err := j.residual(row)
 					if err != nil {
@@ -155,14 +160,22 @@ func (j *joinOp) Next() ([]Row, error) {
 					}
 				}
 				j.anyMatch = true
+				if semi {
+					// One match decides a semi/anti join's left row.
+					j.ci = n
+					break
+				}
 				j.matched[ri] = true
 				out = append(out, row)
 			}
 			if j.ci < n {
 				return out, j.c.Context.Err()
 			}
-			if !j.anyMatch && (kind == plan.JoinLeft || kind == plan.JoinFull) {
+			switch {
+			case !j.anyMatch && (kind == plan.JoinLeft || kind == plan.JoinFull):
 				out = append(out, j.combine(l, make(Row, j.rw)))
+			case j.anyMatch && kind == plan.JoinSemi, !j.anyMatch && kind == plan.JoinAnti:
+				out = append(out, l)
 			}
 			j.li++
 			j.candReady = false

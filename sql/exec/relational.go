@@ -158,6 +158,9 @@ func (d *distinctOp) Next() ([]Row, error) {
 		if len(out) > 0 {
 			return out, nil
 		}
+		if err := d.c.Context.Err(); err != nil {
+			return nil, err
+		}
 	}
 }
 

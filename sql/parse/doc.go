@@ -14,5 +14,11 @@
 //     identifiers or comments.
 //  3. Each rewrite is a row of the rewrites table with its own test.
 //
-// It is a leaf: it imports only pgerror and pg_query.
+// The one rewrite that needs more than text is LEFT SEMI/ANTI JOIN: the
+// keywords are blanked to a plain JOIN of the same length and, once
+// pg_query has parsed the statement, that JoinExpr's type is set to
+// pg_query's JOIN_SEMI/JOIN_ANTI (semijoin.go), which the binder binds.
+//
+// It is a leaf: it imports only pgerror, pg_query and protobuf reflection
+// (to walk pg_query's tree).
 package parse

@@ -48,6 +48,13 @@ type AlterTblProperties struct {
 	IfExists bool
 }
 
+// ShowDatasets is SHOW MATERIALIZED VIEWS / SHOW STREAMING TABLES [IN schema] (R-O3).
+type ShowDatasets struct {
+	Streaming bool
+	Schema    string
+}
+
+func (*ShowDatasets) extNode()       {}
 func (*DescribeHistory) extNode()    {}
 func (*DescribeTable) extNode()      {}
 func (*ShowTblProperties) extNode()  {}
@@ -203,6 +210,19 @@ func (p *extParser) parseExtension() (bool, error) {
 		p.st.Ext = &DescribeTable{Name: n, Extended: ext}
 		return true, p.end()
 	case "show":
+		if p.word(1) == "materialized" && p.word(2) == "views" || p.word(1) == "streaming" && p.word(2) == "tables" {
+			s := &ShowDatasets{Streaming: p.word(1) == "streaming"}
+			p.i += 3
+			if p.accept("in") || p.accept("from") {
+				n, err := p.name()
+				if err != nil {
+					return true, err
+				}
+				s.Schema = n.Parts[len(n.Parts)-1]
+			}
+			p.st.Ext = s
+			return true, p.end()
+		}
 		if p.word(1) != "tblproperties" {
 			return false, nil
 		}

@@ -1,7 +1,10 @@
 package parse
 
 import (
+	"fmt"
 	"testing"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -53,6 +56,9 @@ func TestRewrites(t *testing.T) {
 		{"select current_timestamp(), current_date ( )", "select current_timestamp, current_date"},
 		{"select 'INTERVAL 1 HOUR'", "select 'INTERVAL 1 HOUR'"},
 		{`select "current_timestamp"()`, `select "current_timestamp"()`},
+		{"select * from a LEFT SEMI JOIN b on a.x = b.x", "select * from a           JOIN b on a.x = b.x"},
+		{"select * from a left  anti join b using (x)", "select * from a            join b using (x)"},
+		{`select * from a left "semi" join b on true`, `select * from a left "semi" join b on true`},
 	} {
 		got, _ := applyRewrites(c.in, lex(c.in))
 		if got != c.out {
@@ -159,5 +165,49 @@ func TestDatasetClauseErrors(t *testing.T) {
 		if _, err := ParseOne(ok); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
+	}
+}
+
+func TestSemiAntiJoin(t *testing.T) {
+	joinTypes := func(q string) []pg_query.JoinType {
+		st, err := ParseOne(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		var out []pg_query.JoinType
+		var walk func(n *pg_query.Node)
+		walk = func(n *pg_query.Node) {
+			if j := n.GetJoinExpr(); j != nil {
+				walk(j.Larg)
+				out = append(out, j.Jointype)
+				walk(j.Rarg)
+			}
+		}
+		for _, f := range st.AST.GetSelectStmt().FromClause {
+			walk(f)
+		}
+		return out
+	}
+	semi, anti, inner, left := pg_query.JoinType_JOIN_SEMI, pg_query.JoinType_JOIN_ANTI, pg_query.JoinType_JOIN_INNER, pg_query.JoinType_JOIN_LEFT
+	for _, c := range []struct {
+		q    string
+		want []pg_query.JoinType
+	}{
+		{"select * from a left semi join b on a.x = b.x", []pg_query.JoinType{semi}},
+		{"select * from a LEFT ANTI JOIN b USING (x)", []pg_query.JoinType{anti}},
+		{"select * from a left semi join b on a.x = b.x join c on c.y = a.y left join d on true", []pg_query.JoinType{semi, inner, left}},
+		{"select * from a join b on true left anti join (select x from c join d on true) s on s.x = a.x", []pg_query.JoinType{inner, anti}},
+		{"select * from a left anti join (b left semi join c on b.x = c.x) on a.x = b.x", []pg_query.JoinType{anti, semi}},
+	} {
+		got := joinTypes(c.q)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: got %v want %v", c.q, got, c.want)
+		}
+	}
+	// Positions after the rewrite still point into the client's text.
+	q := "select * from a left semi join b on a.x = b.x wher"
+	_, err := Parse(q)
+	if pe := pgerror.Convert(err); pe.Position == 0 || q[pe.Position-1:] != "wher" {
+		t.Fatalf("position %d (%s)", pe.Position, pe.Message)
 	}
 }

@@ -7,6 +7,8 @@ import (
 // posMap maps byte offsets of rewritten text back to the original text.
 type posMap struct {
 	segs []seg
+	// joins are the JOIN keywords written LEFT SEMI/ANTI JOIN.
+	joins []joinMark
 }
 
 // seg: rewritten bytes [newStart, newStart+length) came from original bytes
@@ -36,8 +38,9 @@ func (m *posMap) orig(newOff int) int {
 
 // builder assembles rewritten text and its position map.
 type builder struct {
-	sb strings.Builder
-	m  posMap
+	sb    strings.Builder
+	m     posMap
+	marks []joinMark
 }
 
 func (b *builder) copy(src string, start, end int) {
@@ -66,6 +69,7 @@ var rewrites = []rewrite{
 	{name: "backtick identifier", apply: rewriteBacktick},
 	{name: "INTERVAL n unit", apply: rewriteIntervalLiteral},
 	{name: "current_timestamp() / current_date()", apply: rewriteNiladicCall},
+	{name: "LEFT SEMI JOIN / LEFT ANTI JOIN", apply: rewriteSemiAntiJoin},
 }
 
 // rewriteBacktick: `a b` → "a b".
@@ -157,6 +161,10 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 				for _, s := range tb.m.segs {
 					s.newStart += base
 					b.m.segs = append(b.m.segs, s)
+				}
+				for _, mk := range tb.marks {
+					mk.off += base
+					b.m.joins = append(b.m.joins, mk)
 				}
 				b.sb.WriteString(tb.sb.String())
 				last = sig[i+n-1].end

@@ -158,6 +158,11 @@ func parseOne(query string, toks []token) (*Statement, error) {
 		return nil, pgerror.New(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	st.AST = tree.Stmts[0].Stmt
+	if m != nil && len(m.joins) > 0 {
+		if err := markJoins(st.AST, m.joins); err != nil {
+			return nil, err
+		}
+	}
 	return st, nil
 }
 

@@ -56,8 +56,13 @@ func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
 
 // BindInsert binds INSERT … VALUES / SELECT.
 func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
+	b.init()
 	if s.WithClause != nil {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "WITH in INSERT is not supported yet")
+		pop, err := b.pushWith(s.WithClause)
+		if err != nil {
+			return nil, err
+		}
+		defer pop()
 	}
 	if len(s.ReturningList) > 0 {
 		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
@@ -141,7 +146,9 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 			}
 			ins.Source = src
 		} else {
-			src, cols, err := b.bindSelect(sel)
+			// Untyped literals take the target column's type (PostgreSQL
+			// resolves them against the INSERT target, not as text).
+			src, cols, err := b.bindSelectOpts(sel, true)
 			if err != nil {
 				return nil, err
 			}
@@ -229,7 +236,7 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 	if rv.Alias != nil {
 		alias = rv.Alias.Aliasname
 	}
-	sc := scanScope(scan, alias, t.RowTracking())
+	sc := b.scanScope(scan, alias, t.RowTracking())
 	var input Node = scan
 	if where != nil {
 		cond, err := b.bindExpr(where, &exprCtx{sc: sc, clause: "WHERE"})
@@ -246,8 +253,16 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 
 // BindUpdate binds UPDATE … SET … WHERE.
 func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
-	if s.WithClause != nil || len(s.FromClause) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "UPDATE … FROM and WITH are not supported yet")
+	if len(s.FromClause) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "UPDATE … FROM is not supported yet")
+	}
+	b.init()
+	if s.WithClause != nil {
+		pop, err := b.pushWith(s.WithClause)
+		if err != nil {
+			return nil, err
+		}
+		defer pop()
 	}
 	if len(s.ReturningList) > 0 {
 		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
@@ -299,8 +314,16 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 
 // BindDelete binds DELETE … WHERE.
 func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
-	if s.WithClause != nil || len(s.UsingClause) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "DELETE … USING and WITH are not supported yet")
+	if len(s.UsingClause) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "DELETE … USING is not supported yet")
+	}
+	b.init()
+	if s.WithClause != nil {
+		pop, err := b.pushWith(s.WithClause)
+		if err != nil {
+			return nil, err
+		}
+		defer pop()
 	}
 	if len(s.ReturningList) > 0 {
 		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")

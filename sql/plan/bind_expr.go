@@ -87,15 +87,11 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 			}
 			parts = append(parts, strVal(f))
 		}
-		if ec.sc == nil {
-			return nil, b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" does not exist", strings.Join(parts, "."))
+		sc := ec.sc
+		if sc == nil {
+			sc = b.newScope()
 		}
-		idx, err := ec.sc.resolve(parts, b, loc)
-		if err != nil {
-			return nil, err
-		}
-		c := ec.sc.cols[idx]
-		return &ColRef{Idx: idx, T: c.t, Name: c.name}, nil
+		return b.resolveColumn(sc, parts, loc)
 	case *pg_query.Node_AConst:
 		return b.bindConst(x.AConst)
 	case *pg_query.Node_ParamRef:
@@ -193,7 +189,7 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	case *pg_query.Node_SqlvalueFunction:
 		return b.bindSQLValueFunction(x.SqlvalueFunction)
 	case *pg_query.Node_SubLink:
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "subqueries are not supported yet")
+		return b.bindSubLink(x.SubLink, ec)
 	case *pg_query.Node_AArrayExpr:
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "arrays are not supported yet")
 	case *pg_query.Node_SetToDefault:
@@ -840,6 +836,9 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", strings.Join(parts, "."), strings.Join(ts, ", ")).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
+	if !f.Deterministic {
+		b.volatile++
+	}
 	if f.Agg != nil {
 		return b.bindAgg(fc, f, name, ec)
 	}
@@ -959,6 +958,10 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function count() does not exist")
 		}
 	}
+	if outerOnly(args) {
+		// PostgreSQL evaluates such an aggregate in the outer query.
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "aggregate functions over only outer-query columns are not supported yet")
+	}
 	ats := make([]types.T, len(args))
 	for i, a := range args {
 		ats[i] = a.Type()
@@ -986,4 +989,24 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 	}
 	ec.aggs.calls = append(ec.aggs.calls, call)
 	return &AggRef{Idx: len(ec.aggs.calls) - 1, T: rt}, nil
+}
+
+// outerOnly reports whether es read outer-query columns and none of their
+// own query's.
+func outerOnly(es []Expr) bool {
+	outer, local := false, false
+	for _, e := range es {
+		Walk(e, func(x Expr) bool {
+			switch x.(type) {
+			case *OuterRef:
+				outer = true
+			case *ColRef:
+				local = true
+			case *Subquery:
+				// a nested subquery's own columns are not this query's
+			}
+			return true
+		})
+	}
+	return outer && !local
 }

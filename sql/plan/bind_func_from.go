@@ -95,7 +95,8 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 	if rf.Alias != nil {
 		alias = rf.Alias.Aliasname
 	}
-	sc := &scope{rels: []string{alias}}
+	sc := b.newScope()
+	sc.rels, sc.relIDs = []string{alias}, []uint32{0}
 	for i, c := range t.Columns {
 		col := Column{Name: c.Name, T: c.Type}
 		tc.cols = append(tc.cols, col)
@@ -104,6 +105,11 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 	for _, c := range ChangeColumns {
 		tc.cols = append(tc.cols, c)
 		sc.cols = append(sc.cols, scopeCol{rel: alias, name: c.Name, t: c.T, scanIdx: -1})
+	}
+	if rf.Alias != nil {
+		if err := b.renameColumns(sc, rf.Alias, fn.Location); err != nil {
+			return nil, nil, err
+		}
 	}
 	return tc, sc, nil
 }

@@ -6,7 +6,6 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
-	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -27,11 +26,21 @@ func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
 }
 
 func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
-	if s.Op != pg_query.SetOperation_SETOP_NONE {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "UNION, INTERSECT and EXCEPT are not supported yet")
-	}
+	return b.bindSelectOpts(s, false)
+}
+
+// bindSelectOpts binds a SELECT, VALUES or set operation. keepUnknown
+// leaves untyped literals in the output untyped, for the callers that
+// resolve them from context as PostgreSQL does (set-operation branches,
+// INSERT … SELECT); otherwise they become text.
+func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node, []Column, error) {
+	b.init()
 	if s.WithClause != nil {
-		return nil, nil, b.errAt(s.WithClause.Location, pgerror.FeatureNotSupported, "WITH queries are not supported yet")
+		pop, err := b.pushWith(s.WithClause)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer pop()
 	}
 	if s.IntoClause != nil {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "SELECT INTO is not supported")
@@ -39,18 +48,25 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 	if len(s.LockingClause) > 0 {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "SELECT … FOR UPDATE/SHARE is not supported")
 	}
+	if s.Op != pg_query.SetOperation_SETOP_NONE {
+		return b.bindSetOp(s)
+	}
 	if len(s.WindowClause) > 0 {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "window functions are not supported yet")
 	}
 	if len(s.ValuesLists) > 0 {
-		return b.bindValues(s.ValuesLists, nil, nil)
+		node, cols, err := b.bindValues(s.ValuesLists, nil, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.bindOutputOrder(s, node, cols, "")
 	}
 	// FROM
 	var input Node
 	var sc *scope
 	if len(s.FromClause) == 0 {
 		input = &Values{Rows: [][]Expr{{}}}
-		sc = &scope{}
+		sc = b.newScope()
 	} else {
 		for i, f := range s.FromClause {
 			n, fsc, err := b.bindFrom(f)
@@ -60,6 +76,9 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 			if i == 0 {
 				input, sc = n, fsc
 				continue
+			}
+			if err := b.checkRelConflicts(sc, fsc); err != nil {
+				return nil, nil, err
 			}
 			input = &Join{Kind: JoinCross, Left: input, Right: n}
 			sc = sc.add(fsc)
@@ -98,13 +117,19 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 				} else if len(s.FromClause) == 0 {
 					return nil, nil, b.errAt(cr.Location, pgerror.SyntaxError, "SELECT * with no tables specified is not valid")
 				}
-				for i, c := range sc.cols {
-					if c.hidden || (rel != "" && c.rel != rel) {
-						continue
+				var idxs []int
+				if rel == "" {
+					idxs = sc.visible()
+				} else {
+					for i, c := range sc.cols {
+						if c.rel == rel && !c.hidden && c.name != "" {
+							idxs = append(idxs, i)
+						}
 					}
-					if c.scan != nil {
-						c.scan.Needed[c.scanIdx] = true
-					}
+				}
+				for _, i := range idxs {
+					c := sc.cols[i]
+					sc.markNeeded(i)
 					targets = append(targets, target{e: &ColRef{Idx: i, T: c.t, Name: c.name}, name: c.name, col: Column{Name: c.name, T: c.t, Table: c.table, AttrNum: c.attnum}, loc: cr.Location})
 				}
 				continue
@@ -117,6 +142,10 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 		name := rt.Name
 		if name == "" {
 			name = deriveName(rt.Val)
+			if sq, ok := e.(*Subquery); ok && sq.Kind == SubScalar {
+				// PostgreSQL names a scalar subquery after its column.
+				name = sq.Plan.Columns()[0].Name
+			}
 		}
 		col := Column{Name: name, T: e.Type()}
 		if cr, ok := e.(*ColRef); ok {
@@ -291,7 +320,7 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 	var cols []Column
 	for _, t := range targets {
 		e := t.e
-		if isUnknown(e.Type()) {
+		if isUnknown(e.Type()) && !keepUnknown {
 			e, _ = b.coerce(e, types.Text, false, -1)
 		}
 		proj.Exprs = append(proj.Exprs, e)
@@ -336,29 +365,9 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 	if len(sortKeys) > 0 {
 		node = &Sort{Input: node, Keys: sortKeys}
 	}
-	if s.LimitCount != nil || s.LimitOffset != nil {
-		lim := &Limit{Input: node}
-		for _, x := range []struct {
-			n   *pg_query.Node
-			dst *Expr
-			kw  string
-		}{{s.LimitCount, &lim.Count, "LIMIT"}, {s.LimitOffset, &lim.Offset, "OFFSET"}} {
-			if x.n == nil {
-				continue
-			}
-			if c := x.n.GetAConst(); c != nil && c.Isnull {
-				continue // LIMIT NULL / LIMIT ALL
-			}
-			e, err := b.bindExpr(x.n, &exprCtx{clause: x.kw})
-			if err != nil {
-				return nil, nil, err
-			}
-			if e, err = b.coerce(e, types.Int8, false, nodeLocation(x.n)); err != nil {
-				return nil, nil, err
-			}
-			*x.dst = e
-		}
-		node = lim
+	node, err := b.bindLimit(node, s)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(proj.Exprs) > len(cols) {
 		// drop the hidden ORDER BY columns
@@ -372,12 +381,42 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 	return node, cols, nil
 }
 
+// bindLimit puts LIMIT/OFFSET over node.
+func (b *Binder) bindLimit(node Node, s *pg_query.SelectStmt) (Node, error) {
+	if s.LimitCount == nil && s.LimitOffset == nil {
+		return node, nil
+	}
+	lim := &Limit{Input: node}
+	for _, x := range []struct {
+		n   *pg_query.Node
+		dst *Expr
+		kw  string
+	}{{s.LimitCount, &lim.Count, "LIMIT"}, {s.LimitOffset, &lim.Offset, "OFFSET"}} {
+		if x.n == nil {
+			continue
+		}
+		if c := x.n.GetAConst(); c != nil && c.Isnull {
+			continue // LIMIT NULL / LIMIT ALL
+		}
+		e, err := b.bindExpr(x.n, &exprCtx{clause: x.kw})
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerce(e, types.Int8, false, nodeLocation(x.n)); err != nil {
+			return nil, err
+		}
+		*x.dst = e
+	}
+	return lim, nil
+}
+
 // liftOverAgg rewrites an expression bound over the FROM scope into one over
 // an Aggregate's output: group expressions become their output column,
 // aggregates their result column; any other column reference is a grouping
 // error.
 func (b *Binder) liftOverAgg(e Expr, groupBy []Expr, sc *scope, loc int32) (Expr, error) {
 	var err error
+	inSub := 0
 	var lift func(e Expr) Expr
 	lift = func(e Expr) Expr {
 		for i, g := range groupBy {
@@ -395,9 +434,26 @@ func (b *Binder) liftOverAgg(e Expr, groupBy []Expr, sc *scope, loc int32) (Expr
 				if c.rel != "" {
 					name = c.rel + "." + c.name
 				}
-				err = b.errAt(loc, pgerror.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name)
+				if inSub > 0 {
+					err = b.errAt(loc, pgerror.GroupingError, "subquery uses ungrouped column \"%s\" from outer query", name)
+				} else {
+					err = b.errAt(loc, pgerror.GroupingError, "column \"%s\" must appear in the GROUP BY clause or be used in an aggregate function", name)
+				}
 			}
 			return e
+		case *Subquery:
+			c := *x
+			inSub++
+			c.Params = make([]Expr, len(x.Params))
+			for i, p := range x.Params {
+				c.Params[i] = lift(p)
+			}
+			inSub--
+			c.Left = make([]Expr, len(x.Left))
+			for i, l := range x.Left {
+				c.Left[i] = lift(l)
+			}
+			return &c
 		}
 		// rebuild with lifted children
 		return MapChildren(e, lift)
@@ -440,6 +496,13 @@ func deriveName(n *pg_query.Node) string {
 		return name
 	case *pg_query.Node_CaseExpr:
 		return "case"
+	case *pg_query.Node_SubLink:
+		switch x.SubLink.SubLinkType {
+		case pg_query.SubLinkType_EXISTS_SUBLINK:
+			return "exists"
+		case pg_query.SubLinkType_ARRAY_SUBLINK:
+			return "array"
+		}
 	case *pg_query.Node_CoalesceExpr:
 		return "coalesce"
 	case *pg_query.Node_MinMaxExpr:
@@ -524,6 +587,10 @@ func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T, targe
 			if _, ok := row[c].(*defaultMarker); ok {
 				continue
 			}
+			if isUnknown(row[c].Type()) {
+				// untyped literals and NULLs take the others' type
+				continue
+			}
 			ct, ok := commonType(t, row[c].Type())
 			if !ok {
 				return nil, nil, b.errAt(-1, pgerror.DatatypeMismatch, "VALUES types %s and %s cannot be matched", t.String(), row[c].Type().String())
@@ -560,168 +627,3 @@ type defaultMarker struct{}
 func (*defaultMarker) Type() types.T  { return types.Null }
 func (*defaultMarker) String() string { return "DEFAULT" }
 
-// bindFrom binds one FROM item.
-func (b *Binder) bindFrom(n *pg_query.Node) (Node, *scope, error) {
-	switch x := n.Node.(type) {
-	case *pg_query.Node_RangeVar:
-		rv := x.RangeVar
-		t, err := b.resolveTable(rv)
-		if err != nil {
-			return nil, nil, err
-		}
-		alias := t.Name
-		if rv.Alias != nil {
-			alias = rv.Alias.Aliasname
-			if len(rv.Alias.Colnames) > 0 {
-				return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "column aliases in FROM are not supported yet")
-			}
-		}
-		scan := NewScan(t)
-		return scan, scanScope(scan, alias, t.RowTracking()), nil
-	case *pg_query.Node_JoinExpr:
-		return b.bindJoin(x.JoinExpr)
-	case *pg_query.Node_RangeFunction:
-		return b.bindRangeFunction(x.RangeFunction)
-	case *pg_query.Node_RangeSubselect:
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "subqueries in FROM are not supported yet")
-	}
-	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "FROM item %T is not supported yet", n.Node)
-}
-
-func (b *Binder) resolveTable(rv *pg_query.RangeVar) (*catalog.Table, error) {
-	var parts []string
-	if rv.Catalogname != "" {
-		parts = append(parts, rv.Catalogname)
-	}
-	if rv.Schemaname != "" {
-		parts = append(parts, rv.Schemaname)
-	}
-	parts = append(parts, rv.Relname)
-	t, err := b.Cat.Resolve(parts, b.SearchPath)
-	if err != nil {
-		return nil, withPos(err, b, rv.Location)
-	}
-	return t, nil
-}
-
-// ResolveTable resolves a RangeVar (for DDL and DML).
-func (b *Binder) ResolveTable(rv *pg_query.RangeVar) (*catalog.Table, error) {
-	return b.resolveTable(rv)
-}
-
-func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
-	if j.IsNatural || len(j.UsingClause) > 0 {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "NATURAL JOIN and JOIN … USING are not supported yet")
-	}
-	left, lsc, err := b.bindFrom(j.Larg)
-	if err != nil {
-		return nil, nil, err
-	}
-	right, rsc, err := b.bindFrom(j.Rarg)
-	if err != nil {
-		return nil, nil, err
-	}
-	sc := lsc.add(rsc)
-	var kind JoinKind
-	switch j.Jointype {
-	case pg_query.JoinType_JOIN_INNER:
-		kind = JoinInner
-		if j.Quals == nil {
-			kind = JoinCross
-		}
-	case pg_query.JoinType_JOIN_LEFT:
-		kind = JoinLeft
-	case pg_query.JoinType_JOIN_RIGHT:
-		kind = JoinRight
-	case pg_query.JoinType_JOIN_FULL:
-		kind = JoinFull
-	default:
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "this join type is not supported yet")
-	}
-	join := &Join{Kind: kind, Left: left, Right: right}
-	if j.Quals != nil {
-		cond, err := b.bindExpr(j.Quals, &exprCtx{sc: sc, clause: "JOIN conditions"})
-		if err != nil {
-			return nil, nil, err
-		}
-		if cond, err = b.boolArg(cond, nodeLocation(j.Quals), "JOIN/ON"); err != nil {
-			return nil, nil, err
-		}
-		splitJoinCond(join, cond, len(lsc.cols))
-	}
-	if j.Alias != nil {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "aliases on joins are not supported yet")
-	}
-	return join, sc, nil
-}
-
-// splitJoinCond extracts equality keys (left side = right side) from the ON
-// condition; the rest stays as the residual over the combined row.
-func splitJoinCond(j *Join, cond Expr, nLeft int) {
-	var residual []Expr
-	for _, c := range conjuncts(cond) {
-		if bin, ok := c.(*Binary); ok && bin.Op == OpEq {
-			ls, rs := sides(bin.L, nLeft), sides(bin.R, nLeft)
-			switch {
-			case ls == 1 && rs == 2:
-				j.LeftKeys = append(j.LeftKeys, bin.L)
-				j.RightKeys = append(j.RightKeys, shift(bin.R, nLeft))
-				continue
-			case ls == 2 && rs == 1:
-				j.LeftKeys = append(j.LeftKeys, bin.R)
-				j.RightKeys = append(j.RightKeys, shift(bin.L, nLeft))
-				continue
-			}
-		}
-		residual = append(residual, c)
-	}
-	switch len(residual) {
-	case 0:
-	case 1:
-		j.Residual = residual[0]
-	default:
-		j.Residual = &And{Args: residual}
-	}
-}
-
-// sides reports which join side an expression reads: 0 none, 1 left, 2
-// right, 3 both.
-func sides(e Expr, nLeft int) int {
-	s := 0
-	Walk(e, func(x Expr) bool {
-		if c, ok := x.(*ColRef); ok {
-			if c.Idx < nLeft {
-				s |= 1
-			} else {
-				s |= 2
-			}
-		}
-		if _, ok := x.(*Param); ok {
-			s |= 0
-		}
-		return true
-	})
-	return s
-}
-
-// shift renumbers column references by -n (right side of a join).
-func shift(e Expr, n int) Expr {
-	return Rewrite(e, func(x Expr) Expr {
-		if c, ok := x.(*ColRef); ok {
-			return &ColRef{Idx: c.Idx - n, T: c.T, Name: c.Name}
-		}
-		return x
-	})
-}
-
-// conjuncts splits an AND tree.
-func conjuncts(e Expr) []Expr {
-	if a, ok := e.(*And); ok {
-		var out []Expr
-		for _, x := range a.Args {
-			out = append(out, conjuncts(x)...)
-		}
-		return out
-	}
-	return []Expr{e}
-}

@@ -18,6 +18,32 @@ type Binder struct {
 	// Params holds the type of each parameter: preset from the client's
 	// Parse message (Unknown = infer), filled in as the binder infers them.
 	Params []types.T
+
+	// outer is the scope of the query enclosing the one being bound (nil
+	// at the top); lvl its evaluation level (see scope.go).
+	outer *scope
+	lvl   *level
+	// ctes are the WITH queries visible where the binder is.
+	ctes *cteEnv
+	// cteStack are the WITH queries whose bodies are being bound.
+	cteStack []*cteDef
+	// outerTargets records, per column reference bound as an OuterRef, the
+	// level it reads (a CTE body reading none above its own level is
+	// uncorrelated and can be shared).
+	outerTargets []*level
+	// volatile counts calls of non-deterministic functions bound.
+	volatile int
+	// subqueries numbers Subquery expressions.
+	subqueries int
+	// views are the views being expanded, innermost last (cycle check).
+	views []uint32
+}
+
+// init sets up the top evaluation level.
+func (b *Binder) init() {
+	if b.lvl == nil {
+		b.lvl = &level{}
+	}
 }
 
 func (b *Binder) errAt(loc int32, code, format string, args ...any) *pgerror.Error {
@@ -180,7 +206,9 @@ func commonType(a, b types.T) (types.T, bool) {
 	case ub:
 		return a, true
 	case a.Kind == b.Kind:
-		if a.Kind == types.KindNumeric || a.Kind == types.KindVarchar || a.Kind == types.KindChar {
+		// A type modifier survives only when every input has the same one
+		// (PostgreSQL's select_common_typmod).
+		if a != b && (a.Kind == types.KindNumeric || a.Kind == types.KindVarchar || a.Kind == types.KindChar) {
 			return types.T{Kind: a.Kind}, true
 		}
 		return a, true

@@ -154,6 +154,55 @@ type Func struct {
 	T        types.T
 }
 
+// OuterRef reads correlation value Idx of the innermost subquery
+// evaluation: a column of an enclosing query (R-Q2 correlated subqueries).
+// The value is computed by the Subquery (or Apply) node one level up from
+// its Params[Idx]; references to deeper levels are relayed through each
+// level's Params, so an OuterRef always looks exactly one level out.
+type OuterRef struct {
+	Idx  int
+	T    types.T
+	Name string
+}
+
+// SubqueryKind is what a subquery in an expression computes.
+type SubqueryKind uint8
+
+// Subquery kinds.
+const (
+	// SubExists is EXISTS (…): true when the plan returns a row.
+	SubExists SubqueryKind = iota
+	// SubScalar is (SELECT x …): the single value of its one row, NULL
+	// without rows, 21000 with more than one.
+	SubScalar
+	// SubAny is left op ANY (…) (IN is = ANY): true if the comparison holds
+	// for some row, NULL if none holds but some is unknown.
+	SubAny
+	// SubAll is left op ALL (…): true if the comparison holds for every row.
+	SubAll
+)
+
+// Subquery is a query nested in an expression. Plan is bound one level
+// down: its OuterRefs read the values of Params, which are expressions over
+// the row the Subquery is evaluated on. Without Params the subquery is
+// uncorrelated and the executor runs it once per statement (PostgreSQL's
+// InitPlan); otherwise once per distinct set of parameter values.
+type Subquery struct {
+	Kind   SubqueryKind
+	Plan   Node
+	Params []Expr
+	// Left are the left operands of ANY/ALL (one per plan column, already
+	// cast to the column types); Op compares them with a plan row.
+	Left []Expr
+	Op   Op
+	T    types.T
+	// Volatile is set when the plan calls a non-deterministic function, so
+	// results must not be reused across rows with equal parameters.
+	Volatile bool
+	// ID tells subqueries apart in String (each binding is distinct).
+	ID int
+}
+
 // AggRef marks an aggregate in an expression before it is replaced by a
 // column of the aggregation's output (see binder).
 type AggRef struct {
@@ -180,6 +229,8 @@ func (e *NullIf) Type() types.T     { return e.L.Type() }
 func (e *Greatest) Type() types.T   { return e.T }
 func (e *Func) Type() types.T       { return e.T }
 func (e *AggRef) Type() types.T     { return e.T }
+func (e *OuterRef) Type() types.T   { return e.T }
+func (e *Subquery) Type() types.T   { return e.T }
 
 func (e *ColRef) String() string { return fmt.Sprintf("#%d", e.Idx) }
 func (e *Const) String() string {
@@ -234,6 +285,13 @@ func (e *Greatest) String() string {
 }
 func (e *Func) String() string   { return e.Name + "(" + joinExprs(e.Args, ", ") + ")" }
 func (e *AggRef) String() string { return fmt.Sprintf("agg#%d", e.Idx) }
+func (e *OuterRef) String() string {
+	return fmt.Sprintf("outer#%d", e.Idx)
+}
+func (e *Subquery) String() string {
+	kind := [...]string{"exists", "scalar", "any", "all"}[e.Kind]
+	return fmt.Sprintf("%s#%d[%s](%s)", kind, e.ID, joinExprs(e.Params, ", "), joinExprs(e.Left, ", "))
+}
 
 func joinExprs(es []Expr, sep string) string {
 	parts := make([]string, len(es))
@@ -294,6 +352,8 @@ func Children(e Expr) []Expr {
 		return e.Args
 	case *Func:
 		return e.Args
+	case *Subquery:
+		return append(append([]Expr(nil), e.Params...), e.Left...)
 	}
 	return nil
 }
@@ -347,6 +407,10 @@ func Rewrite(e Expr, fn func(Expr) Expr) Expr {
 	case *Func:
 		c := *n
 		c.Args = rewriteAll(n.Args, fn)
+		return fn(&c)
+	case *Subquery:
+		c := *n
+		c.Params, c.Left = rewriteAll(n.Params, fn), rewriteAll(n.Left, fn)
 		return fn(&c)
 	}
 	return fn(e)
@@ -414,6 +478,10 @@ func MapChildren(e Expr, fn func(Expr) Expr) Expr {
 	case *Func:
 		c := *n
 		c.Args = all(n.Args)
+		return &c
+	case *Subquery:
+		c := *n
+		c.Params, c.Left = all(n.Params), all(n.Left)
 		return &c
 	}
 	return e

@@ -159,9 +159,15 @@ const (
 	JoinRight
 	JoinFull
 	JoinCross
+	// JoinSemi returns each left row that has a match (EXISTS; Databricks
+	// LEFT SEMI JOIN), once; JoinAnti each left row that has none (NOT
+	// EXISTS; LEFT ANTI JOIN). Both output the left columns only.
+	JoinSemi
+	JoinAnti
 )
 
-// Join combines Left and Right rows; output = left columns ++ right columns.
+// Join combines Left and Right rows; output = left columns ++ right columns
+// (left columns only for JoinSemi and JoinAnti).
 // LeftKeys/RightKeys are equality keys extracted from On (evaluated on the
 // respective side); Residual is the rest of the condition, evaluated on the
 // combined row.
@@ -176,10 +182,79 @@ type Join struct {
 // Columns returns left columns then right columns.
 func (j *Join) Columns() []Column {
 	if j.cols == nil {
+		if j.Kind == JoinSemi || j.Kind == JoinAnti {
+			return j.Left.Columns()
+		}
 		j.cols = append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
 	}
 	return j.cols
 }
+
+// SetOpKind is UNION, INTERSECT or EXCEPT.
+type SetOpKind uint8
+
+// Set operations.
+const (
+	Union SetOpKind = iota
+	Intersect
+	Except
+)
+
+func (k SetOpKind) String() string { return [...]string{"UNION", "INTERSECT", "EXCEPT"}[k] }
+
+// SetOp combines two inputs of the same column types (R-Q2). Without All,
+// the result has no duplicates; with All, INTERSECT keeps min(m, n) and
+// EXCEPT max(m - n, 0) copies of a row found m times left and n right.
+// Rows compare as IS NOT DISTINCT FROM (NULLs are equal).
+type SetOp struct {
+	Kind        SetOpKind
+	All         bool
+	Left, Right Node
+	Cols        []Column
+}
+
+// Columns returns the output columns (names from the left input).
+func (s *SetOp) Columns() []Column { return s.Cols }
+
+// RecursiveUnion evaluates WITH RECURSIVE: NonRec once, then Rec over and
+// over, each time reading the rows the previous round produced through a
+// WorkTableScan of this node, until a round produces nothing. Without All,
+// rows already produced are dropped (UNION).
+type RecursiveUnion struct {
+	Name        string
+	NonRec, Rec Node
+	All         bool
+	Cols        []Column
+}
+
+// Columns returns the output columns.
+func (r *RecursiveUnion) Columns() []Column { return r.Cols }
+
+// WorkTableScan reads the rows the previous round of Union produced.
+type WorkTableScan struct {
+	Union *RecursiveUnion
+}
+
+// Columns returns the recursive query's columns.
+func (w *WorkTableScan) Columns() []Column { return w.Union.Cols }
+
+// CTE identifies one WITH query of a statement. When Shared, every CTEScan
+// of it reads one materialization, computed once per statement (the query
+// is referenced several times and is uncorrelated).
+type CTE struct {
+	Name   string
+	Shared bool
+}
+
+// CTEScan reads a WITH query. Input is the query bound at this reference
+// (each reference is bound on its own, so an unshared CTE is simply inlined).
+type CTEScan struct {
+	CTE   *CTE
+	Input Node
+}
+
+// Columns returns the query's columns.
+func (c *CTEScan) Columns() []Column { return c.Input.Columns() }
 
 // TableChanges reads a table's change data feed (R-T7).
 type TableChanges struct {

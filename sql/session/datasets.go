@@ -368,11 +368,17 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		if err := s.txn.RecordVersion(t.StorageInfo(), "CREATE OR REPLACE MATERIALIZED VIEW", nil); err != nil {
 			return "", mapStorageErr(err)
 		}
+		if err := s.logUserAction(t, "replaced"); err != nil {
+			return "", err
+		}
 		return tag, s.refreshInTxn(ctx, t.ID, true)
 	}
 	t.ID = cat.AllocID()
 	cat.PutTable(t)
 	if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
+		return "", err
+	}
+	if err := s.logUserAction(t, "created"); err != nil {
 		return "", err
 	}
 	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE MATERIALIZED VIEW", map[string]string{"query": text}); err != nil {
@@ -413,13 +419,13 @@ func (s *Session) parseTypeText(text string) (types.T, error) {
 	return s.binder(st, nil).TypeName(tc.TypeName)
 }
 
-func (s *Session) refreshOptions(full bool) refresh.Options {
-	return refresh.Options{Full: full, OptimalRefreshOff: s.setting("optimal_refresh") == "off", Env: s.env, Funcs: s.funcCtx()}
+func (s *Session) refreshOptions(full bool, cause string) refresh.Options {
+	return refresh.Options{Full: full, OptimalRefreshOff: s.setting("optimal_refresh") == "off", Env: s.env, Funcs: s.funcCtx(), Cause: cause}
 }
 
 // refreshInTxn runs a refresh inside the statement's transaction (CREATE).
 func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error {
-	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, id, s.refreshOptions(full))
+	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, id, s.refreshOptions(full, "CREATE"))
 	if err != nil {
 		return mapStorageErr(err)
 	}
@@ -427,8 +433,14 @@ func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error 
 	return nil
 }
 
+// refreshNotice tells the client what the refresh did.
 func (s *Session) refreshNotice(res *refresh.Result) {
-	_ = res
+	s.notice("refresh planned as %s: %s", res.Technique, res.Reason)
+}
+
+// logUserAction records a create/alter/drop in the dataset's event log.
+func (s *Session) logUserAction(t *catalog.Table, action string) error {
+	return refresh.LogUserAction(s.txn, t.ID, t.Name, action, s.info.User, s.eng.now())
 }
 
 // refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4) in its own
@@ -456,7 +468,7 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	// The refresh takes its own snapshot once it holds the view's lock.
 	s.rollback()
 	defer s.ensureTxn()
-	res, err := s.eng.Refresher.Refresh(ctx, t.ID, s.refreshOptions(r.Full))
+	res, err := s.eng.Refresher.Refresh(ctx, t.ID, s.refreshOptions(r.Full, "MANUAL"))
 	if err != nil {
 		return "", mapStorageErr(err)
 	}
@@ -532,6 +544,9 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 	}
 	c := s.cat.Clone()
 	c.PutTable(nt)
+	if err := s.logUserAction(nt, "altered"); err != nil {
+		return "", err
+	}
 	return "ALTER MATERIALIZED VIEW", s.persist(c, []uint32{nt.ID}, nil)
 }
 

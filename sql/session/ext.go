@@ -26,6 +26,12 @@ func (s *Session) resolve(n parse.Name) (*catalog.Table, error) {
 // prepareExt binds mvserver's own statements.
 func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 	switch x := p.st.Ext.(type) {
+	case *parse.ShowDatasets:
+		n, cols, err := s.showDatasets(x)
+		if err != nil {
+			return nil, err
+		}
+		p.node, p.cols, p.rowsTag = n, cols, "SELECT"
 	case *parse.DescribeHistory:
 		t, err := s.resolve(x.Name)
 		if err != nil {
@@ -88,12 +94,21 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 				[]types.Datum{types.NewText("Catalog"), types.NewText(s.eng.Database), types.NullDatum},
 				[]types.Datum{types.NewText("Database"), types.NewText(schema.Name), types.NullDatum},
 				[]types.Datum{types.NewText("Table"), types.NewText(t.Name), types.NullDatum},
-				[]types.Datum{types.NewText("Type"), types.NewText("MANAGED"), types.NullDatum},
+				[]types.Datum{types.NewText("Type"), types.NewText(describeType(t)), types.NullDatum},
 				[]types.Datum{types.NewText("Provider"), types.NewText("delta"), types.NullDatum},
 				[]types.Datum{types.NewText("Comment"), text(t.Comment), types.NullDatum},
 				[]types.Datum{types.NewText("Version"), types.NewText(types.NewInt8(version).String()), types.NullDatum},
 				[]types.Datum{types.NewText("Table Properties"), types.NewText(string(props)), types.NullDatum},
 			)
+			if t.Dataset != nil {
+				more, err := s.describeDataset(t)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, more...)
+			} else if t.Kind == catalog.KindView {
+				rows = append(rows, []types.Datum{types.NewText("View Text"), types.NewText(t.Query), types.NullDatum})
+			}
 		}
 		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
 	case *parse.CreateMaterializedView:
@@ -115,6 +130,16 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "statement %T is not supported yet", x)
 	}
 	return p, nil
+}
+
+func describeType(t *catalog.Table) string {
+	switch t.Kind {
+	case catalog.KindMaterializedView:
+		return "MATERIALIZED_VIEW"
+	case catalog.KindView:
+		return "VIEW"
+	}
+	return "MANAGED"
 }
 
 func equalFold(a, b string) bool {
