@@ -65,7 +65,7 @@ type tableWrites struct {
 	created   bool // CreateTable (after DropTable when both)
 	createOp  string
 	setOp     string // SetOperation: names the commit whatever else was noted
-	recorded  bool // RecordVersion
+	recorded  bool   // RecordVersion
 	ops       []string
 	params    map[string]string
 
