@@ -173,20 +173,7 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
 		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
 	res := &Result{Versions: versions, RunID: newID()}
-	switch {
-	case opt.Full:
-		res.Technique, res.Reason = FullRecompute, "a full refresh was requested"
-	case opt.OptimalRefreshOff:
-		res.Technique, res.Reason = FullRecompute, "optimal_refresh is off"
-	case ckpt == nil:
-		res.Technique, res.Reason = FullRecompute, "the view has not been computed yet"
-	case ckpt.Definition != v.Query:
-		res.Technique, res.Reason = FullRecompute, "the definition changed"
-	case sameVersions(ckpt.Sources, versions):
-		res.Technique, res.Reason = NoOp, "no source has changed since the last refresh"
-	default:
-		res.Technique, res.Reason = FullRecompute, "sources changed: "+changedSources(cat, ckpt.Sources, versions)+"; incremental techniques are not available yet"
-	}
+	res.Technique, res.Reason = decide(cat, v, ckpt, versions, opt)
 	if res.Technique == FullRecompute {
 		if res.Stats, err = (fullRecompute{}).Run(ctx, in); err != nil {
 			return nil, err
@@ -267,6 +254,76 @@ func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint) map[st
 		d["checkpoint_versions"] = prev
 	}
 	return map[string]any{"planning_information": d}
+}
+
+// decide picks the technique of a refresh (R-I1, R-I7): the plan step the
+// incremental techniques will extend.
+func decide(cat *catalog.Catalog, v *catalog.Table, ckpt *Checkpoint, versions map[uint32]int64, opt Options) (string, string) {
+	switch {
+	case opt.Full:
+		return FullRecompute, "a full refresh was requested"
+	case opt.OptimalRefreshOff:
+		return FullRecompute, "optimal_refresh is off"
+	case ckpt == nil:
+		return FullRecompute, "the view has not been computed yet"
+	case ckpt.Definition != v.Query:
+		return FullRecompute, "the definition changed"
+	case sameVersions(ckpt.Sources, versions):
+		return NoOp, "no source has changed since the last refresh"
+	case v.Dataset != nil && v.Dataset.Policy == "FULL":
+		return FullRecompute, "REFRESH POLICY FULL; sources changed: " + changedSources(cat, ckpt.Sources, versions)
+	}
+	return FullRecompute, "sources changed: " + changedSources(cat, ckpt.Sources, versions) + "; incremental techniques are not available yet"
+}
+
+// SourceState is one source of a view as EXPLAIN REFRESH shows it.
+type SourceState struct {
+	Name              string
+	Kind              string
+	CheckpointVersion int64 // -1: never consumed
+	CurrentVersion    int64
+	ChangeDataFeed    bool
+	RowTracking       bool
+}
+
+// Explanation is what the next refresh of a view would do now (R-I8).
+type Explanation struct {
+	Technique string
+	Reason    string
+	Sources   []SourceState
+}
+
+// Explain plans a refresh of view without running it (EXPLAIN REFRESH).
+func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (*Explanation, error) {
+	v, ok := cat.Table(view)
+	if !ok || v.Kind != catalog.KindMaterializedView {
+		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
+	}
+	if _, _, err := BindQuery(cat, v, opt.Env); err != nil {
+		return nil, err
+	}
+	versions, err := SourceVersions(txn, cat, v)
+	if err != nil {
+		return nil, err
+	}
+	ckpt, err := ReadCheckpoint(txn, view)
+	if err != nil {
+		return nil, err
+	}
+	e := &Explanation{}
+	e.Technique, e.Reason = decide(cat, v, ckpt, versions, opt)
+	for id, ver := range versions {
+		t, _ := cat.Table(id)
+		s := SourceState{Name: cat.QualifiedName(t), Kind: string(t.Kind), CheckpointVersion: -1, CurrentVersion: ver, ChangeDataFeed: t.ChangeDataFeed(), RowTracking: t.RowTracking()}
+		if ckpt != nil {
+			if cv, ok := ckpt.Sources[id]; ok {
+				s.CheckpointVersion = cv
+			}
+		}
+		e.Sources = append(e.Sources, s)
+	}
+	sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Name < e.Sources[j].Name })
+	return e, nil
 }
 
 func sameVersions(a, b map[uint32]int64) bool {

@@ -112,8 +112,24 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 		}
 		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
 	case *parse.CreateMaterializedView:
+		if x.Explain && !x.Streaming {
+			n, err := s.explainCreate(x)
+			if err != nil {
+				return nil, err
+			}
+			p.node, p.cols, p.rowsTag = n, explainCols, "EXPLAIN"
+			return p, nil
+		}
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.createMaterializedView(ctx, x) }
 	case *parse.RefreshDataset:
+		if x.Explain && !x.Streaming {
+			n, err := s.explainRefresh(x)
+			if err != nil {
+				return nil, err
+			}
+			p.node, p.cols, p.rowsTag = n, explainCols, "EXPLAIN"
+			return p, nil
+		}
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.refreshDataset(ctx, x) }
 	case *parse.DropDataset:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {

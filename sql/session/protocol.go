@@ -158,7 +158,16 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 	if err != nil {
 		return err
 	}
-	return w.CommandComplete(fmt.Sprintf("%s %d", p.rowsTag, n))
+	return w.CommandComplete(rowsTag(p.rowsTag, n))
+}
+
+// rowsTag is the command tag of a row-returning statement: PostgreSQL
+// counts rows for SELECT, not for SHOW or EXPLAIN.
+func rowsTag(word string, n int64) string {
+	if word == "SHOW" || word == "EXPLAIN" {
+		return word
+	}
+	return fmt.Sprintf("%s %d", word, n)
 }
 
 // preparedStatement implements server.PreparedStatement.
@@ -411,7 +420,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 			if rows == nil {
 				p.Close()
 				p.done = true
-				p.tag = fmt.Sprintf("%s %d", p.tag, p.sent)
+				p.tag = rowsTag(p.tag, p.sent)
 				return false, w.CommandComplete(p.tag)
 			}
 			p.pending = rows
