@@ -371,7 +371,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		if err := s.logUserAction(t, "replaced"); err != nil {
 			return "", err
 		}
-		return tag, s.refreshInTxn(ctx, t.ID, true)
+		return tag, s.refreshInTxn(ctx, t.ID, false)
 	}
 	t.ID = cat.AllocID()
 	cat.PutTable(t)
@@ -384,7 +384,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE MATERIALIZED VIEW", map[string]string{"query": text}); err != nil {
 		return "", mapStorageErr(err)
 	}
-	return tag, s.refreshInTxn(ctx, t.ID, true)
+	return tag, s.refreshInTxn(ctx, t.ID, false)
 }
 
 func sameDefinition(a, b *catalog.Table) bool {

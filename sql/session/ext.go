@@ -2,7 +2,7 @@ package session
 
 import (
 	"context"
-	"encoding/json"
+	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
@@ -87,7 +87,11 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			if err != nil {
 				return nil, err
 			}
-			props, _ := json.Marshal(t.Properties)
+			var kvs []string
+			for _, pr := range t.Properties {
+				kvs = append(kvs, pr.Key+"="+pr.Value)
+			}
+			props := "[" + strings.Join(kvs, ",") + "]"
 			rows = append(rows,
 				[]types.Datum{types.NewText(""), types.NewText(""), types.NewText("")},
 				[]types.Datum{types.NewText("# Detailed Table Information"), types.NewText(""), types.NewText("")},
@@ -98,7 +102,7 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 				[]types.Datum{types.NewText("Provider"), types.NewText("delta"), types.NullDatum},
 				[]types.Datum{types.NewText("Comment"), text(t.Comment), types.NullDatum},
 				[]types.Datum{types.NewText("Version"), types.NewText(types.NewInt8(version).String()), types.NullDatum},
-				[]types.Datum{types.NewText("Table Properties"), types.NewText(string(props)), types.NullDatum},
+				[]types.Datum{types.NewText("Table Properties"), types.NewText(props), types.NullDatum},
 			)
 			if t.Dataset != nil {
 				more, err := s.describeDataset(t)
