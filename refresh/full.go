@@ -34,6 +34,10 @@ func (fullRecompute) Run(ctx context.Context, in *Input) (Stats, error) {
 	for i, c := range v.Columns {
 		ids[i] = c.ID
 	}
+	es, err := compileExpectations(in)
+	if err != nil {
+		return st, err
+	}
 	op, err := exec.Build(in.Exec, in.Query)
 	if err != nil {
 		return st, err
@@ -56,6 +60,16 @@ func (fullRecompute) Run(ctx context.Context, in *Input) (Stats, error) {
 				}
 				row[i] = d
 			}
+			if es != nil {
+				keep, err := applyExpectations(es, v, row)
+				if err != nil {
+					return err
+				}
+				if !keep {
+					st.RowsDropped++
+					continue
+				}
+			}
 			buf = types.AppendRowValue(buf[:0], ids, row)
 			if _, err := in.Txn.Insert(info, nil, buf); err != nil {
 				return err
@@ -65,5 +79,6 @@ func (fullRecompute) Run(ctx context.Context, in *Input) (Stats, error) {
 		st.RowsRead += int64(len(rows))
 		return ctx.Err()
 	})
+	in.expectations = es
 	return st, err
 }

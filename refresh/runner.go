@@ -198,8 +198,11 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	w.add(start, "create_update", "INFO", fmt.Sprintf("Update %s started by %s.", res.RunID[:6], cause), map[string]any{"create_update": map[string]string{"cause": cause}}, "")
 	w.add(start, "update_progress", "INFO", fmt.Sprintf("Update %s is RUNNING.", res.RunID[:6]), map[string]any{"update_progress": map[string]string{"state": "RUNNING"}}, "")
 	w.add(start, "planning_information", "INFO", fmt.Sprintf("Flow '%s' has been planned to be executed as %s.", v.Name, res.Technique), planningDetails(cat, res, ckpt), "")
-	w.add(end, "flow_progress", "METRICS", fmt.Sprintf("Flow '%s' has COMPLETED.", v.Name), map[string]any{"flow_progress": map[string]any{
-		"status": "COMPLETED", "metrics": map[string]int64{"num_output_rows": res.Stats.RowsWritten, "num_input_rows": res.Stats.RowsRead}}}, "")
+	progress := map[string]any{"status": "COMPLETED", "metrics": map[string]int64{"num_output_rows": res.Stats.RowsWritten, "num_input_rows": res.Stats.RowsRead}}
+	if in.expectations != nil {
+		progress["data_quality"] = qualityDetails(in.expectations, v, res.Stats.RowsDropped)
+	}
+	w.add(end, "flow_progress", "METRICS", fmt.Sprintf("Flow '%s' has COMPLETED.", v.Name), map[string]any{"flow_progress": progress}, "")
 	w.add(end, "update_progress", "INFO", fmt.Sprintf("Update %s is COMPLETED.", res.RunID[:6]), map[string]any{"update_progress": map[string]string{"state": "COMPLETED"}}, "")
 	if err := w.write(txn); err != nil {
 		return nil, err

@@ -27,11 +27,16 @@ type Input struct {
 	Checkpoint *Checkpoint
 	Versions   map[uint32]int64
 	Exec       *exec.Ctx
+
+	// expectations are the run's compiled expectations with their counts.
+	expectations []*expectation
 }
 
 // Stats are what a technique did.
 type Stats struct {
 	RowsRead, RowsWritten, RowsDeleted int64
+	// RowsDropped counts rows dropped by DROP ROW expectations (R-M2).
+	RowsDropped int64
 }
 
 // Technique computes a refresh. Plan says whether it applies now and at what

@@ -246,9 +246,6 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if c.Streaming {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
 	}
-	if len(c.Expectations) > 0 {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "expectations (CONSTRAINT … EXPECT/CHECK) are not supported yet")
-	}
 	switch c.Clauses.Policy {
 	case parse.PolicyIncremental, parse.PolicyIncrementalStrict:
 		return "", pgerror.New(pgerror.FeatureNotSupported, "materialized view %s cannot be refreshed incrementally: incremental refresh is not available yet", c.Name.String()).
@@ -335,6 +332,18 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 				WithHint("Give the columns distinct names with AS or a column list.")
 		}
 		t.Columns = append(t.Columns, col)
+	}
+	// Expectations bind over the view's columns (R-M2); errors point at them.
+	viewCols := make([]plan.Column, len(t.Columns))
+	for i, col := range t.Columns {
+		viewCols[i] = plan.Column{Name: col.Name, T: col.Type}
+	}
+	for _, e := range c.Expectations {
+		ce := catalog.Expectation{Name: e.Name, Expr: e.Expr, Action: e.Action}
+		if _, err := refresh.BindExpectation(s.cat, viewCols, ce, s.env); err != nil {
+			return "", withPos(err, e.Pos)
+		}
+		ds.Expectations = append(ds.Expectations, ce)
 	}
 	for _, pc := range t.PartitionBy {
 		if t.ColumnIndex(pc) < 0 {
