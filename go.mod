@@ -8,6 +8,8 @@ require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
+	github.com/robfig/cron/v3 v3.0.1
+	go.uber.org/goleak v1.3.0
 	google.golang.org/protobuf v1.33.0
 )
 

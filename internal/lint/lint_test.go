@@ -26,10 +26,11 @@ var allowed = map[string][]string{
 	"sql/exec":      {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage"},
 	"server":        {"pgerror"},
 	"refresh":       {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
-	"sql/session":   {"pgerror", "server", "refresh", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
-	"app":           {"pgerror", "server", "sql/session", "refresh", "catalog", "storage"},
+	"sql/session":   {"pgerror", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
+	"app":           {"pgerror", "server", "sql/session", "refresh", "scheduler", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
 	"logictest":     {"app", "catalog", "pgerror"},
+	"scheduler":     {"pgerror", "catalog"},
 	"internal/lint": {},
 }
 
