@@ -25,6 +25,9 @@ type Config struct {
 	Logger         *slog.Logger
 	// TableDefaults are the feature properties new tables get (R-T5).
 	TableDefaults catalog.Defaults
+	// TriggerMinInterval is the shortest AT MOST EVERY window (R-S3);
+	// 0 = one minute.
+	TriggerMinInterval time.Duration
 }
 
 // DefaultConfig is what `mvserver` with no flags uses.
@@ -45,6 +48,7 @@ type Server struct {
 	wire   *server.Server
 	ln     net.Listener
 	served chan error
+	sched  *scheduling
 }
 
 // Start opens the data directory and starts serving. It fails at once when
@@ -65,15 +69,27 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
+	runner := &refresh.Runner{DB: db, Catalog: cat}
+	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
-		Refresher: &refresh.Runner{DB: db, Catalog: cat}}
+		Refresher:       runner,
+		ValidateDataset: func(c *catalog.Catalog, t *catalog.Table) error { return validateDataset(c, t, cfg.TriggerMinInterval) },
+		DatasetsChanged: sched.datasetsChanged,
+		Refreshed:       sched.refreshed,
+		NextRun:         sched.sched.NextRun,
+	}
 	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	s := &Server{cfg: cfg, db: db, wire: wire, ln: ln, served: make(chan error, 1)}
+	if err := sched.start(); err != nil {
+		ln.Close()
+		db.Close()
+		return nil, fmt.Errorf("start the scheduler: %w", err)
+	}
+	s := &Server{cfg: cfg, db: db, wire: wire, ln: ln, served: make(chan error, 1), sched: sched}
 	go func() { s.served <- wire.Serve(ln) }()
 	cfg.Logger.Info("mvserver listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "database", cfg.Database)
 	return s, nil
@@ -87,6 +103,8 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Shutdown(grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
+	// Scheduled refreshes stop first (a stopped refresh changes nothing).
+	_ = s.sched.stop(ctx)
 	werr := s.wire.Shutdown(ctx)
 	if errors.Is(werr, context.DeadlineExceeded) {
 		werr = nil // statements were canceled, as asked

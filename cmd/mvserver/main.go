@@ -48,6 +48,12 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_SHUTDOWN_GRACE must be a duration such as 5s")
 		return 2
 	}
+	trigMinDef, err := time.ParseDuration(envDefault("trigger-min-interval", "1m"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_TRIGGER_MIN_INTERVAL must be a duration such as 1m")
+		return 2
+	}
+	trigMin := fs.Duration("trigger-min-interval", trigMinDef, "shortest TRIGGER ON UPDATE … AT MOST EVERY window (env MVSERVER_TRIGGER_MIN_INTERVAL); lower it only for tests")
 	grace := fs.Duration("shutdown-grace", graceDef, "how long running statements may finish at shutdown; a second signal ends them at once (env MVSERVER_SHUTDOWN_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,6 +66,7 @@ func run(args []string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
+	cfg.TriggerMinInterval = *trigMin
 	cfg.TableDefaults.ChangeDataFeed, cfg.TableDefaults.RowTracking, cfg.TableDefaults.DeletionVectors = false, false, false
 	for _, f := range strings.Split(*features, ",") {
 		switch strings.ToLower(strings.TrimSpace(f)) {

@@ -27,7 +27,7 @@ var allowed = map[string][]string{
 	"server":        {"pgerror"},
 	"refresh":       {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
 	"sql/session":   {"pgerror", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
-	"app":           {"pgerror", "server", "sql/session", "refresh", "scheduler", "catalog", "storage"},
+	"app":           {"pgerror", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
 	"logictest":     {"app", "catalog", "pgerror"},
 	"scheduler":     {"pgerror", "catalog"},

@@ -19,7 +19,24 @@ var HistoryColumns = []plan.Column{
 	{Name: "operationMetrics", T: types.Text},
 }
 
+// RowSource produces the rows of a virtual relation (plan.Rows) that a
+// package above exec owns: the refresh event log and history are read by
+// generators the session registers, since exec may not import refresh.
+type RowSource func(c *Ctx, arg any) ([]Row, error)
+
+var rowSources = map[string]RowSource{}
+
+// RegisterRowSource makes plan.Rows{Gen: name} read fn. Call it from init.
+func RegisterRowSource(name string, fn RowSource) { rowSources[name] = fn }
+
 func newRowsOp(c *Ctx, r *plan.Rows) (Operator, error) {
+	if fn, ok := rowSources[r.Gen]; ok {
+		rows, err := fn(c, r.Arg)
+		if err != nil {
+			return nil, err
+		}
+		return &sliceOp{rows: rows}, nil
+	}
 	switch r.Gen {
 	case "history":
 		hist, err := c.Txn.History(storage.TableID(r.Arg.(uint32)))

@@ -219,6 +219,7 @@ func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool
 		if err := refresh.Forget(s.txn, t.ID); err != nil {
 			return nil, err
 		}
+		s.datasets = append(s.datasets, t.ID)
 	}
 	return out, nil
 }
@@ -360,12 +361,20 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	t.ApplyDefaults(s.eng.Defaults)
 	cat := s.cat.Clone()
 	if exists {
+		t.ID = old.ID
+	}
+	if s.eng.ValidateDataset != nil {
+		if err := s.eng.ValidateDataset(s.cat, t); err != nil {
+			return "", err
+		}
+	}
+	if exists {
 		// CREATE OR REFRESH keeps an unchanged definition and refreshes it;
 		// a changed one (and CREATE OR REPLACE) replaces the view (R-M1).
 		if c.Mode == parse.CreateOrRefresh && sameDefinition(old, t) {
 			return tag, s.refreshInTxn(ctx, old.ID, false)
 		}
-		t.ID = old.ID
+		s.datasets = append(s.datasets, t.ID)
 		t.NextColID = old.NextColID + t.NextColID // never reuse column ids
 		for i := range t.Columns {
 			t.Columns[i].ID = old.NextColID + uint32(i)
@@ -383,6 +392,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		return tag, s.refreshInTxn(ctx, t.ID, false)
 	}
 	t.ID = cat.AllocID()
+	s.datasets = append(s.datasets, t.ID)
 	cat.PutTable(t)
 	if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
 		return "", err
@@ -481,6 +491,9 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	if err != nil {
 		return "", mapStorageErr(err)
 	}
+	if s.eng.Refreshed != nil {
+		s.eng.Refreshed(t.ID, res)
+	}
 	s.refreshNotice(res)
 	return "REFRESH MATERIALIZED VIEW", nil
 }
@@ -551,8 +564,14 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
 	}
+	if s.eng.ValidateDataset != nil {
+		if err := s.eng.ValidateDataset(s.cat, nt); err != nil {
+			return "", err
+		}
+	}
 	c := s.cat.Clone()
 	c.PutTable(nt)
+	s.datasets = append(s.datasets, nt.ID)
 	if err := s.logUserAction(nt, "altered"); err != nil {
 		return "", err
 	}

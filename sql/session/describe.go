@@ -135,11 +135,18 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 			kv("Last Refresh Technique", last.Technique),
 			kv("Incremental Processing", processingStatus(last.Technique)))
 	}
-	next := ""
 	if ds.Schedule != nil || ds.Trigger != nil {
-		next = "not scheduled: the scheduler is not running yet"
-	}
-	if next != "" {
+		next := "when a source changes"
+		if ds.Trigger != nil && ds.Trigger.AtMostEverySeconds > 0 {
+			next = fmt.Sprintf("when a source changes, at most every %ds", ds.Trigger.AtMostEverySeconds)
+		}
+		if s.eng.NextRun != nil {
+			if at, ok := s.eng.NextRun(t.ID); ok {
+				next = at.UTC().Format("2006-01-02 15:04:05Z07:00")
+			}
+		} else if ds.Schedule != nil {
+			next = "not scheduled: the scheduler is not running"
+		}
 		rows = append(rows, kv("Next Refresh", next))
 	}
 	ckpt, err := refresh.ReadCheckpoint(s.txn, t.ID)

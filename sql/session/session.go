@@ -29,6 +29,16 @@ type Engine struct {
 	Clock func() time.Time
 	// Refresher runs materialized-view refreshes.
 	Refresher *refresh.Runner
+	// Scheduling hooks (set by the server; nil in bare tests).
+	// ValidateDataset checks a view's schedule/trigger before commit.
+	ValidateDataset func(c *catalog.Catalog, t *catalog.Table) error
+	// DatasetsChanged is told, after a commit, which views were created,
+	// altered or dropped.
+	DatasetsChanged func(ids []uint32)
+	// Refreshed is told of every successful manual refresh (chains).
+	Refreshed func(view uint32, res *refresh.Result)
+	// NextRun is the next scheduled time of a view (DESCRIBE EXTENDED).
+	NextRun func(view uint32) (time.Time, bool)
 
 	sessions atomic.Int64
 }
@@ -118,6 +128,10 @@ type Session struct {
 	// rollback restores them (SET is transactional in PostgreSQL).
 	savedVals map[string]string
 	savedEnv  *types.Env
+
+	// datasets are the views this transaction created, altered or dropped;
+	// the scheduler hears of them after the commit.
+	datasets []uint32
 
 	pending []server.ParamStatus // reported settings changed by the current statement
 	notices []*pgerror.Error     // notices raised by the current statement
@@ -231,11 +245,16 @@ func (s *Session) commit() error {
 	}
 	txn := s.txn
 	s.txn, s.cat = nil, nil
+	ds := s.datasets
+	s.datasets = nil
 	if err := txn.Commit(); err != nil {
 		s.restoreSettings()
 		return mapStorageErr(err)
 	}
 	s.savedVals = nil
+	if len(ds) > 0 && s.eng.DatasetsChanged != nil {
+		s.eng.DatasetsChanged(ds)
+	}
 	return nil
 }
 
@@ -269,6 +288,7 @@ func (s *Session) rollback() {
 	if s.txn != nil {
 		s.txn.Rollback()
 		s.txn, s.cat = nil, nil
+		s.datasets = nil
 		s.restoreSettings()
 	}
 }

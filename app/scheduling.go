@@ -1,0 +1,176 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/scheduler"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// scheduling connects the scheduler to storage commits, the catalog and the
+// refresh runner (R-S2, R-S3, R-S8).
+type scheduling struct {
+	db     *storage.DB
+	cat    *catalog.Manager
+	runner *refresh.Runner
+	sched  *scheduler.Scheduler
+	log    *slog.Logger
+	unsub  func()
+}
+
+func newScheduling(db *storage.DB, cat *catalog.Manager, runner *refresh.Runner, triggerMin time.Duration, log *slog.Logger) *scheduling {
+	sc := &scheduling{db: db, cat: cat, runner: runner, log: log}
+	sc.sched = scheduler.New(scheduler.Config{
+		Clock:              scheduler.RealClock(),
+		Run:                sc.run,
+		TriggerMinInterval: triggerMin,
+		Logger:             log,
+	})
+	return sc
+}
+
+// run is the scheduler's RunFunc: one refresh through the runner.
+func (sc *scheduling) run(ctx context.Context, view uint32, cause scheduler.Cause) error {
+	res, err := sc.runner.Refresh(ctx, view, refresh.Options{Cause: string(cause), Env: &types.Env{Loc: time.UTC}})
+	if err != nil {
+		sc.log.Warn("scheduled refresh failed", "view", view, "cause", cause, "err", err)
+		return err
+	}
+	sc.refreshed(view, res)
+	return nil
+}
+
+// refreshed tells the scheduler a view's content changed (chains).
+func (sc *scheduling) refreshed(view uint32, res *refresh.Result) {
+	if res != nil && res.Technique != refresh.NoOp {
+		sc.sched.Refreshed(view)
+	}
+}
+
+// start registers every scheduled or triggered view (with catch-up for
+// times missed while the server was down), subscribes to commits and
+// starts firing.
+func (sc *scheduling) start() error {
+	txn := sc.db.Begin()
+	defer txn.Rollback()
+	c, err := sc.cat.Snapshot(txn)
+	if err != nil {
+		return err
+	}
+	for _, t := range c.Tables() {
+		if t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
+			continue
+		}
+		spec := specOf(c, t)
+		spec.CatchUp = true
+		if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
+			spec.LastRun = last.Start
+		}
+		if err := sc.sched.Upsert(spec); err != nil {
+			sc.log.Warn("cannot schedule view", "view", t.Name, "err", err)
+		}
+	}
+	sc.unsub = sc.db.Subscribe(func(events []storage.CommitEvent) {
+		m := make(map[uint32]int64, len(events))
+		for _, e := range events {
+			if e.Version >= 0 {
+				m[uint32(e.Table)] = e.Version
+			}
+		}
+		if len(m) > 0 {
+			sc.sched.Committed(m)
+		}
+	})
+	sc.sched.Start()
+	return nil
+}
+
+// datasetsChanged re-reads the given views after a commit that created,
+// altered or dropped them and updates their schedules at once (R-M6).
+func (sc *scheduling) datasetsChanged(ids []uint32) {
+	txn := sc.db.Begin()
+	defer txn.Rollback()
+	c, err := sc.cat.Snapshot(txn)
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		t, ok := c.Table(id)
+		if !ok || t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
+			sc.sched.Remove(id)
+			continue
+		}
+		spec := specOf(c, t)
+		if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
+			spec.LastRun = last.Start
+		}
+		if err := sc.sched.Upsert(spec); err != nil {
+			sc.log.Warn("cannot schedule view", "view", t.Name, "err", err)
+		}
+	}
+}
+
+func (sc *scheduling) stop(ctx context.Context) error {
+	if sc.unsub != nil {
+		sc.unsub()
+	}
+	return sc.sched.Stop(ctx)
+}
+
+// validateDataset checks a view's schedule or trigger before its CREATE or
+// ALTER commits: the scheduler's checks and the minimum AT MOST EVERY (R-S3).
+func validateDataset(c *catalog.Catalog, t *catalog.Table, min time.Duration) error {
+	if min == 0 {
+		min = time.Minute
+	}
+	if tr := t.Dataset.Trigger; tr != nil && tr.AtMostEverySeconds > 0 && time.Duration(tr.AtMostEverySeconds)*time.Second < min {
+		return pgerror.New(pgerror.InvalidParameterValue, "AT MOST EVERY %ds is below the minimum of %s", tr.AtMostEverySeconds, min).
+			WithHint("The server's --trigger-min-interval sets the minimum (1 minute by default).")
+	}
+	return scheduler.Validate(specOf(c, t))
+}
+
+// specOf describes a view to the scheduler: its schedule or trigger, the
+// base tables and upstream views whose commits trigger it (through plain
+// views), its timeout and performance mode.
+func specOf(c *catalog.Catalog, t *catalog.Table) scheduler.ViewSpec {
+	ds := t.Dataset
+	spec := scheduler.ViewSpec{ID: t.ID, Name: c.QualifiedName(t), Schedule: ds.Schedule, Trigger: ds.Trigger}
+	if ds.StatementTimeoutMs > 0 {
+		spec.Timeout = time.Duration(ds.StatementTimeoutMs) * time.Millisecond
+	}
+	if v, ok := t.Property("pipelines.performanceMode"); ok && strings.EqualFold(v, "optimized") {
+		spec.Optimized = true
+	}
+	seen := map[uint32]bool{}
+	var walk func(ids []uint32)
+	walk = func(ids []uint32) {
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			src, ok := c.Table(id)
+			if !ok {
+				continue
+			}
+			switch src.Kind {
+			case catalog.KindView:
+				walk(src.DependsOn)
+			case catalog.KindMaterializedView:
+				spec.Views = append(spec.Views, id)
+			default:
+				spec.Tables = append(spec.Tables, id)
+			}
+		}
+	}
+	walk(t.DependsOn)
+	return spec
+}

@@ -1,0 +1,37 @@
+package plan
+
+import "github.com/mvserver/mvserver/sql/types"
+
+// EventLogColumns are the columns of event_log(TABLE(name)) (R-O1).
+var EventLogColumns = []Column{
+	{Name: "id", T: types.Text},
+	{Name: "sequence", T: types.Int8},
+	{Name: "origin", T: types.Text},
+	{Name: "timestamp", T: types.TimestampTZ},
+	{Name: "message", T: types.Text},
+	{Name: "level", T: types.Text},
+	{Name: "error", T: types.Text},
+	{Name: "details", T: types.Text},
+	{Name: "event_type", T: types.Text},
+}
+
+// RefreshHistoryColumns are the columns of the refresh_history system view (R-S6).
+var RefreshHistoryColumns = []Column{
+	{Name: "run_id", T: types.Text},
+	{Name: "view_name", T: types.Text},
+	{Name: "cause", T: types.Text},
+	{Name: "start_time", T: types.TimestampTZ},
+	{Name: "end_time", T: types.TimestampTZ},
+	{Name: "duration_ms", T: types.Int8},
+	{Name: "status", T: types.Text},
+	{Name: "technique", T: types.Text},
+	{Name: "rows_read", T: types.Int8},
+	{Name: "rows_written", T: types.Int8},
+	{Name: "error", T: types.Text},
+}
+
+// Row generators of the system relations (exec.RegisterRowSource names).
+const (
+	GenEventLog       = "event_log"
+	GenRefreshHistory = "refresh_history"
+)

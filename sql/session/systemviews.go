@@ -1,0 +1,46 @@
+package session
+
+import (
+	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// The event log and the refresh history are stored by refresh/; exec reads
+// them through these generators (R-O1, R-S6).
+func init() {
+	exec.RegisterRowSource(plan.GenEventLog, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
+		events, err := refresh.Events(c.Txn, arg.(uint32))
+		if err != nil {
+			return nil, err
+		}
+		rows := make([]exec.Row, len(events))
+		for i, e := range events {
+			rows[i] = exec.Row{
+				types.NewText(e.ID), types.NewInt8(e.Sequence), types.NewText(e.Origin),
+				types.NewTimestamp(types.KindTimestampTZ, e.Timestamp.UnixMicro()),
+				types.NewText(e.Message), types.NewText(e.Level), textOrNull(e.Error), types.NewText(e.Details), types.NewText(e.EventType),
+			}
+		}
+		return rows, nil
+	})
+	exec.RegisterRowSource(plan.GenRefreshHistory, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
+		runs, err := refresh.Runs(c.Txn, 0)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([]exec.Row, len(runs))
+		for i, r := range runs {
+			rows[i] = exec.Row{
+				types.NewText(r.RunID), types.NewText(r.ViewName), types.NewText(r.Cause),
+				types.NewTimestamp(types.KindTimestampTZ, r.Start.UnixMicro()),
+				types.NewTimestamp(types.KindTimestampTZ, r.End.UnixMicro()),
+				types.NewInt8(r.End.Sub(r.Start).Milliseconds()),
+				types.NewText(r.Status), textOrNull(r.Technique),
+				types.NewInt8(r.RowsRead), types.NewInt8(r.RowsWritten), textOrNull(r.Error),
+			}
+		}
+		return rows, nil
+	})
+}
