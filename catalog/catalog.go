@@ -217,6 +217,9 @@ func (c *Catalog) Schemas() []*Schema {
 // Table returns the table with the given id.
 func (c *Catalog) Table(id uint32) (*Table, bool) {
 	t, ok := c.tables[id]
+	if !ok {
+		t, ok = systemViewsByID[id]
+	}
 	return t, ok
 }
 
@@ -250,12 +253,19 @@ func (c *Catalog) Resolve(parts []string, searchPath []string) (*Table, error) {
 	for _, sn := range schemas {
 		s, ok := c.schemas[sn]
 		if !ok {
-			if len(schemas) == 1 {
+			if len(schemas) == 1 && sn != SystemSchema {
 				return nil, pgerror.New(pgerror.UndefinedTable, "relation \"%s\" does not exist", strings.Join(parts, "."))
 			}
 			continue
 		}
 		if t, ok := c.byName[s.ID][name]; ok {
+			return t, nil
+		}
+	}
+	// The system views answer to their bare name (after the user's
+	// schemas) and to system.name.
+	if len(parts) == 1 || (len(schemas) == 1 && schemas[0] == SystemSchema) {
+		if t, ok := systemViews[name]; ok {
 			return t, nil
 		}
 	}

@@ -64,6 +64,8 @@ func Build(c *Ctx, n plan.Node) (Operator, error) {
 		return newTableChanges(c, x)
 	case *plan.Rows:
 		return newRowsOp(c, x)
+	case *plan.Apply:
+		return newApply(c, x)
 	case *plan.SetOp:
 		return newSetOp(c, x)
 	case *plan.CTEScan:

@@ -63,9 +63,21 @@ func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
 			defaults[i] = f
 		}
 	}
-	src, err := Build(c, ins.Source)
-	if err != nil {
-		return 0, err
+	var src Operator
+	var err error
+	if plan.ReadsTable(ins.Source, t.ID) {
+		// The statement must not see its own rows (PostgreSQL reads the
+		// source at the statement's start): a subquery opening a new scan
+		// after rows were written would. Read the source completely first.
+		rows, err := collect(c, ins.Source)
+		if err != nil {
+			return 0, err
+		}
+		src = &sliceOp{rows: rows}
+	} else {
+		if src, err = Build(c, ins.Source); err != nil {
+			return 0, err
+		}
 	}
 	info := t.StorageInfo()
 	c.Txn.NoteOperation(info.ID, "WRITE")
@@ -133,10 +145,10 @@ func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	info := t.StorageInfo()
-	c.Txn.NoteOperation(info.ID, "UPDATE")
-	hasPK := len(t.PrimaryKey) > 0
-	for _, old := range rows {
+	// Compute every new row before writing any: a subquery in SET reads the
+	// table as it was at the statement's start, not half updated.
+	news := make([]Row, len(rows))
+	for r, old := range rows {
 		nw := make(Row, len(t.Columns))
 		copy(nw, old[:len(t.Columns)])
 		for i, f := range sets {
@@ -149,6 +161,13 @@ func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) {
 		if err := codec.checkRow(nw); err != nil {
 			return 0, err
 		}
+		news[r] = nw
+	}
+	info := t.StorageInfo()
+	c.Txn.NoteOperation(info.ID, "UPDATE")
+	hasPK := len(t.PrimaryKey) > 0
+	for r, old := range rows {
+		nw := news[r]
 		var oldKey, newKey []byte
 		if hasPK {
 			if oldKey, err = codec.key(old); err != nil {

@@ -10,11 +10,16 @@
 //  3. Scans decode only the columns the plan marked as needed, and use the
 //     primary key for point lookups and ranges.
 //  4. Every operator checks for cancellation once per batch.
-//  5. A subquery in an expression runs through its own operator tree,
-//     built per evaluation with a child Ctx whose Outer holds the values
-//     of its correlation parameters; an uncorrelated one runs once per
-//     statement (its result is kept in the statement state), a correlated
-//     one once per distinct parameter values unless it is volatile.
+//  5. A subquery in an expression (and a LATERAL item) runs through its own
+//     operator tree, built per evaluation with a child Ctx whose Outer holds
+//     the values of its correlation parameters (so a correlated subquery's
+//     expressions are compiled per evaluation, the price of one-shot
+//     operators); an uncorrelated one runs once per statement, its result
+//     kept in the statement state (PostgreSQL's InitPlan), a correlated one
+//     once per distinct parameter values unless it is volatile.
+//  6. Rows kept in memory and read more than once (a shared WITH query, the
+//     previous round of WITH RECURSIVE) are handed out in fresh batch
+//     slices, since consumers may filter a batch in place.
 //
 // Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
 package exec

@@ -204,13 +204,13 @@ const MaxRecursion = 100000
 // per round over the previous round's rows), so a LIMIT above it stops the
 // recursion early.
 type recursiveOp struct {
-	c    *Ctx
-	node *plan.RecursiveUnion
-	cur  Operator
-	next []Row // rows of the round being produced
-	round   int
-	seen    map[string]struct{}
-	buf     []byte
+	c     *Ctx
+	node  *plan.RecursiveUnion
+	cur   Operator
+	next  []Row // rows of the round being produced
+	round int
+	seen  map[string]struct{}
+	buf   []byte
 }
 
 func newRecursive(c *Ctx, x *plan.RecursiveUnion) (Operator, error) {

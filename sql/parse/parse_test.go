@@ -2,9 +2,11 @@ package parse
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -209,5 +211,76 @@ func TestSemiAntiJoin(t *testing.T) {
 	_, err := Parse(q)
 	if pe := pgerror.Convert(err); pe.Position == 0 || q[pe.Position-1:] != "wher" {
 		t.Fatalf("position %d (%s)", pe.Position, pe.Message)
+	}
+}
+
+func TestDeparseSemiAntiJoin(t *testing.T) {
+	for _, q := range []string{
+		"select * from a left semi join b on a.x = b.x",
+		"select * from a left anti join b using (x) where a.y > 1",
+		"select * from a left semi join b on a.x = b.x join c on c.y = a.y left anti join d on d.z = a.z",
+		"select * from a join (b left anti join c on b.x = c.x) on a.x = b.x",
+		"select * from (a left semi join b on a.x = b.x) as j(p, q) where exists (select 1 from c left anti join d on true)",
+	} {
+		st, err := ParseOne(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := Deparse(st.AST)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		again, err := ParseOne(text)
+		if err != nil {
+			t.Fatalf("%s: deparsed to %s: %v", q, text, err)
+		}
+		// The same tree (join types included) both ways.
+		want, _ := Deparse(st.AST)
+		got, _ := Deparse(again.AST)
+		if want != got || !strings.Contains(text, "SEMI") && !strings.Contains(text, "ANTI") {
+			t.Errorf("%s:\n deparsed %s\n reparsed %s", q, want, got)
+		}
+		if a, b := allJoinTypes(st.AST), allJoinTypes(again.AST); fmt.Sprint(a) != fmt.Sprint(b) {
+			t.Errorf("%s: join types %v, after deparse (%s) %v", q, a, text, b)
+		}
+	}
+}
+
+// allJoinTypes lists the type of every join in the tree, in tree order.
+func allJoinTypes(n *pg_query.Node) []pg_query.JoinType {
+	var out []pg_query.JoinType
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		if j, ok := m.Interface().(*pg_query.JoinExpr); ok {
+			out = append(out, j.Jointype)
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Message() != nil:
+				l := v.List()
+				for k := 0; k < l.Len(); k++ {
+					walk(l.Get(k).Message())
+				}
+			case fd.Message() != nil && !fd.IsMap():
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	walk(n.ProtoReflect())
+	return out
+}
+
+func TestRewriteTableArg(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{"SELECT * FROM event_log(TABLE(cat.sch.mv))", "SELECT * FROM event_log('cat.sch.mv')"},
+		{"SELECT * FROM event_log(TABLE(`My MV`))", `SELECT * FROM event_log('"My MV"')`},
+		{"SELECT * FROM f(1, TABLE(x))", "SELECT * FROM f(1, 'x')"},
+		{"TABLE t", "TABLE t"},
+	} {
+		got, _ := applyRewrites(c.in, lex(c.in))
+		if got != c.out {
+			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.out)
+		}
 	}
 }

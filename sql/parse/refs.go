@@ -63,10 +63,14 @@ func CTENames(n *pg_query.Node) map[string]bool {
 }
 
 // Deparse turns a statement tree back into SQL text (canonical spelling).
+// Semi and anti joins come back as LEFT SEMI / LEFT ANTI JOIN (see
+// deparseJoinMarks), so the text parses to the same tree.
 func Deparse(n *pg_query.Node) (string, error) {
-	t, err := pg_query.Parse("SELECT 1")
-	if err != nil {
-		return "", err
-	}
-	return pg_query.Deparse(&pg_query.ParseResult{Version: t.Version, Stmts: []*pg_query.RawStmt{{Stmt: n}}})
+	return deparseJoinMarks(n, func(n *pg_query.Node) (string, error) {
+		t, err := pg_query.Parse("SELECT 1")
+		if err != nil {
+			return "", err
+		}
+		return pg_query.Deparse(&pg_query.ParseResult{Version: t.Version, Stmts: []*pg_query.RawStmt{{Stmt: n}}})
+	})
 }

@@ -70,6 +70,43 @@ var rewrites = []rewrite{
 	{name: "INTERVAL n unit", apply: rewriteIntervalLiteral},
 	{name: "current_timestamp() / current_date()", apply: rewriteNiladicCall},
 	{name: "LEFT SEMI JOIN / LEFT ANTI JOIN", apply: rewriteSemiAntiJoin},
+	{name: "TABLE(name) as a function argument", apply: rewriteTableArg},
+}
+
+// rewriteTableArg: event_log(TABLE(cat.sch.mv)) → event_log('cat.sch.mv').
+// Only right after "(" or ",", so SQL's own TABLE name statement is untouched.
+func rewriteTableArg(src string, sig []token, i int, b *builder) int {
+	if !isWord(src, sig[i], "table") || i == 0 || i+3 >= len(sig) {
+		return 0
+	}
+	if prev := sig[i-1].text(src); prev != "(" && prev != "," {
+		return 0
+	}
+	if sig[i+1].text(src) != "(" {
+		return 0
+	}
+	var name strings.Builder
+	for j := i + 2; j < len(sig); j++ {
+		t := sig[j]
+		switch {
+		case t.kind == tokIdent:
+			name.WriteString(t.text(src))
+		case t.kind == tokQuoted || t.kind == tokBacktick:
+			s := t.text(src)
+			name.WriteString(`"` + strings.ReplaceAll(s[1:len(s)-1], `"`, `""`) + `"`)
+		case t.kind == tokOp && t.text(src) == ".":
+			name.WriteString(".")
+		case t.kind == tokOp && t.text(src) == ")":
+			if name.Len() == 0 {
+				return 0
+			}
+			b.replace(sig[i].start, "'"+strings.ReplaceAll(name.String(), "'", "''")+"'")
+			return j + 1 - i
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // rewriteBacktick: `a b` → "a b".

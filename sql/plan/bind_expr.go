@@ -65,6 +65,8 @@ func nodeLocation(n *pg_query.Node) int32 {
 		return x.BooleanTest.Location
 	case *pg_query.Node_AArrayExpr:
 		return x.AArrayExpr.Location
+	case *pg_query.Node_SetToDefault:
+		return x.SetToDefault.Location
 	}
 	return -1
 }
@@ -958,10 +960,6 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function count() does not exist")
 		}
 	}
-	if outerOnly(args) {
-		// PostgreSQL evaluates such an aggregate in the outer query.
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "aggregate functions over only outer-query columns are not supported yet")
-	}
 	ats := make([]types.T, len(args))
 	for i, a := range args {
 		ats[i] = a.Type()
@@ -987,8 +985,63 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 		}
 		call.Filter = fe
 	}
+	if outerOnly(append(append([]Expr(nil), args...), call.Filter)) {
+		return b.hoistAgg(call, loc)
+	}
 	ec.aggs.calls = append(ec.aggs.calls, call)
 	return &AggRef{Idx: len(ec.aggs.calls) - 1, T: rt}, nil
+}
+
+// hoistAgg moves an aggregate whose arguments read only the enclosing
+// query's columns to that query, as PostgreSQL does (SELECT (SELECT
+// sum(x.n)) FROM x aggregates over x): it is computed there and read here
+// through an OuterRef.
+func (b *Binder) hoistAgg(call AggCall, loc int32) (Expr, error) {
+	cur := b.lvl
+	var collector *aggCollector
+	clause := ""
+	all := func() []Expr { return append(append([]Expr(nil), call.Args...), call.Filter) }
+	for {
+		if cur.parent == nil {
+			return nil, b.errAt(loc, pgerror.InternalError, "outer aggregate outside of a subquery")
+		}
+		lvl := cur
+		up := func(e Expr) Expr {
+			if e == nil {
+				return nil
+			}
+			return Rewrite(e, func(x Expr) Expr {
+				if r, ok := x.(*OuterRef); ok {
+					return lvl.params[r.Idx]
+				}
+				return x
+			})
+		}
+		for i := range call.Args {
+			call.Args[i] = up(call.Args[i])
+		}
+		call.Filter = up(call.Filter)
+		collector, clause = cur.aggs, cur.aggClause
+		cur = cur.parent
+		if !outerOnly(all()) {
+			break
+		}
+		// Still only columns of a query further out: it belongs there.
+		if collector == nil {
+			return nil, b.errAt(loc, pgerror.GroupingError, "aggregate functions are not allowed in %s", clause)
+		}
+	}
+	if readsOuter(&Func{Args: all()}) {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "aggregate functions mixing the columns of several enclosing queries are not supported yet")
+	}
+	if collector == nil {
+		return nil, b.errAt(loc, pgerror.GroupingError, "aggregate functions are not allowed in %s", clause)
+	}
+	if collector.inAgg {
+		return nil, b.errAt(loc, pgerror.GroupingError, "aggregate function calls cannot be nested")
+	}
+	collector.calls = append(collector.calls, call)
+	return b.outerRef(b.lvl, cur, &AggRef{Idx: len(collector.calls) - 1, T: call.T})
 }
 
 // outerOnly reports whether es read outer-query columns and none of their

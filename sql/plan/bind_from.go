@@ -10,8 +10,11 @@ import (
 )
 
 // bindFrom binds one FROM item (R-Q2): a table, view or WITH query, a join,
-// a derived table (subquery or VALUES), or a function.
-func (b *Binder) bindFrom(n *pg_query.Node) (Node, *scope, error) {
+// a derived table (subquery or VALUES), or a function. lat is the scope of
+// the items to its left that a LATERAL item may read (nil: none); a LATERAL
+// item that reads them comes back as an Apply without Left, for the caller
+// to complete.
+func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 	switch x := n.Node.(type) {
 	case *pg_query.Node_RangeVar:
 		rv := x.RangeVar
@@ -48,12 +51,12 @@ func (b *Binder) bindFrom(n *pg_query.Node) (Node, *scope, error) {
 		return b.bindRangeFunction(x.RangeFunction)
 	case *pg_query.Node_RangeSubselect:
 		rs := x.RangeSubselect
-		if rs.Lateral {
-			return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "LATERAL subqueries are not supported yet")
-		}
 		sel := rs.Subquery.GetSelectStmt()
 		if sel == nil {
 			return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "this subquery in FROM is not supported")
+		}
+		if rs.Lateral && lat != nil {
+			return b.bindLateral(sel, rs.Alias, lat)
 		}
 		// A derived table sees the enclosing queries but not its sibling
 		// FROM items: b.outer is still the outer scope of this query.
@@ -195,14 +198,48 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 	return node, sc, nil
 }
 
-func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
-	left, lsc, err := b.bindFrom(j.Larg)
+// bindLateral binds a LATERAL subquery one evaluation level down, seeing
+// the items to its left (lat) as an enclosing query. One that reads none of
+// them is an ordinary derived table.
+func (b *Binder) bindLateral(sel *pg_query.SelectStmt, alias *pg_query.Alias, lat *scope) (Node, *scope, error) {
+	saveOuter, saveLvl := b.outer, b.lvl
+	lvl := &level{parent: lat.lvl}
+	b.outer, b.lvl = lat, lvl
+	node, cols, err := b.bindSelect(sel)
+	b.outer, b.lvl = saveOuter, saveLvl
 	if err != nil {
 		return nil, nil, err
 	}
-	right, rsc, err := b.bindFrom(j.Rarg)
+	sc, err := b.derivedScope(cols, alias, "", -1)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(lvl.params) == 0 {
+		return node, sc, nil
+	}
+	return &Apply{Kind: JoinInner, Right: node, Params: lvl.params}, sc, nil
+}
+
+// pendingApply reports whether n is a LATERAL item waiting for its left
+// input.
+func pendingApply(n Node) (*Apply, bool) {
+	a, ok := n.(*Apply)
+	return a, ok && a.Left == nil
+}
+
+func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
+	// Only the right side of a join may be LATERAL over its left side
+	// (items further left in a FROM list are not in the join's rows).
+	left, lsc, err := b.bindFrom(j.Larg, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rsc, err := b.bindFrom(j.Rarg, lsc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ap, ok := pendingApply(right); ok {
+		return b.bindLateralJoin(j, ap, left, lsc, rsc)
 	}
 	if err := b.checkRelConflicts(lsc, rsc); err != nil {
 		return nil, nil, err
@@ -483,4 +520,41 @@ func conjuncts(e Expr) []Expr {
 		return out
 	}
 	return []Expr{e}
+}
+
+// bindLateralJoin completes `left [INNER|LEFT] JOIN LATERAL (…) ON cond`.
+func (b *Binder) bindLateralJoin(j *pg_query.JoinExpr, ap *Apply, left Node, lsc, rsc *scope) (Node, *scope, error) {
+	if err := b.checkRelConflicts(lsc, rsc); err != nil {
+		return nil, nil, err
+	}
+	switch j.Jointype {
+	case pg_query.JoinType_JOIN_INNER:
+		ap.Kind = JoinInner
+	case pg_query.JoinType_JOIN_LEFT:
+		ap.Kind = JoinLeft
+	default:
+		return nil, nil, b.errAt(-1, pgerror.InvalidColumnReference, "the combining JOIN type must be INNER or LEFT for a LATERAL reference")
+	}
+	if j.IsNatural || len(j.UsingClause) > 0 {
+		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "NATURAL and USING joins with a LATERAL item are not supported yet")
+	}
+	ap.Left = left
+	sc := lsc.add(rsc)
+	if j.Quals != nil {
+		cond, err := b.bindExpr(j.Quals, &exprCtx{sc: sc, clause: "JOIN conditions"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if cond, err = b.boolArg(cond, nodeLocation(j.Quals), "JOIN/ON"); err != nil {
+			return nil, nil, err
+		}
+		ap.Residual = cond
+	}
+	if j.Alias != nil {
+		sc = b.joinAlias(sc, j.Alias)
+		if err := b.renameColumns(sc, j.Alias, -1); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ap, sc, nil
 }

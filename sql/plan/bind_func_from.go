@@ -24,6 +24,15 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "this FROM function is not supported")
 	}
 	name := strVal(fn.Funcname[len(fn.Funcname)-1])
+	switch name {
+	case "event_log":
+		return b.bindEventLog(fn, rf.Alias)
+	case "refresh_history":
+		if len(fn.Args) != 0 {
+			return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "refresh_history() takes no arguments")
+		}
+		return b.systemRows(&Rows{Cols: RefreshHistoryColumns, Gen: GenRefreshHistory}, rf.Alias, name, fn.Location)
+	}
 	if name != "table_changes" {
 		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "function %s does not exist", name).
 			WithHint("Set-returning functions in FROM are not supported yet; table_changes is.")
@@ -112,6 +121,40 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 		}
 	}
 	return tc, sc, nil
+}
+
+// bindEventLog binds event_log('name') and event_log(TABLE(name)) (the
+// parser turns TABLE(name) into a string literal): the event log of a
+// materialized view (R-O1).
+func (b *Binder) bindEventLog(fn *pg_query.FuncCall, alias *pg_query.Alias) (Node, *scope, error) {
+	if len(fn.Args) != 1 {
+		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "event_log takes one argument: TABLE(name) or 'name'")
+	}
+	e, err := b.bindExpr(fn.Args[0], &exprCtx{clause: "function arguments"})
+	if err != nil {
+		return nil, nil, err
+	}
+	c, ok := e.(*Const)
+	if !ok || c.D.IsNull() || !(c.T.IsString() || isUnknown(c.T)) {
+		return nil, nil, b.errAt(nodeLocation(fn.Args[0]), pgerror.InvalidParameterValue, "event_log: the argument must be TABLE(name) or a name literal")
+	}
+	t, err := b.Cat.Resolve(splitName(c.D.S), b.SearchPath)
+	if err != nil {
+		return nil, nil, withPos(err, b, nodeLocation(fn.Args[0]))
+	}
+	if t.Dataset == nil {
+		return nil, nil, b.errAt(nodeLocation(fn.Args[0]), pgerror.WrongObjectType, "\"%s\" is not a materialized view or streaming table: it has no event log", t.Name)
+	}
+	return b.systemRows(&Rows{Cols: EventLogColumns, Gen: GenEventLog, Arg: t.ID}, alias, "event_log", fn.Location)
+}
+
+// systemRows gives a generated relation its scope.
+func (b *Binder) systemRows(r *Rows, alias *pg_query.Alias, name string, loc int32) (Node, *scope, error) {
+	sc, err := b.derivedScope(r.Cols, alias, name, loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, sc, nil
 }
 
 // splitName splits a dotted name, honouring double quotes; unquoted parts

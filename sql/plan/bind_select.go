@@ -69,7 +69,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		sc = b.newScope()
 	} else {
 		for i, f := range s.FromClause {
-			n, fsc, err := b.bindFrom(f)
+			n, fsc, err := b.bindFrom(f, sc)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -80,7 +80,12 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			if err := b.checkRelConflicts(sc, fsc); err != nil {
 				return nil, nil, err
 			}
-			input = &Join{Kind: JoinCross, Left: input, Right: n}
+			if ap, ok := pendingApply(n); ok {
+				ap.Left = input
+				input = ap
+			} else {
+				input = &Join{Kind: JoinCross, Left: input, Right: n}
+			}
 			sc = sc.add(fsc)
 		}
 	}
@@ -93,7 +98,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		if cond, err = b.boolArg(cond, nodeLocation(s.WhereClause), "WHERE"); err != nil {
 			return nil, nil, err
 		}
-		input = pushFilter(input, cond)
+		input = filterWhere(input, cond, len(sc.cols))
 	}
 	// Target list: bind against the FROM scope, collecting aggregates.
 	aggs := &aggCollector{}
@@ -569,6 +574,10 @@ func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T, targe
 		var row []Expr
 		for _, it := range items {
 			if _, ok := it.Node.(*pg_query.Node_SetToDefault); ok {
+				if targetTypes == nil {
+					// only INSERT … VALUES has column defaults to take
+					return nil, nil, b.errAt(nodeLocation(it), pgerror.SyntaxError, "DEFAULT is not allowed in this context")
+				}
 				row = append(row, &defaultMarker{})
 				continue
 			}
@@ -626,4 +635,3 @@ type defaultMarker struct{}
 
 func (*defaultMarker) Type() types.T  { return types.Null }
 func (*defaultMarker) String() string { return "DEFAULT" }
-

@@ -30,7 +30,10 @@ func (b *Binder) bindSubLink(sl *pg_query.SubLink, ec *exprCtx) (Expr, error) {
 		sc = b.newScope()
 	}
 	saveOuter, saveLvl := b.outer, b.lvl
-	lvl := &level{parent: sc.lvl}
+	lvl := &level{parent: sc.lvl, aggs: ec.aggs, aggClause: ec.clause}
+	if lvl.aggClause == "" {
+		lvl.aggClause = "this context"
+	}
 	b.outer, b.lvl = sc, lvl
 	vol := b.volatile
 	node, cols, err := b.bindSelect(sel)
@@ -38,6 +41,7 @@ func (b *Binder) bindSubLink(sl *pg_query.SubLink, ec *exprCtx) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	pruneParams(node, lvl)
 	b.subqueries++
 	sq := &Subquery{Plan: node, Params: lvl.params, ID: b.subqueries, Volatile: b.volatile > vol}
 	switch sl.SubLinkType {
@@ -118,4 +122,24 @@ func (b *Binder) bindQuantified(sl *pg_query.SubLink, sq *Subquery, cols []Colum
 		sq.Kind = SubAll
 	}
 	return sq, nil
+}
+
+// pruneParams replaces the params of lvl that nothing in its plan reads any
+// more (an aggregate moved out to the enclosing query took its outer
+// columns with it) by NULLs, so the enclosing query does not read them.
+func pruneParams(n Node, lvl *level) {
+	used := make([]bool, len(lvl.params))
+	WalkNode(n, func(e Expr) {
+		Walk(e, func(x Expr) bool {
+			if r, ok := x.(*OuterRef); ok && r.Idx < len(used) {
+				used[r.Idx] = true
+			}
+			return true
+		})
+	})
+	for i, u := range used {
+		if !u {
+			lvl.params[i] = &Const{D: types.NullDatum, T: lvl.params[i].Type()}
+		}
+	}
 }

@@ -12,6 +12,30 @@
 //     does not need stay NULL and are never decoded) followed by the hidden
 //     row-tracking columns.
 //  4. Errors carry SQLSTATEs and positions into the client's text.
+//  5. A ColRef reads the row of its own evaluation level; a column of an
+//     enclosing query is an OuterRef, which reads one of the values the
+//     level above handed down (Subquery.Params, Apply.Params). Levels are
+//     the top query, each subquery in an expression and each LATERAL item;
+//     derived tables, WITH bodies and views share the level they are bound
+//     in (scope.go).
+//
+// Name resolution (R-Q2). A scope lists the columns of one FROM clause and
+// points to the scope of the enclosing query; a reference is resolved in the
+// nearest scope that has it. A reference to an enclosing query becomes an
+// OuterRef relayed through every level in between, so the executor only
+// ever looks one level out.
+//
+// Queries. A subquery in FROM, VALUES, a view (its stored text parsed and
+// bound afresh) and a WITH query are derived tables: bound on their own and
+// exposed under their alias. A WITH query is bound again at each reference
+// in the scopes of its definition; one referenced several times that reads
+// no enclosing column is marked Shared and computed once. WITH RECURSIVE is
+// a RecursiveUnion whose recursive term reads the previous round through a
+// WorkTableScan. Set operations type each column with the common type of
+// their inputs. NATURAL and USING joins put a projection of merged columns
+// over the join. WHERE [NOT] EXISTS conjuncts correlated by equalities
+// become semi/anti joins (decorrelate.go); other subqueries stay
+// expressions evaluated per row.
 //
 // Imports: sql/parse, sql/funcs, sql/types, catalog, pgerror.
 package plan

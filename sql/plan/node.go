@@ -190,6 +190,27 @@ func (j *Join) Columns() []Column {
 	return j.cols
 }
 
+// Apply joins each Left row with the rows Right produces for it: a LATERAL
+// item (R-Q2). Right is bound one evaluation level down; its OuterRefs read
+// the values of Params, expressions over the left row. Residual (the ON
+// condition) is over the combined row; with JoinLeft a left row without
+// any matching right row is kept, padded with NULLs.
+type Apply struct {
+	Kind        JoinKind // JoinInner or JoinLeft
+	Left, Right Node
+	Params      []Expr
+	Residual    Expr
+	cols        []Column
+}
+
+// Columns returns left columns then right columns.
+func (a *Apply) Columns() []Column {
+	if a.cols == nil {
+		a.cols = append(append([]Column(nil), a.Left.Columns()...), a.Right.Columns()...)
+	}
+	return a.cols
+}
+
 // SetOpKind is UNION, INTERSECT or EXCEPT.
 type SetOpKind uint8
 

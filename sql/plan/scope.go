@@ -53,6 +53,10 @@ type level struct {
 	// level's OuterRefs read; keys dedupe them.
 	params []Expr
 	keys   map[string]int
+	// aggs collects the parent query's aggregates where the subquery sits
+	// (nil where they are not allowed, aggClause saying where that is).
+	aggs      *aggCollector
+	aggClause string
 }
 
 func (s *scope) hasRel(rel string) bool {

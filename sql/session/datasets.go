@@ -159,6 +159,9 @@ func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExi
 			}
 			return "", err
 		}
+		if catalog.IsSystem(t) {
+			return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied: \"%s\" is a system view", t.Name)
+		}
 		if t.Kind != kind {
 			return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, what).
 				WithHint("Use DROP %s to remove a %s.", map[catalog.ObjectKind]string{catalog.KindTable: "TABLE", catalog.KindView: "VIEW", catalog.KindMaterializedView: "MATERIALIZED VIEW"}[t.Kind], kindName(t.Kind))
@@ -617,6 +620,9 @@ func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
 		return nil
 	}
 	if err := walk(v.DependsOn); err != nil {
+		return "", err
+	}
+	if err := s.logUserAction(v, "enabled incremental refresh on"); err != nil {
 		return "", err
 	}
 	if len(changed) == 0 {
