@@ -18,12 +18,12 @@ import (
 
 // startServer starts a fresh in-memory mvserver on a loopback port and
 // shuts it down when the test ends.
-func startServer(t testing.TB) Config {
+func startServer(t testing.TB, database string) Config {
 	t.Helper()
 	srv, err := app.Start(app.Config{
 		InMemory:      true,
 		Listen:        "127.0.0.1:0",
-		Database:      "mvserver",
+		Database:      database,
 		TableDefaults: catalog.AllOn,
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -35,8 +35,23 @@ func startServer(t testing.TB) Config {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	dsn := "postgres://logictest@" + srv.Addr().String() + "/mvserver?sslmode=disable"
+	dsn := "postgres://logictest@" + srv.Addr().String() + "/" + database + "?sslmode=disable"
 	return Config{Connect: func(ctx context.Context) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }}
+}
+
+// database is the server's database name for a file: a leading comment
+// line "# database: NAME" sets it (the seeds' three-part names need their
+// catalog to be the server's database); mvserver otherwise.
+func (f *File) database() string {
+	for _, l := range f.lines {
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		if name, ok := strings.CutPrefix(l, "# database: "); ok {
+			return strings.TrimSpace(name)
+		}
+	}
+	return "mvserver"
 }
 
 // parseForRun parses the file at path; messages name it relative to the
@@ -56,7 +71,7 @@ func parseForRun(t *testing.T, path string) *File {
 func RunFile(t *testing.T, path string, proto Protocol) {
 	t.Helper()
 	f := parseForRun(t, path)
-	cfg := startServer(t)
+	cfg := startServer(t, f.database())
 	cfg.Protocol = proto
 	f.Run(t, cfg)
 }
@@ -66,7 +81,7 @@ func RunFile(t *testing.T, path string, proto Protocol) {
 func RewriteFile(t *testing.T, path string) {
 	t.Helper()
 	f := parseForRun(t, path)
-	cfg := startServer(t)
+	cfg := startServer(t, f.database())
 	cfg.Protocol, cfg.Rewrite = Simple, true
 	// Mismatches other than query results (a statement that failed or
 	// an expected error that did not come) are reported; the results
