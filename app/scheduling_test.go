@@ -3,7 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +95,54 @@ func TestAtMostEveryMinimum(t *testing.T) {
 		t.Fatalf("want 22023, got %v", err)
 	}
 	mustExec(t, c, `CREATE MATERIALIZED VIEW m TRIGGER ON UPDATE AT MOST EVERY INTERVAL 2 MINUTES AS SELECT id FROM src`)
+}
+
+// TestCancelRefresh: CANCEL REFRESH from another session stops a running
+// refresh; it changes nothing and is recorded CANCELED (R-S5).
+func TestCancelRefresh(t *testing.T) {
+	c := startTest(t, Config{})
+	ctx := context.Background()
+	mustExec(t, c, `CREATE TABLE big (i INT)`)
+	mustExec(t, c, `INSERT INTO big VALUES (0)`)
+	mustExec(t, c, `CREATE MATERIALIZED VIEW slow AS SELECT count(*) AS n FROM big a, big b`)
+	var sb strings.Builder
+	sb.WriteString("INSERT INTO big VALUES (1)")
+	for i := 2; i < 4000; i++ {
+		fmt.Fprintf(&sb, ",(%d)", i)
+	}
+	mustExec(t, c, sb.String())
+	other, err := pgx.Connect(ctx, c.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	done := make(chan error, 1)
+	go func() {
+		// 16M joined rows: only a cancel ends it quickly.
+		_, err := other.Exec(ctx, `REFRESH MATERIALIZED VIEW slow`)
+		done <- err
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	var rerr error
+wait:
+	for time.Now().Before(deadline) {
+		mustExec(t, c, `CANCEL REFRESH slow`)
+		select {
+		case rerr = <-done:
+			break wait
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	var pe *pgconn.PgError
+	if !errors.As(rerr, &pe) || pe.Code != "57014" {
+		t.Fatalf("the canceled REFRESH returned %v, want 57014", rerr)
+	}
+	var n int64
+	if err := c.QueryRow(ctx, `SELECT n FROM slow`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("the view changed: %d %v", n, err)
+	}
+	var status string
+	if err := c.QueryRow(ctx, `SELECT status FROM refresh_history WHERE view_name = 'slow' ORDER BY start_time DESC LIMIT 1`).Scan(&status); err != nil || status != "CANCELED" {
+		t.Fatalf("history: %q %v", status, err)
+	}
 }

@@ -24,8 +24,24 @@ type Runner struct {
 	Catalog *catalog.Manager
 	Clock   func() time.Time
 
-	mu    sync.Mutex
-	locks map[uint32]*sync.Mutex
+	mu      sync.Mutex
+	locks   map[uint32]*sync.Mutex
+	running map[uint32]context.CancelCauseFunc
+}
+
+// ErrCanceledByUser is the cause of a refresh stopped by CANCEL REFRESH (R-S5).
+var ErrCanceledByUser = pgerror.New(pgerror.QueryCanceled, "canceling refresh due to CANCEL REFRESH")
+
+// Cancel stops the running refresh of view, if any (CANCEL REFRESH): it
+// changes nothing and is recorded CANCELED (R-S5).
+func (r *Runner) Cancel(view uint32) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.running[view]; ok {
+		c(ErrCanceledByUser)
+		return true
+	}
+	return false
 }
 
 func (r *Runner) now() time.Time {
@@ -82,6 +98,19 @@ var incrementalTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGAT
 func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result, error) {
 	unlock := r.lock(view)
 	defer unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r.mu.Lock()
+	if r.running == nil {
+		r.running = map[uint32]context.CancelCauseFunc{}
+	}
+	r.running[view] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, view)
+		r.mu.Unlock()
+	}()
 	txn := r.DB.Begin()
 	defer txn.Rollback()
 	cat, err := r.Catalog.Snapshot(txn)
@@ -94,6 +123,9 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 		err = txn.Commit()
 	}
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrCanceledByUser) {
+			err = ErrCanceledByUser
+		}
 		txn.Rollback()
 		r.recordFailure(view, opt, start, err)
 		return nil, err

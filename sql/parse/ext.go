@@ -54,6 +54,10 @@ type ShowDatasets struct {
 	Schema    string
 }
 
+// CancelRefresh is CANCEL REFRESH name: stop the running refresh of a view (R-S5).
+type CancelRefresh struct{ Name Name }
+
+func (*CancelRefresh) extNode()      {}
 func (*ShowDatasets) extNode()       {}
 func (*DescribeHistory) extNode()    {}
 func (*DescribeTable) extNode()      {}
@@ -302,6 +306,17 @@ func (p *extParser) parseExtension() (bool, error) {
 		return false, p.createTableExtras()
 	case "refresh":
 		return true, p.parseRefresh(false)
+	case "cancel":
+		if p.word(1) == "refresh" {
+			p.i += 2
+			p.datasetKind() // optional MATERIALIZED VIEW / STREAMING TABLE
+			n, err := p.name()
+			if err != nil {
+				return true, err
+			}
+			p.st.Ext = &CancelRefresh{Name: n}
+			return true, p.end()
+		}
 	case "explain":
 		switch {
 		case p.word(1) == "create":

@@ -142,6 +142,20 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			}
 			return s.dropRelations(catalog.KindMaterializedView, [][]string{x.Name.Parts}, x.IfExists, x.Cascade)
 		}
+	case *parse.CancelRefresh:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			t, err := s.resolve(x.Name)
+			if err != nil {
+				return "", err
+			}
+			if t.Kind != catalog.KindMaterializedView {
+				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(x.Name.Pos)
+			}
+			if !s.eng.Refresher.Cancel(t.ID) {
+				s.notice("no refresh of %s is running", t.Name)
+			}
+			return "CANCEL REFRESH", nil
+		}
 	case *parse.AlterDataset:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterDataset(x) }
 	case *parse.AlterTblProperties:
