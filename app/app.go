@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/notify"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/session"
@@ -69,7 +70,8 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
-	runner := &refresh.Runner{DB: db, Catalog: cat}
+	hub := notify.New()
+	runner := &refresh.Runner{DB: db, Catalog: cat, OnRun: publishRefreshEvents(hub)}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
 		Refresher:       runner,
@@ -77,6 +79,7 @@ func Start(cfg Config) (*Server, error) {
 		DatasetsChanged: sched.datasetsChanged,
 		Refreshed:       sched.refreshed,
 		NextRun:         sched.sched.NextRun,
+		Notify:          hub,
 	}
 	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
 	ln, err := net.Listen("tcp", cfg.Listen)

@@ -23,6 +23,10 @@ type Runner struct {
 	DB      *storage.DB
 	Catalog *catalog.Manager
 	Clock   func() time.Time
+	// OnRun, when set, hears of every run of Refresh: its start, its
+	// success after the commit and its failure (cancel and timeout
+	// included). It must not block for long.
+	OnRun func(RunEvent)
 
 	mu      sync.Mutex
 	locks   map[uint32]*sync.Mutex
@@ -118,6 +122,12 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 		return nil, err
 	}
 	start := r.now()
+	ev, hook := r.event(cat, view, "start")
+	ev.Cause = causeOf(opt)
+	if hook {
+		ev.Status = "RUNNING"
+		r.OnRun(ev)
+	}
 	res, err := r.RefreshIn(ctx, txn, cat, view, opt)
 	if err == nil {
 		err = txn.Commit()
@@ -127,15 +137,35 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 			err = ErrCanceledByUser
 		}
 		txn.Rollback()
-		r.recordFailure(view, opt, start, err)
+		status, runID := r.recordFailure(view, opt, start, err)
+		if hook {
+			ev.Kind, ev.Status, ev.RunID = "failure", status, runID
+			ev.Duration, ev.Err = r.now().Sub(start), pgerror.Convert(err).Message
+			r.OnRun(ev)
+		}
 		return nil, err
+	}
+	if hook {
+		ev.Kind, ev.Status, ev.RunID, ev.Technique = "success", "COMPLETED", res.RunID, res.Technique
+		ev.Duration = r.now().Sub(start)
+		r.OnRun(ev)
 	}
 	return res, nil
 }
 
 // recordFailure records a failed, canceled or timed-out run in its own
 // commit: the refresh itself changed nothing (R-S5, R-S6).
-func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause error) {
+// It returns the run's status and id.
+func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause error) (status, runID string) {
+	status = "FAILED"
+	switch pgerror.Convert(cause).Code {
+	case pgerror.QueryCanceled:
+		status = "CANCELED"
+		if errors.Is(cause, context.DeadlineExceeded) {
+			status = "TIMED_OUT"
+		}
+	}
+	runID = newID()
 	txn := r.DB.Begin()
 	defer txn.Rollback()
 	cat, err := r.Catalog.Snapshot(txn)
@@ -146,15 +176,6 @@ func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause 
 	if !ok {
 		return
 	}
-	status := "FAILED"
-	switch pgerror.Convert(cause).Code {
-	case pgerror.QueryCanceled:
-		status = "CANCELED"
-		if errors.Is(cause, context.DeadlineExceeded) {
-			status = "TIMED_OUT"
-		}
-	}
-	runID := newID()
 	end := r.now()
 	msg := pgerror.Convert(cause).Message
 	w := newEventWriter(view, v.Name, runID)
@@ -167,6 +188,7 @@ func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause 
 		return
 	}
 	_ = txn.Commit()
+	return
 }
 
 func causeOf(opt Options) string {

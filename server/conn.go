@@ -70,6 +70,9 @@ type conn struct {
 	stmts          map[string]PreparedStatement // "" is the unnamed statement
 	portals        map[string]Portal            // "" is the unnamed portal
 	ignoreTillSync bool
+	// atReady: the last message sent was ReadyForQuery and no message has
+	// arrived since, so the client is idle (notifications may go out).
+	atReady bool
 
 	mu         sync.Mutex
 	stmtCancel context.CancelFunc // of the running statement; nil when idle
@@ -112,6 +115,11 @@ func (c *conn) serve() {
 
 // loop reads and dispatches messages until the connection ends (step 6).
 func (c *conn) loop() error {
+	if n, ok := c.sess.(Notifier); ok {
+		if wake := n.Notifications(); wake != nil {
+			return c.notifyLoop(n, wake)
+		}
+	}
 	for {
 		if c.isKilled() {
 			return errAdminShutdown
@@ -127,6 +135,7 @@ func (c *conn) loop() error {
 }
 
 func (c *conn) dispatch(msg pgproto3.FrontendMessage) error {
+	c.atReady = false
 	switch m := msg.(type) {
 	case *pgproto3.Query:
 		return c.handleQuery(m.String)
@@ -253,7 +262,13 @@ func (c *conn) readyForQuery() error {
 	if c.sess.TxStatus() == 'I' {
 		// Invariant 3: the transaction ended, and its portals with it.
 		c.closePortals()
+		// PostgreSQL sends pending notifications right before ReadyForQuery,
+		// outside a transaction block only.
+		if err := c.sendNotifications(); err != nil {
+			return err
+		}
 	}
+	c.atReady = true
 	return c.ioErr(c.out.readyForQuery(c.sess.TxStatus()))
 }
 

@@ -39,7 +39,12 @@
 //     but Sync and Terminate is discarded until Sync, as PostgreSQL does.
 //     Results stream through the ResultWriter into an output buffer that is
 //     written out whenever it exceeds 64 KiB, at ReadyForQuery, on Flush
-//     and after errors and notices.
+//     and after errors and notices. A Session that implements Notifier
+//     (LISTEN/NOTIFY) gets its notifications sent as NotificationResponse
+//     right before a ReadyForQuery('I') and, while the client is idle
+//     after one, as soon as they arrive: for such sessions a reader
+//     goroutine does the blocking Receive, one message per request from
+//     the connection's goroutine, which alone still writes (notify.go).
 //  7. End. Terminate or EOF closes quietly. A malformed, unknown or too
 //     large message is FATAL 08P01. A panic anywhere in the connection is
 //     logged and reported as FATAL XX000. In every case open portals,

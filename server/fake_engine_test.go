@@ -95,6 +95,7 @@ type fakeSession struct {
 	aborts   int
 	running  atomic.Value // string: the command running now, "" when idle
 	closed   bool
+	notes    fakeNotes
 }
 
 func (s *fakeSession) ParameterStatus() []ParamStatus {

@@ -123,3 +123,24 @@ type Portal interface {
 	// Close releases the portal.
 	Close()
 }
+
+// Notification is one NotificationResponse (LISTEN/NOTIFY).
+type Notification struct {
+	PID     uint32
+	Channel string
+	Payload string
+}
+
+// Notifier is implemented by sessions that receive asynchronous
+// notifications (LISTEN). The wire layer sends what TakeNotifications
+// returns right before ReadyForQuery when the session is idle ('I'), and
+// while the connection waits for the client between transactions, when
+// Notifications() signals — as PostgreSQL does.
+type Notifier interface {
+	// Notifications signals (coalesced) that notifications may be waiting.
+	// It may be called from the connection's goroutine only; the channel it
+	// returns is read there too. A nil channel means none will come.
+	Notifications() <-chan struct{}
+	// TakeNotifications returns and clears the waiting notifications.
+	TakeNotifications() []Notification
+}

@@ -16,6 +16,9 @@ type Ctx struct {
 	Database      string
 	User          string
 	BackendPID    int64
+	// Notify queues a NOTIFY for the end of the transaction (pg_notify);
+	// nil where notifications cannot be sent (refreshes).
+	Notify func(channel, payload string) error
 }
 
 // Overload is one signature of a scalar function.

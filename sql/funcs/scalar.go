@@ -115,6 +115,22 @@ func init() {
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
 			return types.NewString(types.KindName, c.Database), nil
 		}}}})
+	register(&Func{Name: "pg_notify", Deterministic: false, Overloads: []*Overload{{Params: []types.T{types.Text, types.Text}, Ret: ret(types.Text),
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			if c.Notify == nil {
+				return types.Datum{}, pgerror.New(pgerror.FeatureNotSupported, "pg_notify cannot be used here")
+			}
+			var ch, payload string
+			if !a[0].IsNull() {
+				ch = a[0].S
+			}
+			if !a[1].IsNull() {
+				payload = a[1].S
+			}
+			// pg_notify returns void, which the text protocol shows as an
+			// empty string.
+			return types.NewText(""), c.Notify(ch, payload)
+		}}}})
 	register(&Func{Name: "pg_backend_pid", Deterministic: false, Overloads: []*Overload{{Ret: ret(types.Int4),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) { return types.NewInt4(c.BackendPID), nil }}}})
 }

@@ -226,6 +226,9 @@ func (b *Binder) bindRecursive(d *cteDef) (Node, []Column, error) {
 		// Not recursive after all: an ordinary UNION.
 		return b.bindSelect(sel)
 	}
+	if aggregatesWorkTable(right, ru) {
+		return nil, nil, b.errAt(-1, pgerror.InvalidRecursion, "aggregate functions are not allowed in a recursive query's recursive term")
+	}
 	if len(sel.SortClause) > 0 {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "ORDER BY in a recursive query is not implemented")
 	}
@@ -249,4 +252,32 @@ func (b *Binder) bindRecursive(d *cteDef) (Node, []Column, error) {
 	}
 	ru.NonRec, ru.Rec = nodes[0], nodes[1]
 	return ru, lcols, nil
+}
+
+// readsWorkTable reports whether n reads the previous round of a recursive
+// query (which one, when ru is nil: any) at its own level.
+func readsWorkTable(n Node, ru *RecursiveUnion) bool {
+	if w, ok := n.(*WorkTableScan); ok {
+		return ru == nil || w.Union == ru
+	}
+	for _, c := range inputs(n) {
+		if readsWorkTable(c, ru) {
+			return true
+		}
+	}
+	return false
+}
+
+// aggregatesWorkTable reports whether an aggregation in n reads ru's
+// previous round (PostgreSQL forbids aggregates in the recursive term).
+func aggregatesWorkTable(n Node, ru *RecursiveUnion) bool {
+	if a, ok := n.(*Aggregate); ok && len(a.Aggs) > 0 && readsWorkTable(a.Input, ru) {
+		return true
+	}
+	for _, c := range inputs(n) {
+		if aggregatesWorkTable(c, ru) {
+			return true
+		}
+	}
+	return false
 }

@@ -266,6 +266,16 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
 	default:
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "this join type is not supported yet")
 	}
+	// PostgreSQL: a recursive query's previous round must not be read on
+	// the side of an outer join that is padded with NULLs.
+	if kind == JoinLeft && readsWorkTable(right, nil) || kind == JoinRight && readsWorkTable(left, nil) ||
+		kind == JoinFull && (readsWorkTable(left, nil) || readsWorkTable(right, nil)) {
+		name := ""
+		if d := b.cteTop(); d != nil {
+			name = d.name
+		}
+		return nil, nil, b.errAt(-1, pgerror.InvalidRecursion, "recursive reference to query \"%s\" must not appear within an outer join", name)
+	}
 	join := &Join{Kind: kind, Left: left, Right: right}
 	var out *scope
 	var node Node = join

@@ -3,12 +3,84 @@ package plan
 // pushFilter places a WHERE condition over input. Over a table scan, equality
 // on every primary-key column becomes a point lookup and comparisons on the
 // first key column become a range scan; the condition is still checked by a
-// Filter above (cheap, and exact whatever the key encoding).
+// Filter above (cheap, and exact whatever the key encoding). Over a join,
+// each conjunct goes as far down as it can (pushIntoJoin).
 func pushFilter(input Node, cond Expr) Node {
+	if j, ok := input.(*Join); ok {
+		var rest []Expr
+		input, rest = pushIntoJoin(j, conjuncts(cond))
+		if len(rest) == 0 {
+			return input
+		}
+		cond = andOf(rest)
+	}
 	if scan, ok := input.(*Scan); ok && len(scan.Table.PrimaryKey) > 0 {
 		usePrimaryKey(scan, conjuncts(cond))
 	}
 	return &Filter{Input: input, Cond: cond}
+}
+
+// pushIntoJoin moves WHERE conjuncts into a join tree (R-Q2 comma joins must
+// not become cartesian products): a conjunct reading one side only goes to
+// that side when the join keeps that side's rows as they are (either side
+// of an inner join, the preserved side of an outer, semi or anti join); one
+// reading both sides of an inner join becomes its hash key or residual.
+// It returns the new join and the conjuncts that stay above it.
+func pushIntoJoin(j *Join, conds []Expr) (Node, []Expr) {
+	nl := len(j.Left.Columns())
+	var left, right, here, rest []Expr
+	inner := j.Kind == JoinInner || j.Kind == JoinCross
+	for _, c := range conds {
+		switch s := sides(c, nl); {
+		case s == 1 && j.Kind != JoinRight && j.Kind != JoinFull:
+			left = append(left, c)
+		case s == 2 && (inner || j.Kind == JoinRight):
+			right = append(right, shift(c, nl))
+		case s == 3 && inner:
+			here = append(here, c)
+		default:
+			rest = append(rest, c)
+		}
+	}
+	if len(left) == 0 && len(right) == 0 && len(here) == 0 {
+		return j, conds
+	}
+	nj := *j
+	nj.cols = nil
+	if len(left) > 0 {
+		nj.Left = pushFilter(j.Left, andOf(left))
+	}
+	if len(right) > 0 {
+		nj.Right = pushFilter(j.Right, andOf(right))
+	}
+	if len(here) > 0 {
+		if nj.Kind == JoinCross {
+			nj.Kind = JoinInner
+		}
+		nj.LeftKeys = append([]Expr(nil), j.LeftKeys...)
+		nj.RightKeys = append([]Expr(nil), j.RightKeys...)
+		var residual []Expr
+		if j.Residual != nil {
+			residual = append(residual, j.Residual)
+		}
+		nj.Residual = nil
+		splitJoinCond(&nj, andOf(here), nl)
+		if nj.Residual != nil {
+			residual = append(residual, nj.Residual)
+		}
+		nj.Residual = nil
+		if len(residual) > 0 {
+			nj.Residual = andOf(residual)
+		}
+	}
+	return &nj, rest
+}
+
+func andOf(es []Expr) Expr {
+	if len(es) == 1 {
+		return es[0]
+	}
+	return &And{Args: es}
 }
 
 // constant reports whether e has no column references (its value is fixed

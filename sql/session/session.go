@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/notify"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
@@ -39,6 +40,9 @@ type Engine struct {
 	Refreshed func(view uint32, res *refresh.Result)
 	// NextRun is the next scheduled time of a view (DESCRIBE EXTENDED).
 	NextRun func(view uint32) (time.Time, bool)
+	// Notify is the LISTEN/NOTIFY hub (nil: LISTEN is accepted and nothing
+	// is ever delivered).
+	Notify *notify.Hub
 
 	sessions atomic.Int64
 }
@@ -74,6 +78,9 @@ func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.S
 		if err := s.applyOptions(opts); err != nil {
 			return nil, err
 		}
+	}
+	if e.Notify != nil {
+		s.sub = e.Notify.Subscribe()
 	}
 	e.sessions.Add(1)
 	return s, nil
@@ -133,6 +140,11 @@ type Session struct {
 	// the scheduler hears of them after the commit.
 	datasets []uint32
 
+	// LISTEN/UNLISTEN and NOTIFY of the open transaction (notify.go).
+	listenOps []listenOp
+	notifies  []notify.Notification
+	sub       *notify.Subscriber // nil without a hub
+
 	pending []server.ParamStatus // reported settings changed by the current statement
 	notices []*pgerror.Error     // notices raised by the current statement
 }
@@ -162,6 +174,9 @@ func (s *Session) TxStatus() byte {
 // Close implements server.Session.
 func (s *Session) Close() {
 	s.rollback()
+	if s.sub != nil {
+		s.sub.Close()
+	}
 	s.eng.sessions.Add(-1)
 }
 
@@ -249,9 +264,11 @@ func (s *Session) commit() error {
 	s.datasets = nil
 	if err := txn.Commit(); err != nil {
 		s.restoreSettings()
+		s.forgetNotify()
 		return mapStorageErr(err)
 	}
 	s.savedVals = nil
+	s.afterCommit()
 	if len(ds) > 0 && s.eng.DatasetsChanged != nil {
 		s.eng.DatasetsChanged(ds)
 	}
@@ -290,6 +307,7 @@ func (s *Session) rollback() {
 		s.txn, s.cat = nil, nil
 		s.datasets = nil
 		s.restoreSettings()
+		s.forgetNotify()
 	}
 }
 

@@ -144,6 +144,18 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTable(st, n.AlterTableStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
+	case *pg_query.Node_ListenStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) {
+			return s.execListen(n.ListenStmt.Conditionname, false)
+		}
+	case *pg_query.Node_UnlistenStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) {
+			return s.execListen(n.UnlistenStmt.Conditionname, true)
+		}
+	case *pg_query.Node_NotifyStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) {
+			return "NOTIFY", s.queueNotify(n.NotifyStmt.Conditionname, n.NotifyStmt.Payload)
+		}
 	case *pg_query.Node_DeallocateStmt:
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "DEALLOCATE is not supported yet; close the statement with the protocol's Close message")
 	default:
@@ -174,7 +186,9 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 	if s.txn == nil {
 		return nil, pgerror.New(pgerror.InternalError, "no transaction")
 	}
-	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: s.funcCtx(), Params: params}, nil
+	fc := s.funcCtx()
+	fc.Notify = s.queueNotify
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params}, nil
 }
 
 // constRows builds a Values node of constant rows.

@@ -1,0 +1,157 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/mvserver/mvserver/catalog"
+)
+
+// startNotifyTest starts a server and opens n connections to it.
+func startNotifyTest(t *testing.T, n int) []*pgx.Conn {
+	t.Helper()
+	cfg := Config{Logger: slog.New(slog.DiscardHandler), InMemory: true, Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn}
+	srv, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
+	var out []*pgx.Conn
+	for i := 0; i < n; i++ {
+		c, err := pgx.Connect(context.Background(), "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close(context.Background()) })
+		out = append(out, c)
+	}
+	return out
+}
+
+// waitNote waits for the next notification on c.
+func waitNote(t *testing.T, c *pgx.Conn) (channel, payload string, pid uint32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n, err := c.WaitForNotification(ctx)
+	if err != nil {
+		t.Fatalf("waiting for a notification: %v", err)
+	}
+	return n.Channel, n.Payload, n.PID
+}
+
+// TestListenNotify: LISTEN on one connection, NOTIFY from another arrives
+// while the listener is idle; NOTIFY in a rolled back transaction never
+// arrives, in a committed one at COMMIT; pg_notify works too (R-S7).
+func TestListenNotify(t *testing.T) {
+	cs := startNotifyTest(t, 2)
+	l, s := cs[0], cs[1]
+	ctx := context.Background()
+	tag, err := l.Exec(ctx, "LISTEN jobs")
+	if err != nil || tag.String() != "LISTEN" {
+		t.Fatalf("LISTEN: %q %v", tag, err)
+	}
+	tag, err = s.Exec(ctx, "NOTIFY jobs, 'hello'")
+	if err != nil || tag.String() != "NOTIFY" {
+		t.Fatalf("NOTIFY: %q %v", tag, err)
+	}
+	ch, payload, pid := waitNote(t, l)
+	if ch != "jobs" || payload != "hello" || pid != s.PgConn().PID() {
+		t.Fatalf("got %q %q %d, want jobs hello %d", ch, payload, pid, s.PgConn().PID())
+	}
+
+	mustExec(t, s, "BEGIN")
+	mustExec(t, s, "NOTIFY jobs, 'rolled back'")
+	mustExec(t, s, "ROLLBACK")
+	mustExec(t, s, "BEGIN")
+	mustExec(t, s, "NOTIFY jobs, 'committed'")
+	mustExec(t, s, "NOTIFY other, 'not listened'")
+	mustExec(t, s, "COMMIT")
+	if _, payload, _ = waitNote(t, l); payload != "committed" {
+		t.Fatalf("after ROLLBACK and COMMIT got %q, want committed", payload)
+	}
+
+	var v string
+	if err := s.QueryRow(ctx, "SELECT pg_notify('jobs', 'via function')").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if _, payload, _ = waitNote(t, l); payload != "via function" {
+		t.Fatalf("pg_notify: got %q", payload)
+	}
+	// The extended protocol (pgx's default) commits at Sync.
+	if _, err := s.Exec(ctx, "SELECT pg_notify($1, $2)", "jobs", "extended"); err != nil {
+		t.Fatal(err)
+	}
+	if _, payload, _ = waitNote(t, l); payload != "extended" {
+		t.Fatalf("pg_notify extended: got %q", payload)
+	}
+
+	// A session's own notification comes back to it.
+	mustExec(t, l, "NOTIFY jobs, 'self'")
+	if _, payload, pid = waitNote(t, l); payload != "self" || pid != l.PgConn().PID() {
+		t.Fatalf("self: got %q from %d", payload, pid)
+	}
+
+	// UNLISTEN: nothing more arrives; a later marker on another channel proves it.
+	tag, err = l.Exec(ctx, "UNLISTEN jobs")
+	if err != nil || tag.String() != "UNLISTEN" {
+		t.Fatalf("UNLISTEN: %q %v", tag, err)
+	}
+	mustExec(t, l, "LISTEN marker")
+	mustExec(t, s, "NOTIFY jobs, 'unheard'")
+	mustExec(t, s, "NOTIFY marker")
+	if ch, _, _ = waitNote(t, l); ch != "marker" {
+		t.Fatalf("after UNLISTEN got a notification on %q", ch)
+	}
+	mustExec(t, l, "UNLISTEN *")
+
+	// Payload limit.
+	long := make([]byte, 8000)
+	for i := range long {
+		long[i] = 'x'
+	}
+	if _, err := s.Exec(ctx, "SELECT pg_notify('jobs', $1)", string(long)); err == nil || !hasCode(err, "22023") {
+		t.Fatalf("8000-byte payload: %v, want 22023", err)
+	}
+}
+
+// TestRefreshNotifications: a view asking for success and failure events
+// publishes a JSON payload on mv_refresh when refreshed (R-S7).
+func TestRefreshNotifications(t *testing.T) {
+	cs := startNotifyTest(t, 2)
+	l, s := cs[0], cs[1]
+	mustExec(t, l, "LISTEN mv_refresh")
+	mustExec(t, s, "CREATE TABLE src (id BIGINT)")
+	mustExec(t, s, "INSERT INTO src VALUES (1), (2)")
+	mustExec(t, s, "CREATE MATERIALIZED VIEW quiet AS SELECT id FROM src")
+	mustExec(t, s, "CREATE MATERIALIZED VIEW m TBLPROPERTIES ('pipelines.notifications' = 'success,failure') AS SELECT id FROM src")
+	// quiet's default is failures only: its successful refresh is silent.
+	mustExec(t, s, "REFRESH MATERIALIZED VIEW quiet")
+	mustExec(t, s, "REFRESH MATERIALIZED VIEW m")
+	ch, payload, pid := waitNote(t, l)
+	if ch != "mv_refresh" || pid != 0 {
+		t.Fatalf("got channel %q pid %d", ch, pid)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+		t.Fatalf("payload %q: %v", payload, err)
+	}
+	if ev["view"] != "default.m" && ev["view"] != "public.m" {
+		t.Fatalf("view %v in %s", ev["view"], payload)
+	}
+	if ev["status"] != "COMPLETED" || ev["run_id"] == "" || ev["technique"] == nil || ev["duration_ms"] == nil {
+		t.Fatalf("payload %s", payload)
+	}
+}
+
+func hasCode(err error, code string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == code
+}
