@@ -700,12 +700,16 @@ func (b *Binder) bindCommon(nodes []*pg_query.Node, ec *exprCtx, what string) ([
 		if err != nil {
 			return nil, t, err
 		}
+		args = append(args, e)
+		if isUnknown(e.Type()) {
+			// untyped literals and NULLs take the others' type
+			continue
+		}
 		c, ok := commonType(t, e.Type())
 		if !ok {
 			return nil, t, b.errAt(nodeLocation(n), pgerror.DatatypeMismatch, "%s types %s and %s cannot be matched", what, t.String(), e.Type().String())
 		}
 		t = c
-		args = append(args, e)
 	}
 	if isUnknown(t) {
 		t = types.Text
@@ -770,6 +774,9 @@ func (b *Binder) bindCase(c *pg_query.CaseExpr, ec *exprCtx) (Expr, error) {
 	t := types.Null
 	for _, i := range order {
 		r := results[i]
+		if isUnknown(r.Type()) {
+			continue // untyped literals and NULLs take the others' type
+		}
 		ct, ok := commonType(t, r.Type())
 		if !ok {
 			return nil, b.errAt(nodeLocation(resultNodes[i]), pgerror.DatatypeMismatch, "CASE types %s and %s cannot be matched", t.String(), r.Type().String())

@@ -60,7 +60,12 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		}
 		// A derived table sees the enclosing queries but not its sibling
 		// FROM items: b.outer is still the outer scope of this query.
+		saved := b.siblings
+		if lat != nil {
+			b.siblings = append(append([]string(nil), saved...), lat.rels...)
+		}
 		node, cols, err := b.bindSelect(sel)
+		b.siblings = saved
 		if err != nil {
 			return nil, nil, err
 		}
@@ -314,7 +319,8 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
 // joinAlias hides the relations inside a join behind its alias: the columns
 // * would show become alias.column, the others unreachable.
 func (b *Binder) joinAlias(s *scope, alias *pg_query.Alias) *scope {
-	out := &scope{rels: []string{alias.Aliasname}, relIDs: []uint32{0}, outer: s.outer, lvl: s.lvl}
+	out := &scope{rels: []string{alias.Aliasname}, relIDs: []uint32{0}, outer: s.outer, lvl: s.lvl,
+		hidden: append(append([]string(nil), s.hidden...), s.rels...)}
 	vis := map[int]bool{}
 	for _, i := range s.visible() {
 		vis[i] = true

@@ -37,6 +37,9 @@ type Binder struct {
 	subqueries int
 	// views are the views being expanded, innermost last (cycle check).
 	views []uint32
+	// siblings are the FROM items left of the derived table being bound,
+	// which it cannot see (for the error message).
+	siblings []string
 }
 
 // init sets up the top evaluation level.

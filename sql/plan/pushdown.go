@@ -31,6 +31,11 @@ func pushIntoJoin(j *Join, conds []Expr) (Node, []Expr) {
 	var left, right, here, rest []Expr
 	inner := j.Kind == JoinInner || j.Kind == JoinCross
 	for _, c := range conds {
+		if readsOuter(c) {
+			// A correlation stays on top, where decorrelation looks for it.
+			rest = append(rest, c)
+			continue
+		}
 		switch s := sides(c, nl); {
 		case s == 1 && j.Kind != JoinRight && j.Kind != JoinFull:
 			left = append(left, c)

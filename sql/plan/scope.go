@@ -41,6 +41,9 @@ type scope struct {
 	outer *scope
 	// lvl is the evaluation level the row of this scope belongs to.
 	lvl *level
+	// hidden are relations of the query this scope cannot reach (hidden by
+	// a join alias), for PostgreSQL's "invalid reference" message.
+	hidden []string
 }
 
 // level is one evaluation level of a statement: the top query, or a query
@@ -132,6 +135,10 @@ func (b *Binder) resolveColumn(s *scope, parts []string, loc int32) (Expr, error
 		return b.outerRef(s.lvl, cur.lvl, ref)
 	}
 	if rel != "" {
+		if b.isHidden(s, rel) {
+			return nil, b.errAt(loc, pgerror.UndefinedTable, "invalid reference to FROM-clause entry for table \"%s\"", rel).
+				WithHint("There is an entry for table \"%s\", but it cannot be referenced from this part of the query.", rel)
+		}
 		return nil, b.errAt(loc, pgerror.UndefinedTable, "missing FROM-clause entry for table \"%s\"", rel)
 	}
 	var e *pgerror.Error
@@ -207,6 +214,7 @@ func (s *scope) add(o *scope) *scope {
 		cols:   append(append([]scopeCol(nil), s.cols...), o.cols...),
 		rels:   append(append([]string(nil), s.rels...), o.rels...),
 		relIDs: append(append([]uint32(nil), s.relIDs...), o.relIDs...),
+		hidden: append(append([]string(nil), s.hidden...), o.hidden...),
 		outer:  s.outer, lvl: s.lvl,
 	}
 }
@@ -243,4 +251,23 @@ func (s *scope) visible() []int {
 		}
 	}
 	return out
+}
+
+// isHidden reports whether rel names a relation of the statement that is
+// out of reach where s is: hidden by a join alias, or a sibling of the
+// derived table being bound.
+func (b *Binder) isHidden(s *scope, rel string) bool {
+	for cur := s; cur != nil; cur = cur.outer {
+		for _, h := range cur.hidden {
+			if h == rel {
+				return true
+			}
+		}
+	}
+	for _, h := range b.siblings {
+		if h == rel {
+			return true
+		}
+	}
+	return false
 }
