@@ -29,6 +29,8 @@ type Config struct {
 	// TriggerMinInterval is the shortest AT MOST EVERY window (R-S3);
 	// 0 = one minute.
 	TriggerMinInterval time.Duration
+	// OptimalRefreshOff makes every refresh full (R-I7, Fabric's switch).
+	OptimalRefreshOff bool
 }
 
 // DefaultConfig is what `mvserver` with no flags uses.
@@ -73,13 +75,15 @@ func Start(cfg Config) (*Server, error) {
 	hub := notify.New()
 	runner := &refresh.Runner{DB: db, Catalog: cat, OnRun: publishRefreshEvents(hub)}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
+	sched.optimalRefreshOff = cfg.OptimalRefreshOff
 	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
-		Refresher:       runner,
-		ValidateDataset: func(c *catalog.Catalog, t *catalog.Table) error { return validateDataset(c, t, cfg.TriggerMinInterval) },
-		DatasetsChanged: sched.datasetsChanged,
-		Refreshed:       sched.refreshed,
-		NextRun:         sched.sched.NextRun,
-		Notify:          hub,
+		Refresher:         runner,
+		OptimalRefreshOff: cfg.OptimalRefreshOff,
+		ValidateDataset:   func(c *catalog.Catalog, t *catalog.Table) error { return validateDataset(c, t, cfg.TriggerMinInterval) },
+		DatasetsChanged:   sched.datasetsChanged,
+		Refreshed:         sched.refreshed,
+		NextRun:           sched.sched.NextRun,
+		Notify:            hub,
 	}
 	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
 	ln, err := net.Listen("tcp", cfg.Listen)

@@ -23,6 +23,8 @@ type scheduling struct {
 	sched  *scheduler.Scheduler
 	log    *slog.Logger
 	unsub  func()
+	// optimalRefreshOff: every scheduled refresh is full (R-I7).
+	optimalRefreshOff bool
 }
 
 func newScheduling(db *storage.DB, cat *catalog.Manager, runner *refresh.Runner, triggerMin time.Duration, log *slog.Logger) *scheduling {
@@ -38,7 +40,7 @@ func newScheduling(db *storage.DB, cat *catalog.Manager, runner *refresh.Runner,
 
 // run is the scheduler's RunFunc: one refresh through the runner.
 func (sc *scheduling) run(ctx context.Context, view uint32, cause scheduler.Cause) error {
-	res, err := sc.runner.Refresh(ctx, view, refresh.Options{Cause: string(cause), Env: &types.Env{Loc: time.UTC}})
+	res, err := sc.runner.Refresh(ctx, view, refresh.Options{Cause: string(cause), Env: &types.Env{Loc: time.UTC}, OptimalRefreshOff: sc.optimalRefreshOff})
 	if err != nil {
 		sc.log.Warn("scheduled refresh failed", "view", view, "cause", cause, "err", err)
 		return err

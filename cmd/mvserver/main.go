@@ -54,6 +54,7 @@ func run(args []string) int {
 		return 2
 	}
 	trigMin := fs.Duration("trigger-min-interval", trigMinDef, "shortest TRIGGER ON UPDATE … AT MOST EVERY window (env MVSERVER_TRIGGER_MIN_INTERVAL); lower it only for tests")
+	optimal := fs.String("optimal-refresh", envDefault("optimal-refresh", "on"), "off makes every refresh of every view a full recompute, also when nothing changed (env MVSERVER_OPTIMAL_REFRESH)")
 	grace := fs.Duration("shutdown-grace", graceDef, "how long running statements may finish at shutdown; a second signal ends them at once (env MVSERVER_SHUTDOWN_GRACE)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -67,6 +68,14 @@ func run(args []string) int {
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
 	cfg.TriggerMinInterval = *trigMin
+	switch strings.ToLower(*optimal) {
+	case "on", "true":
+	case "off", "false":
+		cfg.OptimalRefreshOff = true
+	default:
+		fmt.Fprintf(os.Stderr, "mvserver: --optimal-refresh must be on or off, not %q\n", *optimal)
+		return 2
+	}
 	cfg.TableDefaults.ChangeDataFeed, cfg.TableDefaults.RowTracking, cfg.TableDefaults.DeletionVectors = false, false, false
 	for _, f := range strings.Split(*features, ",") {
 		switch strings.ToLower(strings.TrimSpace(f)) {

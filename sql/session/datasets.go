@@ -442,7 +442,7 @@ func (s *Session) parseTypeText(text string) (types.T, error) {
 }
 
 func (s *Session) refreshOptions(full bool, cause string) refresh.Options {
-	return refresh.Options{Full: full, OptimalRefreshOff: s.setting("optimal_refresh") == "off", Env: s.env, Funcs: s.funcCtx(), Cause: cause}
+	return refresh.Options{Full: full, OptimalRefreshOff: s.eng.OptimalRefreshOff || s.setting("optimal_refresh") == "off", Env: s.env, Funcs: s.funcCtx(), Cause: cause}
 }
 
 // refreshInTxn runs a refresh inside the statement's transaction (CREATE).

@@ -30,6 +30,9 @@ type Engine struct {
 	Clock func() time.Time
 	// Refresher runs materialized-view refreshes.
 	Refresher *refresh.Runner
+	// OptimalRefreshOff is the server setting optimal_refresh = off: every
+	// refresh of every view is full (R-I7); a session may also SET it.
+	OptimalRefreshOff bool
 	// Scheduling hooks (set by the server; nil in bare tests).
 	// ValidateDataset checks a view's schedule/trigger before commit.
 	ValidateDataset func(c *catalog.Catalog, t *catalog.Table) error
