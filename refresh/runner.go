@@ -94,9 +94,9 @@ type Result struct {
 	Versions  map[uint32]int64
 }
 
-// incrementalTechniques are the techniques of R-I1 that later plug in here;
+// IncrementalTechniques are the techniques of R-I1 that later plug in here;
 // each is reported as a candidate that could not be used.
-var incrementalTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "PARTITION_OVERWRITE", "WINDOW_FUNCTION"}
+var IncrementalTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "PARTITION_OVERWRITE", "WINDOW_FUNCTION"}
 
 // Refresh runs one refresh of view in its own transaction and commits it.
 func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result, error) {
@@ -282,7 +282,7 @@ func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint) map[st
 		noop.Reason = "not applicable: " + res.Reason
 	}
 	cands = append(cands, noop)
-	for _, t := range incrementalTechniques {
+	for _, t := range IncrementalTechniques {
 		cands = append(cands, candidate{Technique: t, Reason: "not available: incremental refresh is not implemented yet"})
 	}
 	full := candidate{Technique: FullRecompute, Chosen: res.Technique == FullRecompute, Reason: res.Reason}

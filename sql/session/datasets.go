@@ -227,7 +227,8 @@ func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool
 	return out, nil
 }
 
-// datasetFromClauses validates and converts the parsed clauses.
+// datasetClausesToCatalog copies the parsed policy, schedule and trigger
+// into a dataset descriptor.
 func datasetClausesToCatalog(cl *parse.DatasetClauses, ds *catalog.Dataset) {
 	if cl.Policy != "" {
 		ds.Policy = string(cl.Policy)

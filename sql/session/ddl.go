@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
@@ -268,19 +267,9 @@ func strVal(n *pg_query.Node) string {
 	return ""
 }
 
-var (
-	versionOnce  sync.Once
-	parseVersion int32
-)
-
 // deparseExpr turns an expression tree back into SQL text.
 func deparseExpr(e *pg_query.Node) (string, error) {
-	versionOnce.Do(func() {
-		if t, err := pg_query.Parse("SELECT 1"); err == nil {
-			parseVersion = t.Version
-		}
-	})
-	tree := &pg_query.ParseResult{Version: parseVersion, Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+	tree := &pg_query.ParseResult{Version: parse.TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
 		TargetList:  []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(e, 0)},
 		LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT,
 		Op:          pg_query.SetOperation_SETOP_NONE,

@@ -48,14 +48,10 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 		rows = append(rows, kv("source "+src.Name, fmt.Sprintf("%s; consumed %s, now version %d; %s; change data feed %s, row tracking %s",
 			src.Kind, consumed, src.CurrentVersion, pending, onOff(src.ChangeDataFeed), onOff(src.RowTracking))))
 	}
-	for _, c := range incrementalCandidates() {
+	for _, c := range refresh.IncrementalTechniques {
 		rows = append(rows, kv("candidate "+c, "not available: incremental refresh is not implemented yet"))
 	}
 	return constRows(explainCols, rows), nil
-}
-
-func incrementalCandidates() []string {
-	return []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "PARTITION_OVERWRITE", "WINDOW_FUNCTION"}
 }
 
 func onOff(b bool) string {
