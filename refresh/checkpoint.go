@@ -16,6 +16,9 @@ type Checkpoint struct {
 	// Definition is the query text the content was computed with: a changed
 	// definition forces a full refresh (R-M8).
 	Definition string `json:"definition"`
+	// GroupState: the view's GROUP_AGGREGATE states (groupagg.go) were
+	// written by the refresh that made this checkpoint and match its rows.
+	GroupState bool `json:"group_state,omitempty"`
 }
 
 // LastRun is the outcome of a view's latest refresh (DESCRIBE, SHOW).
@@ -68,6 +71,9 @@ func Forget(txn *storage.Txn, view uint32) error {
 		return err
 	}
 	if err := txn.DeleteMeta(lastRunKey(view)); err != nil {
+		return err
+	}
+	if err := clearGroupStates(txn, view); err != nil {
 		return err
 	}
 	return forgetLog(txn, view)

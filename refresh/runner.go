@@ -94,9 +94,6 @@ type Result struct {
 	Versions  map[uint32]int64
 }
 
-// IncrementalTechniques are the techniques of R-I1 that later plug in here;
-// each is reported as a candidate that could not be used.
-var IncrementalTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "PARTITION_OVERWRITE", "WINDOW_FUNCTION"}
 
 // Refresh runs one refresh of view in its own transaction and commits it.
 func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result, error) {
@@ -227,18 +224,51 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
 		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
 	res := &Result{Versions: versions, RunID: newID()}
-	res.Technique, res.Reason = decide(cat, v, ckpt, versions, opt)
-	if res.Technique == FullRecompute {
-		if res.Stats, err = (fullRecompute{}).Run(ctx, in); err != nil {
+	an := Analyze(cat, v, q, v.DependsOn)
+	p, err := planRefresh(ctx, in, an, opt, false)
+	if err != nil {
+		return nil, err
+	}
+	res.Technique, res.Reason = p.technique, p.reason
+	groupState := ckpt != nil && ckpt.GroupState
+	switch p.technique {
+	case NoOp:
+	case FullRecompute:
+		if res.Stats, err = runFull(ctx, in, an); err != nil {
 			return nil, err
 		}
+		groupState = an.groupAgg != nil
+	default:
+		res.Stats, err = runIncremental(ctx, in, p)
+		var drift *errDrift
+		if errors.As(err, &drift) {
+			if invariants {
+				panic("refresh: " + drift.msg)
+			}
+			// The view is not what its checkpoint says: recompute it
+			// and say so in the event log.
+			res.Technique, res.Reason = FullRecompute, "drift: "+drift.msg+"; recomputed in full"
+			p.technique, p.reason = res.Technique, res.Reason
+			res.Stats, err = runFull(ctx, in, an)
+		}
+		if err != nil {
+			return nil, err
+		}
+		groupState = an.groupAgg != nil
+		if invariants && res.Technique != FullRecompute {
+			if err := checkInvariant(ctx, in); err != nil {
+				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
+			}
+		}
+	}
+	if p.technique != NoOp {
 		txn.SetOperation(storage.TableInfo{ID: storage.TableID(v.ID), ChangeDataFeed: v.ChangeDataFeed()}, "REFRESH",
 			map[string]string{"technique": res.Technique})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: v.Query}); err != nil {
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: v.Query, GroupState: groupState}); err != nil {
 		return nil, err
 	}
 	end := r.now()
@@ -251,7 +281,7 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	w := newEventWriter(view, v.Name, res.RunID)
 	w.add(start, "create_update", "INFO", fmt.Sprintf("Update %s started by %s.", res.RunID[:6], cause), map[string]any{"create_update": map[string]string{"cause": cause}}, "")
 	w.add(start, "update_progress", "INFO", fmt.Sprintf("Update %s is RUNNING.", res.RunID[:6]), map[string]any{"update_progress": map[string]string{"state": "RUNNING"}}, "")
-	w.add(start, "planning_information", "INFO", fmt.Sprintf("Flow '%s' has been planned to be executed as %s.", v.Name, res.Technique), planningDetails(cat, res, ckpt), "")
+	w.add(start, "planning_information", "INFO", fmt.Sprintf("Flow '%s' has been planned to be executed as %s.", v.Name, res.Technique), planningDetails(cat, res, ckpt, p), "")
 	progress := map[string]any{"status": "COMPLETED", "metrics": map[string]int64{"num_output_rows": res.Stats.RowsWritten, "num_input_rows": res.Stats.RowsRead}}
 	if in.expectations != nil {
 		progress["data_quality"] = qualityDetails(in.expectations, v, res.Stats.RowsDropped)
@@ -268,28 +298,9 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	return res, nil
 }
 
-// planningDetails lists every candidate technique and why it was or was not
-// chosen (R-O1 planning_information, R-I6).
-func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint) map[string]any {
-	type candidate struct {
-		Technique string `json:"technique"`
-		Chosen    bool   `json:"chosen"`
-		Reason    string `json:"reason"`
-	}
-	var cands []candidate
-	noop := candidate{Technique: NoOp, Chosen: res.Technique == NoOp, Reason: res.Reason}
-	if res.Technique != NoOp {
-		noop.Reason = "not applicable: " + res.Reason
-	}
-	cands = append(cands, noop)
-	for _, t := range IncrementalTechniques {
-		cands = append(cands, candidate{Technique: t, Reason: "not available: incremental refresh is not implemented yet"})
-	}
-	full := candidate{Technique: FullRecompute, Chosen: res.Technique == FullRecompute, Reason: res.Reason}
-	if res.Technique != FullRecompute {
-		full.Reason = "not needed: nothing changed"
-	}
-	cands = append(cands, full)
+// planningDetails lists every candidate technique, its estimate and why it
+// was or was not chosen (R-O1 planning_information, R-I6).
+func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint, p *refreshPlan) map[string]any {
 	sources := map[string]int64{}
 	for id, v := range res.Versions {
 		name := fmt.Sprint(id)
@@ -298,7 +309,14 @@ func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint) map[st
 		}
 		sources[name] = v
 	}
-	d := map[string]any{"technique": res.Technique, "candidates": cands, "source_versions": sources}
+	d := map[string]any{"technique": res.Technique, "reason": res.Reason, "candidates": p.allCandidates(), "source_versions": sources, "changed_rows": p.changed}
+	if p.analysis != nil && len(p.analysis.Blockers) > 0 {
+		var bs []map[string]string
+		for _, b := range p.analysis.Blockers {
+			bs = append(bs, map[string]string{"code": b.Code, "object": b.Object, "message": b.Message, "fix": b.Fix})
+		}
+		d["blockers"] = bs
+	}
 	if ckpt != nil {
 		prev := map[string]int64{}
 		for id, v := range ckpt.Sources {
@@ -313,26 +331,6 @@ func planningDetails(cat *catalog.Catalog, res *Result, ckpt *Checkpoint) map[st
 	return map[string]any{"planning_information": d}
 }
 
-// decide picks the technique of a refresh (R-I1, R-I7): the plan step the
-// incremental techniques will extend.
-func decide(cat *catalog.Catalog, v *catalog.Table, ckpt *Checkpoint, versions map[uint32]int64, opt Options) (string, string) {
-	switch {
-	case opt.Full:
-		return FullRecompute, "a full refresh was requested"
-	case opt.OptimalRefreshOff:
-		return FullRecompute, "optimal_refresh is off"
-	case ckpt == nil:
-		return FullRecompute, "the view has not been computed yet"
-	case ckpt.Definition != v.Query:
-		return FullRecompute, "the definition changed"
-	case sameVersions(ckpt.Sources, versions):
-		return NoOp, "no source has changed since the last refresh"
-	case v.Dataset != nil && v.Dataset.Policy == "FULL":
-		return FullRecompute, "REFRESH POLICY FULL; sources changed: " + changedSources(cat, ckpt.Sources, versions)
-	}
-	return FullRecompute, "sources changed: " + changedSources(cat, ckpt.Sources, versions) + "; incremental techniques are not available yet"
-}
-
 // SourceState is one source of a view as EXPLAIN REFRESH shows it.
 type SourceState struct {
 	Name              string
@@ -345,9 +343,14 @@ type SourceState struct {
 
 // Explanation is what the next refresh of a view would do now (R-I8).
 type Explanation struct {
-	Technique string
-	Reason    string
-	Sources   []SourceState
+	Technique  string
+	Reason     string
+	Sources    []SourceState
+	Candidates []Candidate
+	Analysis   *Analysis
+	// ChangedRows is the number of source rows changed since the
+	// checkpoint (net, per row).
+	ChangedRows int64
 }
 
 // Explain plans a refresh of view without running it (EXPLAIN REFRESH).
@@ -356,7 +359,8 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
-	if _, _, err := BindQuery(cat, v, opt.Env); err != nil {
+	q, cols, err := BindQuery(cat, v, opt.Env)
+	if err != nil {
 		return nil, err
 	}
 	versions, err := SourceVersions(txn, cat, v)
@@ -367,8 +371,18 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	e := &Explanation{}
-	e.Technique, e.Reason = decide(cat, v, ckpt, versions, opt)
+	fctx := opt.Funcs
+	if fctx == nil {
+		fctx = &funcs.Ctx{Env: opt.Env}
+	}
+	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
+		Exec: &exec.Ctx{Context: context.Background(), Txn: txn, Env: opt.Env, Funcs: fctx}}
+	an := Analyze(cat, v, q, v.DependsOn)
+	p, err := planRefresh(context.Background(), in, an, opt, true)
+	if err != nil {
+		return nil, err
+	}
+	e := &Explanation{Technique: p.technique, Reason: p.reason, Candidates: p.allCandidates(), Analysis: an, ChangedRows: p.changed}
 	for id, ver := range versions {
 		t, _ := cat.Table(id)
 		s := SourceState{Name: cat.QualifiedName(t), Kind: string(t.Kind), CheckpointVersion: -1, CurrentVersion: ver, ChangeDataFeed: t.ChangeDataFeed(), RowTracking: t.RowTracking()}

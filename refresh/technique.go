@@ -1,8 +1,6 @@
 package refresh
 
 import (
-	"context"
-
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -15,9 +13,13 @@ const (
 	FullRecompute = "FULL_RECOMPUTE"
 )
 
-// Input is what a technique sees: the refresh's transaction (its snapshot is
-// the one every source is read at), the view, its bound query and the
-// source versions before (checkpoint) and now.
+// IncrementalTechniques are the incremental techniques of R-I1, in the
+// order the planner reports them.
+var IncrementalTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "PARTITION_OVERWRITE", "WINDOW_FUNCTION"}
+
+// Input is what a refresh works with: its transaction (whose snapshot
+// every source is read at), the view, its bound query and the source
+// versions before (checkpoint) and now.
 type Input struct {
 	Txn        *storage.Txn
 	Catalog    *catalog.Catalog
@@ -32,17 +34,9 @@ type Input struct {
 	expectations []*expectation
 }
 
-// Stats are what a technique did.
+// Stats are what a refresh did.
 type Stats struct {
 	RowsRead, RowsWritten, RowsDeleted int64
 	// RowsDropped counts rows dropped by DROP ROW expectations (R-M2).
 	RowsDropped int64
-}
-
-// Technique computes a refresh. Plan says whether it applies now and at what
-// cost; Run writes the view's changes through in.Txn (never commits).
-type Technique interface {
-	Name() string
-	Plan(in *Input) (cost float64, ok bool, reason string)
-	Run(ctx context.Context, in *Input) (Stats, error)
 }

@@ -37,6 +37,7 @@ type tablePlan struct {
 
 	version       int64 // assigned version (valid when makesVersion)
 	ins, upd, del int64 // net row changes, counted while encoding
+	rowCount      int64 // rows after the commit (valid when makesVersion)
 	ts            time.Time
 }
 
@@ -526,8 +527,14 @@ func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time)
 		if tw.vacuum && !tw.dropped {
 			vacuumed = max(vacuumed, tw.vacuumBelow)
 		}
-		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed}
+		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed, rowCount: st.rowCount}
 		if p.makesVersion {
+			base := st.rowCount
+			if tw.dropped {
+				base = 0
+			}
+			p.rowCount = max(base+p.ins-p.del, 0)
+			ps.rowCount = p.rowCount
 			ts := now
 			if !ts.After(last) { // strictly increasing per table (R-T4)
 				ts = last.Add(time.Microsecond)
@@ -564,6 +571,9 @@ func applyPlans(plans []*tablePlan, seq uint64) {
 		if p.makesVersion {
 			st.version.Store(p.version)
 			st.lastTS = p.ts
+			st.rowCount = p.rowCount
+		} else if tw.dropped {
+			st.rowCount = 0
 		}
 		if p.wipes {
 			st.wipeSeq = seq

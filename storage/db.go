@@ -184,6 +184,7 @@ func (db *DB) load() error {
 		st.nextRowID.Store(ps.nextRowID)
 		st.lastTS = ps.lastTS
 		st.vacuumedBelow = ps.vacuumedBelow
+		st.rowCount = ps.rowCount
 		db.tables[tbl] = st
 	}
 	return it.Close()

@@ -19,6 +19,7 @@ type tableState struct {
 
 	lastTS        time.Time // timestamp of the latest version
 	vacuumedBelow int64     // change records of versions below it were vacuumed
+	rowCount      int64     // rows at version (guarded by commitMu)
 
 	// Sequences of the last commits that wrote rows, wiped all rows
 	// (TRUNCATE, DROP) or dropped the table: table-level conflicts.
@@ -41,9 +42,11 @@ type persistedState struct {
 	nextRowID     int64
 	lastTS        time.Time
 	vacuumedBelow int64
+	rowCount      int64
 }
 
-const stateFormat byte = 1
+// stateFormat 2 added rowCount (format 1 states read as 0 rows).
+const stateFormat byte = 2
 
 func encodeState(ps persistedState) []byte {
 	b := make([]byte, 0, 32)
@@ -52,19 +55,24 @@ func encodeState(ps persistedState) []byte {
 	b = binary.AppendVarint(b, ps.nextRowID)
 	b = binary.AppendVarint(b, ps.lastTS.UnixMicro())
 	b = binary.AppendVarint(b, ps.vacuumedBelow)
+	b = binary.AppendVarint(b, ps.rowCount)
 	return b
 }
 
 func decodeState(v []byte) (persistedState, error) {
 	d := decoder{b: v}
 	var ps persistedState
-	if d.byte() != stateFormat {
+	format := d.byte()
+	if format != 1 && format != stateFormat {
 		d.fail("table state")
 	}
 	ps.version = d.varint()
 	ps.nextRowID = d.varint()
 	ps.lastTS = time.UnixMicro(d.varint()).UTC()
 	ps.vacuumedBelow = d.varint()
+	if format >= 2 {
+		ps.rowCount = d.varint()
+	}
 	return ps, d.err
 }
 

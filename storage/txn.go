@@ -539,6 +539,14 @@ func (t *Txn) TableVersion(tbl TableID) (int64, error) {
 	return ps.version, nil
 }
 
+// RowCount returns the number of rows of tbl as this txn's snapshot sees
+// them (committed rows; the txn's own writes are not counted). It is kept
+// per commit, for the refresh cost model (R-I6).
+func (t *Txn) RowCount(tbl TableID) (int64, error) {
+	ps, _, err := t.snapState(tbl)
+	return ps.rowCount, err
+}
+
 func (t *Txn) snapState(tbl TableID) (persistedState, bool, error) {
 	if err := t.alive(); err != nil {
 		return persistedState{}, false, err

@@ -74,6 +74,10 @@ func Build(c *Ctx, n plan.Node) (Operator, error) {
 		return newRecursive(c, x)
 	case *plan.WorkTableScan:
 		return newWorkTableScan(c, x)
+	case *plan.Given:
+		return newGiven(x), nil
+	case *plan.KeyIn:
+		return newKeyIn(c, x)
 	}
 	return nil, pgerror.New(pgerror.InternalError, "cannot execute plan node %T", n)
 }

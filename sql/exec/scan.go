@@ -103,6 +103,9 @@ func (s *scanOp) Next() ([]Row, error) {
 		if err != nil || !ok {
 			return nil, err
 		}
+		if _, skip := s.s.Exclude[r.RowID]; skip {
+			return nil, nil
+		}
 		row := make(Row, s.width)
 		if err := s.fill(row, r); err != nil {
 			return nil, err
@@ -118,6 +121,11 @@ func (s *scanOp) Next() ([]Row, error) {
 				return nil, err
 			}
 			break
+		}
+		if s.s.Exclude != nil {
+			if _, skip := s.s.Exclude[s.it.Row().RowID]; skip {
+				continue
+			}
 		}
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]

@@ -69,6 +69,7 @@ func resolveSum(args []types.T) (types.T, func() AggState, bool) {
 // decimal.
 type sumInt struct {
 	out  types.Kind
+	n    int64 // values added (Retract needs it)
 	any  bool
 	i    int64
 	big  *apd.Decimal
@@ -80,6 +81,7 @@ func (s *sumInt) Add(_ *Ctx, a []types.Datum) error {
 		return nil
 	}
 	s.any = true
+	s.n++
 	v := a[0].I
 	if !s.over {
 		r := s.i + v
@@ -112,6 +114,7 @@ func (s *sumInt) Result(*Ctx) (types.Datum, error) {
 }
 
 type sumNumeric struct {
+	n   int64 // values added (Retract needs it)
 	any bool
 	d   apd.Decimal
 }
@@ -121,6 +124,7 @@ func (s *sumNumeric) Add(_ *Ctx, a []types.Datum) error {
 		return nil
 	}
 	s.any = true
+	s.n++
 	_, err := types.DecimalCtx.Add(&s.d, &s.d, a[0].D)
 	if err != nil {
 		return pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")

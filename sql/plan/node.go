@@ -43,7 +43,11 @@ type Scan struct {
 	Point []Expr
 	// Start/End bound a range scan on the primary key (nil = unbounded).
 	Start, End *KeyBound
-	cols       []Column
+	// Exclude, when set, skips the rows with these row ids (an
+	// incremental refresh reads a source as of its checkpoint: the rows
+	// that changed since are left out here and their old images added).
+	Exclude map[int64]struct{}
+	cols    []Column
 }
 
 // Columns returns the table's columns then the hidden ones.

@@ -60,6 +60,8 @@ func ownExprs(n Node) []Expr {
 	case *Apply:
 		add(x.Params...)
 		add(x.Residual)
+	case *KeyIn:
+		add(x.Keys...)
 	}
 	return out
 }
@@ -128,6 +130,15 @@ func inputs(n Node) []Node {
 		return []Node{x.NonRec, x.Rec}
 	case *CTEScan:
 		return []Node{x.Input}
+	case *KeyIn:
+		return []Node{x.Input}
 	}
 	return nil
 }
+
+// NodeExprs returns the expressions n evaluates itself (not those of its
+// inputs, nor of subquery plans).
+func NodeExprs(n Node) []Expr { return ownExprs(n) }
+
+// NodeInputs returns n's inputs at its evaluation level.
+func NodeInputs(n Node) []Node { return inputs(n) }

@@ -48,8 +48,23 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 		rows = append(rows, kv("source "+src.Name, fmt.Sprintf("%s; consumed %s, now version %d; %s; change data feed %s, row tracking %s",
 			src.Kind, consumed, src.CurrentVersion, pending, onOff(src.ChangeDataFeed), onOff(src.RowTracking))))
 	}
-	for _, c := range refresh.IncrementalTechniques {
-		rows = append(rows, kv("candidate "+c, "not available: incremental refresh is not implemented yet"))
+	rows = append(rows, kv("changed source rows", fmt.Sprint(e.ChangedRows)))
+	for _, c := range e.Candidates {
+		v := c.Reason
+		if c.Cost > 0 {
+			v = fmt.Sprintf("estimated cost %.0f; %s", c.Cost, v)
+		}
+		if c.Chosen {
+			v = "chosen: " + v
+		}
+		rows = append(rows, kv("candidate "+c.Technique, v))
+	}
+	for _, b := range e.Analysis.Blockers {
+		v := b.Message
+		if b.Fix != "" {
+			v += "; fix: " + b.Fix
+		}
+		rows = append(rows, kv("blocker "+b.Code, v))
 	}
 	return constRows(explainCols, rows), nil
 }

@@ -1,0 +1,316 @@
+package refresh
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Reason codes of blockers (R-I3): stable, documented, shown by EXPLAIN,
+// NOTICEs, mv_insights and the event log.
+const (
+	ReasonCDFOff           = "CHANGE_DATA_FEED_NOT_ENABLED"
+	ReasonRowTrackingOff   = "ROW_TRACKING_NOT_ENABLED"
+	ReasonNonDeterministic = "NON_DETERMINISTIC_EXPRESSION"
+	ReasonFloatAggregate   = "FLOAT_AGGREGATE"
+	ReasonOrderDependent   = "ORDER_DEPENDENT_AGGREGATE"
+	ReasonRecursiveCTE     = "RECURSIVE_CTE"
+	ReasonLimit            = "LIMIT"
+	ReasonSubquery         = "SUBQUERY_EXPRESSION"
+	ReasonLateral          = "LATERAL_JOIN"
+	ReasonSystemSource     = "NON_TABLE_SOURCE"
+	ReasonRowMetadata      = "ROW_COMMIT_VERSION_COLUMN"
+	ReasonExpectationsView = "EXPECTATIONS_IN_SOURCE_VIEW"
+	ReasonDropRowNotNull   = "DROP_ROW_WITH_NOT_NULL"
+	ReasonFeedVacuumed     = "CHANGE_FEED_VACUUMED"
+	ReasonUnsupported      = "UNSUPPORTED_OPERATOR"
+)
+
+// Blocker is one reason a view cannot be refreshed incrementally.
+type Blocker struct {
+	Code    string
+	Message string
+	// Object is the source table, function or construct concerned.
+	Object string
+	// Func is the SQL name of the function concerned, when it is one
+	// (for locating it in the query text).
+	Func string
+	// Fix is what to change: an exact statement where one exists.
+	Fix string
+	// Techniques lists the techniques this blocks; empty = all of them.
+	Techniques []string
+	// Permanent: the query itself can never be incremental (as opposed
+	// to a table feature that can be turned on).
+	Permanent bool
+	// Position is the 1-based character position in the query text of
+	// the construct, 0 when unknown (the session fills it in).
+	Position int
+}
+
+// Analysis says whether and how a view's query can refresh incrementally
+// (R-I2, R-I3, R-I8).
+type Analysis struct {
+	// Shape lists the incremental techniques the query's shape allows, in
+	// order of preference.
+	Shape []string
+	// Techniques lists those of Shape that no blocker rules out.
+	Techniques []string
+	Blockers   []Blocker
+	// groupAgg is set when the top of the query is an aggregate that
+	// GROUP_AGGREGATE maintains.
+	groupAgg *groupAggShape
+}
+
+// Incremental reports whether some incremental technique is possible now.
+func (a *Analysis) Incremental() bool { return len(a.Techniques) > 0 }
+
+// Permanent reports whether the query can never be incremental.
+func (a *Analysis) Permanent() bool {
+	if len(a.Shape) == 0 {
+		return true
+	}
+	for _, b := range a.Blockers {
+		if b.Permanent && len(b.Techniques) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary is the blockers as one line, for messages.
+func (a *Analysis) Summary() string {
+	var parts []string
+	for _, b := range a.Blockers {
+		s := b.Code + ": " + b.Message
+		if b.Fix != "" {
+			s += " (fix: " + b.Fix + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Analyze examines a view's bound query and its sources. v may be nil (EXPLAIN
+// CREATE); sources are the objects the query names (catalog DependsOn).
+func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint32) *Analysis {
+	a := &Analysis{}
+	var structural []Blocker
+	seen := map[string]bool{}
+	addB := func(b *Blocker) {
+		if b == nil {
+			return
+		}
+		k := b.Code + "\x00" + b.Object
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		structural = append(structural, *b)
+	}
+	hasAgg, monotone := false, true
+	var walk func(n plan.Node)
+	walk = func(n plan.Node) {
+		switch x := n.(type) {
+		case *plan.Aggregate:
+			hasAgg = true
+			for _, c := range x.Aggs {
+				addB(aggBlocker(c))
+			}
+		case *plan.Distinct:
+			hasAgg = true
+		case *plan.SetOp:
+			if !(x.Kind == plan.Union && x.All) {
+				hasAgg = true
+			}
+		case *plan.Join:
+			if x.Kind != plan.JoinInner && x.Kind != plan.JoinCross {
+				monotone = false
+			}
+		case *plan.Scan:
+			if len(x.Needed) > len(x.Table.Columns)+1 && x.Needed[len(x.Table.Columns)+1] {
+				addB(&Blocker{Code: ReasonRowMetadata, Message: fmt.Sprintf("the query reads %s of %s, which a refresh cannot know for rows as of the last refresh", plan.HiddenCommitVersion, cat.QualifiedName(x.Table)), Object: plan.HiddenCommitVersion, Permanent: true})
+			}
+		}
+		addB(nodeBlocker(n))
+		for _, e := range plan.NodeExprs(n) {
+			addB(exprBlocker(e))
+		}
+		for _, c := range plan.NodeInputs(n) {
+			walk(c)
+		}
+	}
+	walk(q)
+	a.groupAgg = findGroupAgg(q)
+	switch {
+	case a.groupAgg != nil:
+		a.Shape = []string{"GROUP_AGGREGATE", "GENERIC_AGGREGATE"}
+	case hasAgg:
+		a.Shape = []string{"GENERIC_AGGREGATE"}
+	case monotone:
+		a.Shape = []string{"APPEND_ONLY", "ROW_BASED"}
+	default:
+		a.Shape = []string{"ROW_BASED"}
+	}
+	a.Blockers = append(a.Blockers, structural...)
+	a.Blockers = append(a.Blockers, featureBlockers(cat, v, sources)...)
+	blocked := map[string]bool{}
+	for _, b := range a.Blockers {
+		if len(b.Techniques) == 0 {
+			for _, t := range a.Shape {
+				blocked[t] = true
+			}
+		}
+		for _, t := range b.Techniques {
+			blocked[t] = true
+		}
+	}
+	for _, t := range a.Shape {
+		if !blocked[t] {
+			a.Techniques = append(a.Techniques, t)
+		}
+	}
+	return a
+}
+
+// featureBlockers checks the table features every source needs (R-I3) and
+// the sources' own definitions (R-I2).
+func featureBlockers(cat *catalog.Catalog, v *catalog.Table, sources []uint32) []Blocker {
+	var out []Blocker
+	seen := map[uint32]bool{}
+	var ids []uint32
+	var walk func(list []uint32, viaView bool)
+	walk = func(list []uint32, viaView bool) {
+		for _, id := range list {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			t, ok := cat.Table(id)
+			if !ok {
+				continue
+			}
+			if t.Kind == catalog.KindView {
+				walk(t.DependsOn, true)
+				continue
+			}
+			ids = append(ids, id)
+		}
+	}
+	walk(sources, false)
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		t, _ := cat.Table(id)
+		name := cat.QualifiedName(t)
+		kind := "TABLE"
+		if t.Kind == catalog.KindMaterializedView {
+			kind = "MATERIALIZED VIEW"
+			if t.Dataset != nil && len(t.Dataset.Expectations) > 0 {
+				out = append(out, Blocker{Code: ReasonExpectationsView, Object: name,
+					Message: fmt.Sprintf("source %s has expectations, so its content is not a function of its query alone", name),
+					Fix:     "read the source's own sources instead, or move the expectations to this view", Permanent: true})
+			}
+		}
+		if !t.ChangeDataFeed() {
+			out = append(out, Blocker{Code: ReasonCDFOff, Object: name,
+				Message: fmt.Sprintf("source %s does not record a change data feed", name),
+				Fix:     fmt.Sprintf("ALTER %s %s SET TBLPROPERTIES (delta.enableChangeDataFeed = true)", kind, name)})
+		}
+		if !t.RowTracking() {
+			out = append(out, Blocker{Code: ReasonRowTrackingOff, Object: name,
+				Message:    fmt.Sprintf("source %s does not track row ids, which row-based maintenance needs", name),
+				Fix:        fmt.Sprintf("ALTER %s %s SET TBLPROPERTIES (delta.enableRowTracking = true)", kind, name),
+				Techniques: []string{"ROW_BASED", "APPEND_ONLY"}})
+		}
+	}
+	if v != nil && v.Dataset != nil {
+		hasNotNull := false
+		for _, c := range v.Columns {
+			hasNotNull = hasNotNull || c.NotNull
+		}
+		for _, e := range v.Dataset.Expectations {
+			if e.Action == "DROP ROW" && hasNotNull {
+				out = append(out, Blocker{Code: ReasonDropRowNotNull, Object: e.Name,
+					Message: fmt.Sprintf("expectation %s drops rows while the view has NOT NULL columns", e.Name),
+					Fix:     "drop the NOT NULL constraints or use ON VIOLATION FAIL UPDATE", Permanent: true})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// exprBlocker finds what in an expression stops differentiation.
+func exprBlocker(e plan.Expr) *Blocker {
+	var b *Blocker
+	plan.Walk(e, func(x plan.Expr) bool {
+		if b != nil {
+			return false
+		}
+		switch y := x.(type) {
+		case *plan.Subquery:
+			b = &Blocker{Code: ReasonSubquery, Object: "subquery",
+				Message:   "a subquery inside an expression (other than EXISTS/IN decorrelated into a join) is recomputed in full",
+				Fix:       "rewrite the subquery as a JOIN", Permanent: true}
+			return false
+		case *plan.Func:
+			if y.Fn != nil && !y.Fn.Deterministic {
+				name := strings.ToLower(y.Name)
+				b = &Blocker{Code: ReasonNonDeterministic, Object: name + "()", Func: name,
+					Message:   fmt.Sprintf("%s() returns a different value at each evaluation", name),
+					Fix:       "remove the call or compute the value in a source table", Permanent: true}
+				return false
+			}
+		}
+		return true
+	})
+	return b
+}
+
+// nodeBlocker names the plan nodes that are never differentiated.
+func nodeBlocker(n plan.Node) *Blocker {
+	switch x := n.(type) {
+	case *plan.RecursiveUnion:
+		return &Blocker{Code: ReasonRecursiveCTE, Object: x.Name, Message: fmt.Sprintf("WITH RECURSIVE %s is recomputed in full", x.Name), Permanent: true}
+	case *plan.Apply:
+		return &Blocker{Code: ReasonLateral, Object: "LATERAL", Message: "a LATERAL subquery is recomputed in full", Fix: "rewrite the LATERAL item as a join", Permanent: true}
+	case *plan.Rows:
+		return &Blocker{Code: ReasonSystemSource, Object: x.Gen, Message: fmt.Sprintf("%s is not a table of this server with a change feed", x.Gen), Permanent: true}
+	case *plan.TableChanges:
+		return &Blocker{Code: ReasonSystemSource, Object: "table_changes", Message: "table_changes() is not a table with a change feed", Permanent: true}
+	case *plan.Limit:
+		return &Blocker{Code: ReasonLimit, Object: "LIMIT", Message: "LIMIT/OFFSET depends on the whole input", Fix: "drop the LIMIT, or apply it when reading the view", Permanent: true}
+	}
+	return nil
+}
+
+// aggregates whose result does not depend on the order of their input.
+var orderFree = map[string]bool{
+	"count": true, "sum": true, "avg": true, "min": true, "max": true,
+	"bool_and": true, "bool_or": true, "every": true, "count_if": true,
+	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+}
+
+// aggBlocker finds aggregates that would make a recomputed group differ
+// from the stored one: floating-point sums depend on the order of addition.
+func aggBlocker(c plan.AggCall) *Blocker {
+	name := strings.ToLower(c.Name)
+	if !orderFree[name] {
+		return &Blocker{Code: ReasonOrderDependent, Object: name + "()", Func: name,
+			Message: fmt.Sprintf("%s() depends on the order of its input", name), Permanent: true}
+	}
+	if name == "min" || name == "max" || name == "count" || name == "bool_and" || name == "bool_or" || name == "every" || name == "count_if" {
+		return nil
+	}
+	for _, a := range c.Args {
+		if k := a.Type().Kind; k == types.KindFloat4 || k == types.KindFloat8 {
+			return &Blocker{Code: ReasonFloatAggregate, Object: name + "()", Func: name,
+				Message:   fmt.Sprintf("%s() over a floating-point value depends on the order of addition", name),
+				Fix:       fmt.Sprintf("%s(CAST(x AS DECIMAL(p,s)))", name), Permanent: true}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package refresh
+
+import (
+	"context"
+	"encoding/binary"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// A materialized view's rows are keyed by their content: the 64-bit hash of
+// the encoded row, then a 32-bit number telling copies apart. A refresh that
+// must remove one copy of a row finds it with one prefix seek, whatever the
+// view's size (invariant 3 of doc.go).
+
+const viewKeyLen = 12
+
+func contentPrefix(value []byte) []byte {
+	return binary.BigEndian.AppendUint64(make([]byte, 0, viewKeyLen), xxhash.Sum64(value))
+}
+
+// viewWriter turns query rows into stored view rows: casts to the column
+// types, NOT NULL checks, expectations (R-M2).
+type viewWriter struct {
+	v    *catalog.Table
+	info storage.TableInfo
+	txn  *storage.Txn
+	env  *types.Env
+	ids  []uint32
+	es   []*expectation
+	row  []types.Datum
+	// seqs numbers copies of rows inserted after a Truncate (full refresh:
+	// the table is known empty, so no seek is needed).
+	seqs map[uint64]uint32
+}
+
+func newViewWriter(in *Input) (*viewWriter, error) {
+	v := in.View
+	w := &viewWriter{v: v, info: storage.TableInfo{ID: storage.TableID(v.ID), ChangeDataFeed: v.ChangeDataFeed()}, txn: in.Txn, env: in.Exec.Env,
+		row: make([]types.Datum, len(v.Columns))}
+	for _, c := range v.Columns {
+		w.ids = append(w.ids, c.ID)
+	}
+	es, err := compileExpectations(in)
+	if err != nil {
+		return nil, err
+	}
+	w.es = es
+	in.expectations = es
+	return w, nil
+}
+
+// encode casts r to the view's columns and encodes it. checkOnly (rows
+// leaving the view) skips the expectation counts and FAIL UPDATE; keep is
+// false for a row a DROP ROW expectation removes.
+func (w *viewWriter) encode(dst []byte, r exec.Row, leaving bool) (out []byte, keep bool, err error) {
+	for i, c := range w.v.Columns {
+		d := r[i]
+		if !d.IsNull() && (d.K != c.Type.Kind || c.Type.Width > 0 || c.Type.Precision > 0) {
+			if d, err = types.Cast(d, c.Type, w.env, false); err != nil {
+				return nil, false, err
+			}
+		}
+		if c.NotNull && d.IsNull() {
+			if leaving {
+				return nil, false, nil
+			}
+			return nil, false, pgerror.New(pgerror.NotNullViolation, "null value in column \"%s\" of materialized view \"%s\" violates not-null constraint", c.Name, w.v.Name)
+		}
+		w.row[i] = d
+	}
+	if w.es != nil {
+		if leaving {
+			keep, err = checkExpectations(w.es, w.row)
+		} else {
+			keep, err = applyExpectations(w.es, w.v, w.row)
+		}
+		if err != nil || !keep {
+			return nil, false, err
+		}
+	}
+	return types.AppendRowValue(dst, w.ids, w.row), true, nil
+}
+
+// insertFresh writes a row into a view truncated in this transaction.
+func (w *viewWriter) insertFresh(value []byte) error {
+	h := xxhash.Sum64(value)
+	if w.seqs == nil {
+		w.seqs = map[uint64]uint32{}
+	}
+	seq := w.seqs[h]
+	w.seqs[h] = seq + 1
+	key := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(make([]byte, 0, viewKeyLen), h), seq)
+	_, err := w.txn.Insert(w.info, key, value)
+	return err
+}
+
+// errDrift reports a view whose stored rows are not what its checkpoint
+// says: an incremental change could not be applied. The refresh falls back
+// to a full recompute (and the invariants build fails loudly).
+type errDrift struct{ msg string }
+
+func (e *errDrift) Error() string { return e.msg }
+
+// applyDelta writes plus − minus, consolidated by content, into the view.
+// It returns the rows inserted and deleted.
+func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus plan.Node) (ins, del int64, err error) {
+	weights := map[string]int64{}
+	var order []string
+	collect := func(n plan.Node, sign int64) error {
+		if n == nil {
+			return nil
+		}
+		op, err := exec.Build(xc, n)
+		if err != nil {
+			return err
+		}
+		var buf []byte
+		return exec.Drain(op, func(rows []exec.Row) error {
+			for _, r := range rows {
+				var keep bool
+				var err error
+				buf, keep, err = w.encode(buf[:0], r, sign < 0)
+				if err != nil {
+					return err
+				}
+				if !keep {
+					continue
+				}
+				k := string(buf)
+				if _, ok := weights[k]; !ok {
+					order = append(order, k)
+				}
+				weights[k] += sign
+			}
+			return ctx.Err()
+		})
+	}
+	if err := collect(minus, -1); err != nil {
+		return 0, 0, err
+	}
+	if err := collect(plus, 1); err != nil {
+		return 0, 0, err
+	}
+	// Deletions first: a row that moves between copies keeps numbers low.
+	for _, k := range order {
+		if n := weights[k]; n < 0 {
+			if err := w.deleteCopies([]byte(k), -n); err != nil {
+				return ins, del, err
+			}
+			del += -n
+		}
+	}
+	for _, k := range order {
+		if n := weights[k]; n > 0 {
+			if err := w.insertCopies([]byte(k), n); err != nil {
+				return ins, del, err
+			}
+			ins += n
+		}
+	}
+	return ins, del, nil
+}
+
+func (w *viewWriter) deleteCopies(value []byte, n int64) error {
+	prefix := contentPrefix(value)
+	it := w.txn.Scan(w.info.ID, prefix, storage.PrefixEnd(prefix))
+	var victims []storage.Row
+	for int64(len(victims)) < n && it.Next() {
+		r := it.Row()
+		if string(r.Value) == string(value) {
+			victims = append(victims, storage.Row{Key: append([]byte(nil), r.Key...), RowID: r.RowID, Value: append([]byte(nil), r.Value...), CommitVersion: r.CommitVersion})
+		}
+	}
+	err := it.Err()
+	it.Close()
+	if err != nil {
+		return err
+	}
+	if int64(len(victims)) < n {
+		return &errDrift{msg: "materialized view \"" + w.v.Name + "\" does not hold a row its last refresh wrote"}
+	}
+	for _, r := range victims {
+		if err := w.txn.Delete(w.info, r.Key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *viewWriter) insertCopies(value []byte, n int64) error {
+	prefix := contentPrefix(value)
+	it := w.txn.Scan(w.info.ID, prefix, storage.PrefixEnd(prefix))
+	next := uint32(0)
+	for it.Next() {
+		k := it.Row().Key
+		if len(k) == viewKeyLen {
+			if s := binary.BigEndian.Uint32(k[8:]); s >= next {
+				next = s + 1
+			}
+		}
+	}
+	err := it.Err()
+	it.Close()
+	if err != nil {
+		return err
+	}
+	for i := int64(0); i < n; i++ {
+		key := binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), next)
+		next++
+		if _, err := w.txn.Insert(w.info, key, value); err != nil {
+			return err
+		}
+	}
+	return nil
+}

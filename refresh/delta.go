@@ -1,0 +1,545 @@
+package refresh
+
+import (
+	"bytes"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// Differentiating a view's plan (DESIGN.md "Incremental view maintenance";
+// STYLE.md's Z-set vocabulary). For every plan node the differ builds three
+// plans over the refresh's snapshot:
+//
+//	plus   the rows the node's output gained since the checkpoint,
+//	minus  the rows it lost,
+//	old    the node's output as of the checkpoint,
+//
+// so that new = old - minus + plus as bags. The rules:
+//
+//	scan T        plus = T's new images of changed rows, minus = their old
+//	              images, old = T without the changed rows + old images
+//	filter, project, sort: applied to plus and minus (linear)
+//	L ⋈ R         Δ = ΔL ⋈ R_new + L_old ⋈ ΔR
+//	L ▷ R (anti)  Δ = ΔL ▷ R_new + (A ▷ R_new − A ▷ R_old), A = L_old ⋉ (ΔR⁺ ∪ ΔR⁻)
+//	L ⋉ R (semi)  the same with ⋉
+//	outer joins   inner part + NULL-padded anti parts
+//	UNION ALL     Δ = ΔL + ΔR
+//	aggregate, DISTINCT, other set operations: the groups (rows) the
+//	              changes touch are recomputed, old and new
+//
+// A view's delta is then plus − minus, consolidated by row content.
+
+// sourceDelta is what one source gained and lost between two versions:
+// per changed row id, its first old image and its last new image.
+type sourceDelta struct {
+	table    *catalog.Table
+	ins, del [][]types.Datum // new images, old images (table columns + hidden)
+	changed  map[int64]struct{}
+}
+
+// readDelta consolidates t's change feed over versions (from, to].
+func readDelta(txn *storage.Txn, t *catalog.Table, from, to int64) (*sourceDelta, error) {
+	type rowChange struct {
+		old, cur       []byte
+		hasOld, hasCur bool
+		ver            int64
+	}
+	byRow := map[int64]*rowChange{}
+	var order []int64
+	it := txn.Changes(storage.TableID(t.ID), from+1, to)
+	defer it.Close()
+	for it.Next() {
+		c := it.Change()
+		rc := byRow[c.RowID]
+		if rc == nil {
+			rc = &rowChange{}
+			byRow[c.RowID] = rc
+			order = append(order, c.RowID)
+			if c.Type == storage.ChangeDelete || c.Type == storage.ChangeUpdatePreimage {
+				rc.old, rc.hasOld = bytes.Clone(c.Value), true
+			}
+		}
+		switch c.Type {
+		case storage.ChangeInsert, storage.ChangeUpdatePostimage:
+			rc.cur, rc.hasCur, rc.ver = bytes.Clone(c.Value), true, c.Version
+		case storage.ChangeDelete:
+			rc.cur, rc.hasCur = nil, false
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	ids := make([]uint32, len(t.Columns))
+	for i, c := range t.Columns {
+		ids[i] = c.ID
+	}
+	dec := types.NewRowDecoder(ids)
+	width := len(t.Columns) + 2
+	decode := func(v []byte, rowID, ver int64) ([]types.Datum, error) {
+		row := make([]types.Datum, width)
+		if err := dec.Decode(v, row[:len(t.Columns)]); err != nil {
+			return nil, err
+		}
+		row[len(t.Columns)] = types.NewInt8(rowID)
+		if ver >= 0 {
+			row[len(t.Columns)+1] = types.NewInt8(ver)
+		}
+		return row, nil
+	}
+	d := &sourceDelta{table: t, changed: map[int64]struct{}{}}
+	for _, id := range order {
+		rc := byRow[id]
+		if rc.hasOld && rc.hasCur && bytes.Equal(rc.old, rc.cur) {
+			continue
+		}
+		if !rc.hasOld && !rc.hasCur {
+			continue // inserted and deleted again in between
+		}
+		d.changed[id] = struct{}{}
+		if rc.hasOld {
+			// The old image's commit version is not in the feed: NULL
+			// (a view reading _row_commit_version is not incremental).
+			row, err := decode(rc.old, id, -1)
+			if err != nil {
+				return nil, err
+			}
+			d.del = append(d.del, row)
+		}
+		if rc.hasCur {
+			row, err := decode(rc.cur, id, rc.ver)
+			if err != nil {
+				return nil, err
+			}
+			d.ins = append(d.ins, row)
+		}
+	}
+	return d, nil
+}
+
+// blockedError stops a differentiation: the plan has a construct that
+// cannot be maintained incrementally.
+type blockedError struct{ b Blocker }
+
+func (e *blockedError) Error() string { return e.b.Message }
+
+// diffResult is a node's change: plus/minus are nil when empty.
+type diffResult struct {
+	changed     bool
+	plus, minus plan.Node
+	old         plan.Node
+}
+
+// differ builds the change plans of a view's query.
+type differ struct {
+	ctx    *exec.Ctx
+	deltas map[uint32]*sourceDelta
+	// recomputes is set when a node's change is computed by recomputing
+	// touched groups (GENERIC_AGGREGATE).
+	recomputes bool
+	// rowsRead counts the change rows read.
+	rowsRead int64
+}
+
+func unchanged(n plan.Node) *diffResult { return &diffResult{old: n} }
+
+func (df *differ) diff(n plan.Node) (*diffResult, error) {
+	switch x := n.(type) {
+	case *plan.Scan:
+		return df.scan(x), nil
+	case *plan.Values:
+		return unchanged(n), nil
+	case *plan.Filter:
+		if b := exprBlocker(x.Cond); b != nil {
+			return nil, &blockedError{*b}
+		}
+		in, err := df.diff(x.Input)
+		if err != nil || !in.changed {
+			return unchangedOr(n, in, err)
+		}
+		mk := func(i plan.Node) plan.Node {
+			if i == nil {
+				return nil
+			}
+			return &plan.Filter{Input: i, Cond: x.Cond}
+		}
+		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+	case *plan.Project:
+		for _, e := range x.Exprs {
+			if b := exprBlocker(e); b != nil {
+				return nil, &blockedError{*b}
+			}
+		}
+		in, err := df.diff(x.Input)
+		if err != nil || !in.changed {
+			return unchangedOr(n, in, err)
+		}
+		mk := func(i plan.Node) plan.Node {
+			if i == nil {
+				return nil
+			}
+			return &plan.Project{Input: i, Exprs: x.Exprs, Cols: x.Cols}
+		}
+		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+	case *plan.Sort:
+		// Order does not matter to a bag; the view stores no order.
+		return df.diff(x.Input)
+	case *plan.CTEScan:
+		// Each reference is differentiated on its own (a shared CTE's
+		// materialization belongs to the statement that runs it).
+		return df.diff(x.Input)
+	case *plan.Join:
+		return df.join(x)
+	case *plan.SetOp:
+		return df.setOp(x)
+	case *plan.Aggregate:
+		return df.aggregate(x)
+	case *plan.Distinct:
+		return df.distinct(x)
+	case *plan.Limit:
+		in, err := df.diff(x.Input)
+		if err != nil || !in.changed {
+			return unchangedOr(n, in, err)
+		}
+		return nil, &blockedError{Blocker{Code: ReasonLimit, Message: "LIMIT/OFFSET over changed rows depends on the whole input", Permanent: true}}
+	}
+	b := nodeBlocker(n)
+	if b == nil {
+		b = &Blocker{Code: ReasonUnsupported, Message: "this query shape cannot be maintained incrementally", Permanent: true}
+	}
+	return nil, &blockedError{*b}
+}
+
+func unchangedOr(n plan.Node, in *diffResult, err error) (*diffResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	return unchanged(n), nil
+}
+
+func (df *differ) scan(s *plan.Scan) *diffResult {
+	d := df.deltas[s.Table.ID]
+	if d == nil || len(d.changed) == 0 {
+		return unchanged(s)
+	}
+	res := &diffResult{changed: true}
+	cols := s.Columns()
+	if len(d.ins) > 0 {
+		res.plus = &plan.Given{Cols: cols, Rows: d.ins}
+	}
+	if len(d.del) > 0 {
+		res.minus = &plan.Given{Cols: cols, Rows: d.del}
+	}
+	old := *s
+	old.Exclude = d.changed
+	res.old = &old
+	if len(d.del) > 0 {
+		res.old = unionAll(cols, &old, res.minus)
+	}
+	return res
+}
+
+func unionAll(cols []plan.Column, nodes ...plan.Node) plan.Node {
+	var out plan.Node
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		if out == nil {
+			out = n
+			continue
+		}
+		out = &plan.SetOp{Kind: plan.Union, All: true, Left: out, Right: n, Cols: cols}
+	}
+	return out
+}
+
+// join differentiates every join kind (see the rules above).
+func (df *differ) join(j *plan.Join) (*diffResult, error) {
+	for _, e := range append(append([]plan.Expr{j.Residual}, j.LeftKeys...), j.RightKeys...) {
+		if e == nil {
+			continue
+		}
+		if b := exprBlocker(e); b != nil {
+			return nil, &blockedError{*b}
+		}
+	}
+	l, err := df.diff(j.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := df.diff(j.Right)
+	if err != nil {
+		return nil, err
+	}
+	if !l.changed && !r.changed {
+		return unchanged(j), nil
+	}
+	cols := j.Columns()
+	res := &diffResult{changed: true, old: withKind(j, j.Kind, l.old, r.old)}
+	var plus, minus []plan.Node
+	add := func(dst *[]plan.Node, n plan.Node) {
+		if n != nil {
+			*dst = append(*dst, n)
+		}
+	}
+	switch j.Kind {
+	case plan.JoinInner, plan.JoinCross, plan.JoinLeft, plan.JoinRight, plan.JoinFull:
+		ik := plan.JoinInner
+		if j.Kind == plan.JoinCross {
+			ik = plan.JoinCross
+		}
+		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR
+		add(&plus, withKind(j, ik, l.plus, j.Right))
+		add(&minus, withKind(j, ik, l.minus, j.Right))
+		add(&plus, withKind(j, ik, l.old, r.plus))
+		add(&minus, withKind(j, ik, l.old, r.minus))
+		if j.Kind == plan.JoinLeft || j.Kind == plan.JoinFull {
+			ap, am := df.antiSemi(j, plan.JoinAnti, j.Left, l, j.Right, r)
+			add(&plus, padRight(ap, cols, len(j.Left.Columns())))
+			add(&minus, padRight(am, cols, len(j.Left.Columns())))
+		}
+		if j.Kind == plan.JoinRight || j.Kind == plan.JoinFull {
+			sw := swapped(j)
+			ap, am := df.antiSemi(sw, plan.JoinAnti, j.Right, r, j.Left, l)
+			nl := len(j.Left.Columns())
+			add(&plus, padLeft(ap, cols, nl))
+			add(&minus, padLeft(am, cols, nl))
+		}
+	case plan.JoinSemi, plan.JoinAnti:
+		ap, am := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
+		add(&plus, ap)
+		add(&minus, am)
+	default:
+		return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "this join kind cannot be maintained incrementally", Permanent: true}}
+	}
+	res.plus = unionAll(cols, plus...)
+	res.minus = unionAll(cols, minus...)
+	return res, nil
+}
+
+// antiSemi differentiates L ▷ R (kind JoinAnti) or L ⋉ R (JoinSemi) for
+// the oriented join j: Δ = ΔL op R_new + (A op R_new − A op R_old) where A
+// holds the old left rows that match a changed right row.
+func (df *differ) antiSemi(j *plan.Join, kind plan.JoinKind, newL plan.Node, l *diffResult, newR plan.Node, r *diffResult) (plus, minus plan.Node) {
+	cols := newL.Columns()
+	var ps, ms []plan.Node
+	if l.plus != nil {
+		ps = append(ps, withKind(j, kind, l.plus, newR))
+	}
+	if l.minus != nil {
+		ms = append(ms, withKind(j, kind, l.minus, newR))
+	}
+	if r.changed {
+		touched := unionAll(newR.Columns(), r.plus, r.minus)
+		if touched != nil {
+			a := withKind(j, plan.JoinSemi, l.old, touched)
+			ps = append(ps, withKind(j, kind, a, newR))
+			ms = append(ms, withKind(j, kind, a, r.old))
+		}
+	}
+	return unionAll(cols, ps...), unionAll(cols, ms...)
+}
+
+// withKind copies j with another kind and inputs (nil when an input is nil).
+func withKind(j *plan.Join, kind plan.JoinKind, l, r plan.Node) plan.Node {
+	if l == nil || r == nil {
+		return nil
+	}
+	nj := plan.Join{Kind: kind, Left: l, Right: r, LeftKeys: j.LeftKeys, RightKeys: j.RightKeys, Residual: j.Residual}
+	return &nj
+}
+
+// swapped is j with its sides exchanged (for the right side's anti join).
+func swapped(j *plan.Join) *plan.Join {
+	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
+	var res plan.Expr
+	if j.Residual != nil {
+		res = plan.Rewrite(j.Residual, func(x plan.Expr) plan.Expr {
+			if c, ok := x.(*plan.ColRef); ok {
+				if c.Idx < nl {
+					return &plan.ColRef{Idx: c.Idx + nr, T: c.T, Name: c.Name}
+				}
+				return &plan.ColRef{Idx: c.Idx - nl, T: c.T, Name: c.Name}
+			}
+			return x
+		})
+	}
+	return &plan.Join{Kind: j.Kind, Left: j.Right, Right: j.Left, LeftKeys: j.RightKeys, RightKeys: j.LeftKeys, Residual: res}
+}
+
+// padRight turns left rows into join rows with NULL right columns.
+func padRight(n plan.Node, cols []plan.Column, nl int) plan.Node {
+	if n == nil {
+		return nil
+	}
+	exprs := make([]plan.Expr, len(cols))
+	for i, c := range cols {
+		if i < nl {
+			exprs[i] = &plan.ColRef{Idx: i, T: c.T, Name: c.Name}
+		} else {
+			exprs[i] = &plan.Const{D: types.NullDatum, T: c.T}
+		}
+	}
+	return &plan.Project{Input: n, Exprs: exprs, Cols: cols}
+}
+
+// padLeft turns right rows into join rows with NULL left columns.
+func padLeft(n plan.Node, cols []plan.Column, nl int) plan.Node {
+	if n == nil {
+		return nil
+	}
+	exprs := make([]plan.Expr, len(cols))
+	for i, c := range cols {
+		if i < nl {
+			exprs[i] = &plan.Const{D: types.NullDatum, T: c.T}
+		} else {
+			exprs[i] = &plan.ColRef{Idx: i - nl, T: c.T, Name: c.Name}
+		}
+	}
+	return &plan.Project{Input: n, Exprs: exprs, Cols: cols}
+}
+
+// setOp: UNION ALL is linear; the other set operations recompute the rows
+// the changes touch, on both sides.
+func (df *differ) setOp(s *plan.SetOp) (*diffResult, error) {
+	l, err := df.diff(s.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := df.diff(s.Right)
+	if err != nil {
+		return nil, err
+	}
+	if !l.changed && !r.changed {
+		return unchanged(s), nil
+	}
+	mk := func(a, b plan.Node) plan.Node {
+		return &plan.SetOp{Kind: s.Kind, All: s.All, Left: a, Right: b, Cols: s.Cols}
+	}
+	res := &diffResult{changed: true, old: mk(l.old, r.old)}
+	if s.Kind == plan.Union && s.All {
+		empty := &plan.Given{Cols: s.Cols}
+		or := func(n plan.Node) plan.Node {
+			if n == nil {
+				return empty
+			}
+			return n
+		}
+		if l.plus != nil || r.plus != nil {
+			res.plus = mk(or(l.plus), or(r.plus))
+		}
+		if l.minus != nil || r.minus != nil {
+			res.minus = mk(or(l.minus), or(r.minus))
+		}
+		return res, nil
+	}
+	for i, c := range s.Cols {
+		if s.Left.Columns()[i].T.Kind != c.T.Kind || s.Right.Columns()[i].T.Kind != c.T.Kind {
+			return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "a set operation whose inputs differ in column types cannot be maintained incrementally", Permanent: true}}
+		}
+	}
+	keys, err := df.touchedKeys(allColumns(s.Cols), l.plus, l.minus, r.plus, r.minus)
+	if err != nil {
+		return nil, err
+	}
+	df.recomputes = true
+	kl, kr := allColumns(s.Left.Columns()), allColumns(s.Right.Columns())
+	res.plus = mk(&plan.KeyIn{Input: s.Left, Keys: kl, Set: keys}, &plan.KeyIn{Input: s.Right, Keys: kr, Set: keys})
+	res.minus = mk(&plan.KeyIn{Input: l.old, Keys: kl, Set: keys}, &plan.KeyIn{Input: r.old, Keys: kr, Set: keys})
+	return res, nil
+}
+
+func allColumns(cols []plan.Column) []plan.Expr {
+	out := make([]plan.Expr, len(cols))
+	for i, c := range cols {
+		out[i] = &plan.ColRef{Idx: i, T: c.T, Name: c.Name}
+	}
+	return out
+}
+
+// touchedKeys runs the change plans and collects the keys (keys evaluated
+// on each row) they touch.
+func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]struct{}, error) {
+	set := map[string]struct{}{}
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		op, err := exec.Build(df.ctx, &plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
+		if err != nil {
+			return nil, err
+		}
+		var buf []byte
+		err = exec.Drain(op, func(rows []exec.Row) error {
+			for _, r := range rows {
+				buf = buf[:0]
+				for _, d := range r {
+					buf = types.HashKey(buf, d)
+				}
+				set[string(buf)] = struct{}{}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// aggregate recomputes the groups the changes touch, as of the checkpoint
+// (minus) and now (plus). Without GROUP BY the one group is recomputed.
+func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
+	for _, e := range a.GroupBy {
+		if b := exprBlocker(e); b != nil {
+			return nil, &blockedError{*b}
+		}
+	}
+	for _, c := range a.Aggs {
+		if b := aggBlocker(c); b != nil {
+			return nil, &blockedError{*b}
+		}
+	}
+	in, err := df.diff(a.Input)
+	if err != nil || !in.changed {
+		return unchangedOr(a, in, err)
+	}
+	df.recomputes = true
+	mk := func(i plan.Node) plan.Node {
+		return &plan.Aggregate{Input: i, GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Cols}
+	}
+	res := &diffResult{changed: true, old: mk(in.old)}
+	if len(a.GroupBy) == 0 {
+		res.plus, res.minus = a, res.old
+		return res, nil
+	}
+	keys, err := df.touchedKeys(a.GroupBy, in.plus, in.minus)
+	if err != nil {
+		return nil, err
+	}
+	res.plus = mk(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: keys})
+	res.minus = mk(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: keys})
+	return res, nil
+}
+
+func (df *differ) distinct(d *plan.Distinct) (*diffResult, error) {
+	in, err := df.diff(d.Input)
+	if err != nil || !in.changed {
+		return unchangedOr(d, in, err)
+	}
+	df.recomputes = true
+	keys := allColumns(d.Columns())
+	set, err := df.touchedKeys(keys, in.plus, in.minus)
+	if err != nil {
+		return nil, err
+	}
+	return &diffResult{changed: true,
+		plus:  &plan.Distinct{Input: &plan.KeyIn{Input: d.Input, Keys: keys, Set: set}},
+		minus: &plan.Distinct{Input: &plan.KeyIn{Input: in.old, Keys: keys, Set: set}},
+		old:   &plan.Distinct{Input: in.old},
+	}, nil
+}

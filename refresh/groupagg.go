@@ -1,0 +1,457 @@
+package refresh
+
+import (
+	"context"
+	"encoding/binary"
+	"strings"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// GROUP_AGGREGATE (R-I1): a view whose query ends in an aggregate of
+// COUNT, SUM, AVG, MIN and MAX keeps, per group, the aggregates' states
+// (funcs.Retractable) in the refresh meta space, in the same commit as the
+// view's rows. A refresh folds the input's changes into the touched groups'
+// states — Add for rows gained, Retract for rows lost — and recomputes from
+// the input only the groups whose MIN/MAX lost its extreme. The nodes above
+// the aggregate (HAVING, the select list) then turn each touched group's old
+// and new aggregate row into the view's change.
+
+// groupAggShape is a query ending in such an aggregate.
+type groupAggShape struct {
+	above []plan.Node // from the root down to the aggregate's parent
+	agg   *plan.Aggregate
+}
+
+func findGroupAgg(q plan.Node) *groupAggShape {
+	var above []plan.Node
+	n := q
+	for {
+		switch x := n.(type) {
+		case *plan.Project:
+			for _, e := range x.Exprs {
+				if exprBlocker(e) != nil {
+					return nil
+				}
+			}
+			above, n = append(above, x), x.Input
+		case *plan.Filter:
+			if exprBlocker(x.Cond) != nil {
+				return nil
+			}
+			above, n = append(above, x), x.Input
+		case *plan.Sort:
+			above, n = append(above, x), x.Input
+		case *plan.Aggregate:
+			for _, e := range x.GroupBy {
+				if exprBlocker(e) != nil {
+					return nil
+				}
+			}
+			for _, c := range x.Aggs {
+				if !retractable(c) {
+					return nil
+				}
+			}
+			return &groupAggShape{above: above, agg: x}
+		default:
+			return nil
+		}
+	}
+}
+
+// retractable: the aggregates whose state GROUP_AGGREGATE maintains. A SUM
+// or AVG of decimals needs one fixed scale (DECIMAL(p,s)) so that a state
+// that has taken values back prints as a fresh one.
+func retractable(c plan.AggCall) bool {
+	if c.Distinct {
+		return false
+	}
+	name := strings.ToLower(c.Name)
+	switch name {
+	case "count", "min", "max":
+	case "sum", "avg":
+		if len(c.Args) != 1 {
+			return false
+		}
+		switch t := c.Args[0].Type(); t.Kind {
+		case types.KindInt2, types.KindInt4, types.KindInt8:
+		case types.KindNumeric:
+			if t.Precision == 0 {
+				return false
+			}
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	newState, ok := c.Def.NewState.(func() funcs.AggState)
+	if !ok {
+		return false
+	}
+	_, ok = newState().(funcs.Retractable)
+	return ok
+}
+
+// over rebuilds the nodes above the aggregate on another input (Sort is
+// dropped: a view stores no order).
+func (g *groupAggShape) over(input plan.Node) plan.Node {
+	n := input
+	for i := len(g.above) - 1; i >= 0; i-- {
+		switch x := g.above[i].(type) {
+		case *plan.Project:
+			n = &plan.Project{Input: n, Exprs: x.Exprs, Cols: x.Cols}
+		case *plan.Filter:
+			n = &plan.Filter{Input: n, Cond: x.Cond}
+		}
+	}
+	return n
+}
+
+// aggGroup is one group's state while a refresh works on it.
+type aggGroup struct {
+	keys    []types.Datum
+	n       int64 // input rows in the group
+	states  []funcs.Retractable
+	existed bool
+	oldRow  []types.Datum
+	redo    bool // a MIN/MAX lost its extreme: recompute from the input
+}
+
+// groupAggRun maintains one view's groups in one refresh.
+type groupAggRun struct {
+	g      *groupAggShape
+	in     *Input
+	fctx   *funcs.Ctx
+	news   []func() funcs.AggState
+	widths []int // state values per aggregate
+	prefix []byte
+	// the projection of input rows: group keys, then each aggregate's
+	// arguments, then each aggregate's FILTER (if any)
+	argAt    []int
+	filterAt []int
+	proj     []plan.Expr
+	groups   map[string]*aggGroup
+	order    []string
+}
+
+func groupStatePrefix(view uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte("r/ga/"), view)
+}
+
+func newGroupAggRun(g *groupAggShape, in *Input) *groupAggRun {
+	r := &groupAggRun{g: g, in: in, fctx: in.Exec.Funcs, prefix: groupStatePrefix(in.View.ID), groups: map[string]*aggGroup{}}
+	r.proj = append(r.proj, g.agg.GroupBy...)
+	for _, c := range g.agg.Aggs {
+		nf := c.Def.NewState.(func() funcs.AggState)
+		r.news = append(r.news, nf)
+		r.widths = append(r.widths, len(nf().(funcs.Retractable).State()))
+		r.argAt = append(r.argAt, len(r.proj))
+		r.proj = append(r.proj, c.Args...)
+	}
+	for _, c := range g.agg.Aggs {
+		if c.Filter == nil {
+			r.filterAt = append(r.filterAt, -1)
+			continue
+		}
+		r.filterAt = append(r.filterAt, len(r.proj))
+		r.proj = append(r.proj, c.Filter)
+	}
+	return r
+}
+
+func (r *groupAggRun) fresh(keys []types.Datum) *aggGroup {
+	grp := &aggGroup{keys: keys, states: make([]funcs.Retractable, len(r.news))}
+	for i, nf := range r.news {
+		grp.states[i] = nf().(funcs.Retractable)
+	}
+	return grp
+}
+
+func (r *groupAggRun) scalar() bool { return len(r.g.agg.GroupBy) == 0 }
+
+func (r *groupAggRun) stateKey(hk string) []byte {
+	return append(append([]byte(nil), r.prefix...), hk...)
+}
+
+// encode stores keys, n and every state as one row value.
+func (r *groupAggRun) encode(grp *aggGroup) []byte {
+	vals := append([]types.Datum(nil), grp.keys...)
+	vals = append(vals, types.NewInt8(grp.n))
+	for _, s := range grp.states {
+		vals = append(vals, s.State()...)
+	}
+	ids := make([]uint32, len(vals))
+	for i := range ids {
+		ids[i] = uint32(i + 1)
+	}
+	return types.AppendRowValue(nil, ids, vals)
+}
+
+func (r *groupAggRun) decode(v []byte) (*aggGroup, error) {
+	nk := len(r.g.agg.GroupBy)
+	total := nk + 1
+	for _, w := range r.widths {
+		total += w
+	}
+	ids := make([]uint32, total)
+	for i := range ids {
+		ids[i] = uint32(i + 1)
+	}
+	vals := make([]types.Datum, total)
+	if err := types.NewRowDecoder(ids).Decode(v, vals); err != nil {
+		return nil, err
+	}
+	grp := r.fresh(append([]types.Datum(nil), vals[:nk]...))
+	if vals[nk].K != types.KindInt8 {
+		return nil, pgerror.New(pgerror.DataCorrupted, "stored aggregate state of materialized view \"%s\" is corrupt", r.in.View.Name)
+	}
+	grp.n = vals[nk].I
+	at := nk + 1
+	for i, s := range grp.states {
+		if err := s.SetState(vals[at : at+r.widths[i]]); err != nil {
+			return nil, err
+		}
+		at += r.widths[i]
+	}
+	grp.existed = true
+	return grp, nil
+}
+
+// result is the aggregate's output row for a group.
+func (r *groupAggRun) result(grp *aggGroup) ([]types.Datum, error) {
+	row := append([]types.Datum(nil), grp.keys...)
+	for _, s := range grp.states {
+		d, err := s.Result(r.fctx)
+		if err != nil {
+			return nil, err
+		}
+		row = append(row, d)
+	}
+	return row, nil
+}
+
+// group finds (loading from storage) the group of projected row p.
+func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
+	nk := len(r.g.agg.GroupBy)
+	var hk []byte
+	for _, d := range p[:nk] {
+		hk = types.HashKey(hk, d)
+	}
+	if grp := r.groups[string(hk)]; grp != nil {
+		return grp, nil
+	}
+	var grp *aggGroup
+	if load {
+		v, ok, err := r.in.Txn.GetMeta(r.stateKey(string(hk)))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if grp, err = r.decode(v); err != nil {
+				return nil, err
+			}
+			if grp.oldRow, err = r.result(grp); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if grp == nil {
+		grp = r.fresh(append([]types.Datum(nil), p[:nk]...))
+	}
+	r.groups[string(hk)] = grp
+	r.order = append(r.order, string(hk))
+	return grp, nil
+}
+
+// fold adds (sign > 0) or retracts (sign < 0) the projected rows of n.
+func (r *groupAggRun) fold(ctx context.Context, n plan.Node, sign int, load bool) (int64, error) {
+	if n == nil {
+		return 0, nil
+	}
+	cols := make([]plan.Column, len(r.proj))
+	for i, e := range r.proj {
+		cols[i] = plan.Column{Name: "?column?", T: e.Type()}
+	}
+	op, err := exec.Build(r.in.Exec, &plan.Project{Input: n, Exprs: r.proj, Cols: cols})
+	if err != nil {
+		return 0, err
+	}
+	var count int64
+	err = exec.Drain(op, func(rows []exec.Row) error {
+		for _, p := range rows {
+			grp, err := r.group(p, load)
+			if err != nil {
+				return err
+			}
+			count++
+			if sign > 0 {
+				grp.n++
+			} else {
+				grp.n--
+			}
+			for i, s := range grp.states {
+				if f := r.filterAt[i]; f >= 0 && (p[f].IsNull() || !p[f].Bool()) {
+					continue
+				}
+				args := p[r.argAt[i] : r.argAt[i]+len(r.g.agg.Aggs[i].Args)]
+				if sign > 0 {
+					if err := s.Add(r.fctx, args); err != nil {
+						return err
+					}
+					continue
+				}
+				ok, err := s.Retract(r.fctx, args)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					grp.redo = true
+				}
+			}
+		}
+		return ctx.Err()
+	})
+	return count, err
+}
+
+// clearStates deletes every stored group state of the view.
+func clearGroupStates(txn *storage.Txn, view uint32) error {
+	prefix := groupStatePrefix(view)
+	it := txn.ScanMeta(prefix)
+	var keys [][]byte
+	for it.Next() {
+		keys = append(keys, append([]byte(nil), it.Row().Key...))
+	}
+	err := it.Err()
+	it.Close()
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := txn.DeleteMeta(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// full computes every group from the input, stores the states and returns
+// the view's rows as a plan.
+func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
+	if err := clearGroupStates(r.in.Txn, r.in.View.ID); err != nil {
+		return nil, 0, err
+	}
+	if r.scalar() {
+		r.group(nil, false)
+	}
+	read, err := r.fold(ctx, r.g.agg.Input, 1, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	var rows [][]types.Datum
+	for _, hk := range r.order {
+		grp := r.groups[hk]
+		row, err := r.result(grp)
+		if err != nil {
+			return nil, 0, err
+		}
+		rows = append(rows, row)
+		if err := r.in.Txn.PutMeta(r.stateKey(hk), r.encode(grp)); err != nil {
+			return nil, 0, err
+		}
+	}
+	return r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: rows}), read, nil
+}
+
+// incremental folds the input's change into the stored states and returns
+// the view's change as plans (rows gained, rows lost).
+func (r *groupAggRun) incremental(ctx context.Context, df *differ) (plus, minus plan.Node, read int64, err error) {
+	d, err := df.diff(r.g.agg.Input)
+	if err != nil || !d.changed {
+		return nil, nil, 0, err
+	}
+	if r.scalar() {
+		if _, err := r.group(nil, true); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	n1, err := r.fold(ctx, d.minus, -1, true)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	n2, err := r.fold(ctx, d.plus, 1, true)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	read = n1 + n2
+	// Groups whose MIN/MAX lost its extreme: rebuilt from the input.
+	redo := map[string]struct{}{}
+	for _, hk := range r.order {
+		if grp := r.groups[hk]; grp.redo {
+			redo[hk] = struct{}{}
+		}
+	}
+	if len(redo) > 0 {
+		for hk := range redo {
+			old := r.groups[hk]
+			grp := r.fresh(old.keys)
+			grp.existed, grp.oldRow = old.existed, old.oldRow
+			r.groups[hk] = grp
+		}
+		var input plan.Node = r.g.agg.Input
+		if !r.scalar() {
+			input = &plan.KeyIn{Input: input, Keys: r.g.agg.GroupBy, Set: redo}
+		}
+		// Only the redone groups take these rows: fold into them alone.
+		saved := r.groups
+		r.groups = map[string]*aggGroup{}
+		for hk := range redo {
+			r.groups[hk] = saved[hk]
+		}
+		savedOrder := r.order
+		n3, err := r.fold(ctx, input, 1, false)
+		r.groups, r.order = saved, savedOrder
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		read += n3
+	}
+	var newRows, oldRows [][]types.Datum
+	for _, hk := range r.order {
+		grp := r.groups[hk]
+		if grp.existed {
+			oldRows = append(oldRows, grp.oldRow)
+		}
+		if grp.n > 0 || r.scalar() {
+			row, err := r.result(grp)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			newRows = append(newRows, row)
+			if err := r.in.Txn.PutMeta(r.stateKey(hk), r.encode(grp)); err != nil {
+				return nil, nil, 0, err
+			}
+		} else if grp.existed {
+			if err := r.in.Txn.DeleteMeta(r.stateKey(hk)); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+		if grp.n < 0 {
+			return nil, nil, 0, &errDrift{msg: "aggregate state of materialized view \"" + r.in.View.Name + "\" lost more rows than it held"}
+		}
+	}
+	if len(newRows) > 0 {
+		plus = r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: newRows})
+	}
+	if len(oldRows) > 0 {
+		minus = r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: oldRows})
+	}
+	return plus, minus, read, nil
+}

@@ -1,0 +1,295 @@
+package refresh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// Candidate is one technique the planner weighed for a refresh: the event
+// log's planning_information and EXPLAIN REFRESH list them (R-I6, R-O1).
+type Candidate struct {
+	Technique string  `json:"technique"`
+	Chosen    bool    `json:"chosen"`
+	Cost      float64 `json:"estimated_cost,omitempty"`
+	Reason    string  `json:"reason"`
+}
+
+// refreshPlan is what the planner decided, with the incremental work it
+// prepared.
+type refreshPlan struct {
+	technique, reason string
+	candidates        []Candidate
+	analysis          *Analysis
+	// incremental: the view's change as plans (plus − minus), the group
+	// states being maintained, the change rows read.
+	plus, minus plan.Node
+	ga          *groupAggRun
+	changed     int64
+	incrCost    float64
+	fullCost    float64
+}
+
+// errStrict is the failure of an INCREMENTAL STRICT refresh that cannot be
+// incremental (R-I7).
+func errStrict(v *catalog.Table, why string) error {
+	return pgerror.New(pgerror.FeatureNotSupported, "materialized view \"%s\" has REFRESH POLICY INCREMENTAL STRICT and cannot be refreshed incrementally now: %s", v.Name, why).
+		WithHint("Fix the cause, or run REFRESH MATERIALIZED VIEW … FULL, or ALTER MATERIALIZED VIEW … SET REFRESH POLICY INCREMENTAL to allow a fallback.")
+}
+
+// planRefresh picks the technique of a refresh (R-I1, R-I6, R-I7). With
+// dryRun nothing is written (EXPLAIN REFRESH): group states are not
+// folded, the aggregate's input change is only estimated.
+func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryRun bool) (*refreshPlan, error) {
+	v, ckpt, versions := in.View, in.Checkpoint, in.Versions
+	p := &refreshPlan{analysis: an}
+	policy := "AUTO"
+	if v.Dataset != nil && v.Dataset.Policy != "" {
+		policy = v.Dataset.Policy
+	}
+	full := func(reason string) (*refreshPlan, error) {
+		p.technique, p.reason = FullRecompute, reason
+		p.plus, p.minus, p.ga = nil, nil, nil
+		return p, nil
+	}
+	// fallback is full for a passing reason, or the STRICT failure.
+	fallback := func(why string) (*refreshPlan, error) {
+		if policy == "INCREMENTAL STRICT" {
+			return nil, errStrict(v, why)
+		}
+		return full(why)
+	}
+	switch {
+	case opt.Full:
+		return full("a full refresh was requested")
+	case opt.OptimalRefreshOff:
+		return full("optimal_refresh is off")
+	case ckpt == nil:
+		return full("the view has not been computed yet")
+	case ckpt.Definition != v.Query:
+		return full("the definition changed")
+	case sameVersions(ckpt.Sources, versions):
+		p.technique, p.reason = NoOp, "no source has changed since the last refresh"
+		return p, nil
+	case policy == "FULL":
+		return full("REFRESH POLICY FULL; sources changed: " + changedSources(in.Catalog, ckpt.Sources, versions))
+	}
+	if !an.Incremental() {
+		return fallback("the query cannot be maintained incrementally: " + an.Summary())
+	}
+	// The change of every source since the checkpoint.
+	deltas := map[uint32]*sourceDelta{}
+	insertOnly := true
+	for id, ver := range versions {
+		from, ok := ckpt.Sources[id]
+		if !ok {
+			return full("a source was not read by the last refresh")
+		}
+		if from == ver {
+			continue
+		}
+		t, _ := in.Catalog.Table(id)
+		d, err := readDelta(in.Txn, t, from, ver)
+		if err != nil {
+			var cu *storage.ChangesUnavailableError
+			if errors.As(err, &cu) {
+				return fallback(fmt.Sprintf("%s: %s", ReasonFeedVacuumed, pgerror.Convert(err).Message))
+			}
+			return nil, err
+		}
+		deltas[id] = d
+		p.changed += int64(len(d.ins) + len(d.del))
+		if len(d.del) > 0 {
+			insertOnly = false
+		}
+	}
+	df := &differ{ctx: in.Exec, deltas: deltas}
+	var err error
+	useGA := an.groupAgg != nil && has(an.Techniques, "GROUP_AGGREGATE")
+	if useGA && !ckpt.GroupState {
+		return full("the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)")
+	}
+	switch {
+	case useGA && dryRun:
+		var d *diffResult
+		if d, err = df.diff(an.groupAgg.agg.Input); err == nil && d.changed {
+			p.plus, p.minus = d.plus, d.minus
+		}
+	case useGA:
+		p.ga = newGroupAggRun(an.groupAgg, in)
+		p.plus, p.minus, _, err = p.ga.incremental(ctx, df)
+	default:
+		var d *diffResult
+		if d, err = df.diff(in.Query); err == nil {
+			p.plus, p.minus = d.plus, d.minus
+		}
+	}
+	if err != nil {
+		var be *blockedError
+		if errors.As(err, &be) {
+			return fallback(be.b.Code + ": " + be.b.Message)
+		}
+		return nil, err
+	}
+	var tech string
+	switch {
+	case useGA:
+		tech = "GROUP_AGGREGATE"
+	case df.recomputes || an.groupAgg != nil:
+		tech = "GENERIC_AGGREGATE"
+	case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):
+		tech = "APPEND_ONLY"
+	case has(an.Techniques, "ROW_BASED"):
+		tech = "ROW_BASED"
+	default:
+		return fallback("the changes include updates or deletes and ROW_BASED is not possible: " + an.Summary())
+	}
+	if !has(an.Techniques, tech) {
+		return fallback(tech + " is not possible: " + an.Summary())
+	}
+	// Cost model (R-I6): rows read by the change plans and rows written,
+	// against rows read by the query and the view rewritten.
+	sizes := &sizer{txn: in.Txn, cache: map[uint32]int64{}}
+	viewRows := sizes.rows(v.ID)
+	p.incrCost = float64(sizes.cost(p.plus) + sizes.cost(p.minus) + p.changed)
+	p.fullCost = float64(sizes.cost(in.Query) + 2*viewRows)
+	var sourceRows int64
+	for id := range versions {
+		sourceRows += sizes.rows(id)
+	}
+	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
+	// A small change never goes full on the estimate alone: only when the
+	// change is a tenth of the sources or more (R-I6).
+	if policy != "INCREMENTAL STRICT" && p.incrCost > p.fullCost && p.changed*10 >= sourceRows {
+		p.candidates[0].Reason = fmt.Sprintf("estimated cost %.0f is above a full recompute's %.0f for %d changed rows", p.incrCost, p.fullCost, p.changed)
+		return full(fmt.Sprintf("%d changed source rows: a full recompute is estimated cheaper (%.0f against %.0f for %s)", p.changed, p.fullCost, p.incrCost, tech))
+	}
+	p.technique = tech
+	p.reason = fmt.Sprintf("%d changed source rows in %s", p.changed, changedSources(in.Catalog, ckpt.Sources, versions))
+	return p, nil
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sizer estimates the rows a plan reads.
+type sizer struct {
+	txn   *storage.Txn
+	cache map[uint32]int64
+}
+
+func (s *sizer) rows(id uint32) int64 {
+	if n, ok := s.cache[id]; ok {
+		return n
+	}
+	n, err := s.txn.RowCount(storage.TableID(id))
+	if err != nil {
+		n = 0
+	}
+	s.cache[id] = n
+	return n
+}
+
+func (s *sizer) cost(n plan.Node) int64 {
+	if n == nil {
+		return 0
+	}
+	var total int64
+	switch x := n.(type) {
+	case *plan.Scan:
+		if x.Point != nil {
+			return 1
+		}
+		return s.rows(x.Table.ID)
+	case *plan.Given:
+		return int64(len(x.Rows))
+	}
+	for _, c := range plan.NodeInputs(n) {
+		total += s.cost(c)
+	}
+	return total
+}
+
+// candidates completes the planning record: every technique of R-I1 with
+// why it was or was not chosen.
+func (p *refreshPlan) allCandidates() []Candidate {
+	out := []Candidate{{Technique: NoOp, Chosen: p.technique == NoOp, Reason: "sources changed"}}
+	if p.technique == NoOp {
+		out[0].Reason = p.reason
+	}
+	byTech := map[string]Candidate{}
+	for _, c := range p.candidates {
+		byTech[c.Technique] = c
+	}
+	for _, t := range IncrementalTechniques {
+		c, ok := byTech[t]
+		if !ok {
+			c = Candidate{Technique: t, Reason: p.whyNot(t)}
+		}
+		c.Chosen = p.technique == t
+		if c.Chosen {
+			c.Reason = p.reason
+		} else if c.Reason == "" {
+			c.Reason = "not chosen: " + p.reason
+		}
+		out = append(out, c)
+	}
+	fc := Candidate{Technique: FullRecompute, Chosen: p.technique == FullRecompute, Cost: p.fullCost, Reason: p.reason}
+	if !fc.Chosen {
+		fc.Reason = "not needed: nothing changed"
+		if p.technique != NoOp {
+			fc.Reason = "not chosen: " + p.technique + " is estimated cheaper"
+		}
+	}
+	return append(out, fc)
+}
+
+func (p *refreshPlan) whyNot(t string) string {
+	an := p.analysis
+	if an == nil {
+		return "not analysed"
+	}
+	if !has(an.Shape, t) {
+		switch t {
+		case "PARTITION_OVERWRITE":
+			return "the view is not partitioned"
+		case "WINDOW_FUNCTION":
+			return "the query has no window function"
+		}
+		return "does not apply to this query's shape"
+	}
+	var why []string
+	for _, b := range an.Blockers {
+		if len(b.Techniques) == 0 || has(b.Techniques, t) {
+			why = append(why, b.Code)
+		}
+	}
+	if len(why) > 0 {
+		sort.Strings(why)
+		return "blocked: " + strings.Join(why, ", ")
+	}
+	if has(an.Techniques, t) && p.technique != t {
+		switch t {
+		case "APPEND_ONLY":
+			return "the changes are not inserts only"
+		case "GENERIC_AGGREGATE":
+			if has(an.Techniques, "GROUP_AGGREGATE") {
+				return "GROUP_AGGREGATE maintains this aggregate more cheaply"
+			}
+		}
+	}
+	return ""
+}
