@@ -253,15 +253,15 @@ func exprBlocker(e plan.Expr) *Blocker {
 		switch y := x.(type) {
 		case *plan.Subquery:
 			b = &Blocker{Code: ReasonSubquery, Object: "subquery",
-				Message:   "a subquery inside an expression (other than EXISTS/IN decorrelated into a join) is recomputed in full",
-				Fix:       "rewrite the subquery as a JOIN", Permanent: true}
+				Message: "a subquery inside an expression (other than EXISTS/IN decorrelated into a join) is recomputed in full",
+				Fix:     "rewrite the subquery as a JOIN", Permanent: true}
 			return false
 		case *plan.Func:
 			if y.Fn != nil && !y.Fn.Deterministic {
 				name := strings.ToLower(y.Name)
 				b = &Blocker{Code: ReasonNonDeterministic, Object: name + "()", Func: name,
-					Message:   fmt.Sprintf("%s() returns a different value at each evaluation", name),
-					Fix:       "remove the call or compute the value in a source table", Permanent: true}
+					Message: fmt.Sprintf("%s() returns a different value at each evaluation", name),
+					Fix:     "remove the call or compute the value in a source table", Permanent: true}
 				return false
 			}
 		}
@@ -308,8 +308,8 @@ func aggBlocker(c plan.AggCall) *Blocker {
 	for _, a := range c.Args {
 		if k := a.Type().Kind; k == types.KindFloat4 || k == types.KindFloat8 {
 			return &Blocker{Code: ReasonFloatAggregate, Object: name + "()", Func: name,
-				Message:   fmt.Sprintf("%s() over a floating-point value depends on the order of addition", name),
-				Fix:       fmt.Sprintf("%s(CAST(x AS DECIMAL(p,s)))", name), Permanent: true}
+				Message: fmt.Sprintf("%s() over a floating-point value depends on the order of addition", name),
+				Fix:     fmt.Sprintf("%s(CAST(x AS DECIMAL(p,s)))", name), Permanent: true}
 		}
 	}
 	return nil

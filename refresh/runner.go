@@ -94,7 +94,6 @@ type Result struct {
 	Versions  map[uint32]int64
 }
 
-
 // Refresh runs one refresh of view in its own transaction and commits it.
 func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result, error) {
 	unlock := r.lock(view)

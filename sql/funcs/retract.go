@@ -28,7 +28,7 @@ func badState() error {
 }
 
 func (s *countStar) Retract(*Ctx, []types.Datum) (bool, error) { s.n--; return true, nil }
-func (s *countStar) State() []types.Datum                       { return []types.Datum{types.NewInt8(s.n)} }
+func (s *countStar) State() []types.Datum                      { return []types.Datum{types.NewInt8(s.n)} }
 func (s *countStar) SetState(v []types.Datum) error {
 	if len(v) != 1 || v[0].K != types.KindInt8 {
 		return badState()
