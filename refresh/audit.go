@@ -2,9 +2,15 @@ package refresh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
 
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -120,4 +126,81 @@ func checkInvariant(ctx context.Context, in *Input) error {
 		return fmt.Errorf("view differs from its query: %s", d)
 	}
 	return nil
+}
+
+// Check is CHECK MATERIALIZED VIEW: it evaluates the view's query on the
+// snapshot of its checkpoint — the current snapshot when no source moved
+// since, otherwise the sources as of the checkpoint rebuilt from their
+// change feeds — and compares it with the stored rows (R-M5). The caller
+// logs a drift event when they differ (LogDrift).
+func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (*ContentDiff, error) {
+	v, ok := cat.Table(view)
+	if !ok || v.Kind != catalog.KindMaterializedView {
+		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
+	}
+	q, cols, err := BindQuery(cat, v, opt.Env)
+	if err != nil {
+		return nil, err
+	}
+	ckpt, err := ReadCheckpoint(txn, view)
+	if err != nil {
+		return nil, err
+	}
+	if ckpt == nil {
+		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", v.Name)
+	}
+	if ckpt.Definition != v.Query {
+		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" was redefined since its last refresh; refresh it first", v.Name)
+	}
+	versions, err := SourceVersions(txn, cat, v)
+	if err != nil {
+		return nil, err
+	}
+	fctx := opt.Funcs
+	if fctx == nil {
+		fctx = &funcs.Ctx{Env: opt.Env}
+	}
+	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
+		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
+	if !sameVersions(ckpt.Sources, versions) {
+		deltas := map[uint32]*sourceDelta{}
+		for id, ver := range versions {
+			from, ok := ckpt.Sources[id]
+			if !ok {
+				return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" reads a source its last refresh did not; refresh it first", v.Name)
+			}
+			if from == ver {
+				continue
+			}
+			t, _ := cat.Table(id)
+			d, err := readDelta(txn, t, from, ver)
+			if err != nil {
+				pe := pgerror.Convert(err)
+				return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "cannot rebuild the snapshot of the last refresh of \"%s\": %s", v.Name, pe.Message).
+					WithHint("REFRESH the view, then CHECK it.")
+			}
+			deltas[id] = d
+		}
+		df := &differ{ctx: in.Exec, deltas: deltas}
+		d, err := df.diff(q)
+		if err != nil {
+			var be *blockedError
+			if errors.As(err, &be) {
+				return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot rebuild the snapshot of the last refresh of \"%s\": %s", v.Name, be.b.Message).
+					WithHint("REFRESH the view, then CHECK it.")
+			}
+			return nil, err
+		}
+		q = d.old
+	}
+	return compareContent(ctx, in, q)
+}
+
+// LogDrift records in txn that CHECK found the view different from its
+// query (event type drift).
+func LogDrift(txn *storage.Txn, view uint32, name string, d *ContentDiff, at time.Time) error {
+	w := newEventWriter(view, name, "")
+	w.add(at, "drift", "ERROR", fmt.Sprintf("Materialized view '%s' differs from its query: %d rows missing, %d rows extra.", name, d.MissingCount, d.ExtraCount),
+		map[string]any{"drift": map[string]any{"missing": d.MissingCount, "extra": d.ExtraCount, "missing_rows": d.Missing, "extra_rows": d.Extra}}, "")
+	return w.write(txn)
 }
