@@ -142,7 +142,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	switch {
 	case useGA:
 		tech = "GROUP_AGGREGATE"
-	case df.recomputes || an.groupAgg != nil:
+	case df.recomputes || has(an.Shape, "GENERIC_AGGREGATE"):
 		tech = "GENERIC_AGGREGATE"
 	case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):
 		tech = "APPEND_ONLY"

@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mvserver/mvserver/catalog"
+)
+
+// BenchmarkIVMRefresh measures refreshes of the seeds' two views — the
+// transaction_summary aggregate and the orders ⋈ products join — after
+// 1, 1k, 10k and 100k changed source rows (inserts, then a mix of updates
+// and deletes): the refresh the cost model picks against a full recompute
+// of the same content (issue 5's benchmark; ratios, not absolute times).
+//
+//	go test -run X -bench IVMRefresh -benchtime 1x -v ./app
+//	MVSERVER_BENCH_ROWS=10000000 go test -run X -bench IVMRefresh -benchtime 1x -timeout 2h -v ./app
+func BenchmarkIVMRefresh(b *testing.B) {
+	rows := 1_000_000
+	if s := os.Getenv("MVSERVER_BENCH_ROWS"); s != "" {
+		rows, _ = strconv.Atoi(s)
+	}
+	srv, err := Start(Config{Logger: slog.New(slog.DiscardHandler), DataDir: b.TempDir(), Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Shutdown(5 * time.Second)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, "postgres://bench@"+srv.Addr().String()+"/mvserver?sslmode=disable")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	run := func(q string) time.Duration {
+		start := time.Now()
+		if _, err := conn.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+			b.Fatalf("%.200s: %v", q, err)
+		}
+		return time.Since(start)
+	}
+	run(`CREATE TABLE transactions_table (txn_id BIGINT PRIMARY KEY, account_id INT, txn_amount DECIMAL(12,2))`)
+	run(`CREATE TABLE orders (order_id BIGINT PRIMARY KEY, order_date DATE, product_id INT, quantity INT)`)
+	run(`CREATE TABLE products (product_id INT PRIMARY KEY, product_name STRING, price DECIMAL(10,2))`)
+	const products, accounts = 1000, 10000
+	insert := func(table string, from, to int, row func(i int) string) time.Duration {
+		var total time.Duration
+		const per = 5000
+		var sb strings.Builder
+		for base := from; base < to; base += per {
+			sb.Reset()
+			sb.WriteString("INSERT INTO " + table + " VALUES ")
+			for i := base; i < min(base+per, to); i++ {
+				if i > base {
+					sb.WriteByte(',')
+				}
+				sb.WriteString(row(i))
+			}
+			total += run(sb.String())
+		}
+		return total
+	}
+	txnRow := func(i int) string { return fmt.Sprintf("(%d,%d,%d.%02d)", i, i*7919%accounts, i%1000, i%100) }
+	orderRow := func(i int) string {
+		return fmt.Sprintf("(%d,DATE '2025-01-01' + %d,%d,%d)", i, i%365, i*31%products, 1+i%5)
+	}
+	insert("products", 0, products, func(i int) string { return fmt.Sprintf("(%d,'product %d',%d.%02d)", i, i, 1+i%50, i%100) })
+	load := insert("transactions_table", 0, rows, txnRow) + insert("orders", 0, rows, orderRow)
+	b.Logf("loaded 2 × %d rows in %v (%.0f rows/s)", rows, load.Round(time.Millisecond), float64(2*rows)/load.Seconds())
+	run(`CREATE MATERIALIZED VIEW transaction_summary AS
+SELECT account_id, COUNT(txn_id) txn_count, SUM(txn_amount) account_revenue
+FROM transactions_table GROUP BY account_id`)
+	run(`CREATE MATERIALIZED VIEW cleaned_order_data AS
+SELECT o.order_id, o.order_date, o.product_id, p.product_name, o.quantity, p.price, o.quantity * p.price AS revenue
+FROM orders o INNER JOIN products p ON o.product_id = p.product_id`)
+	technique := func(view string) string {
+		var t string
+		if err := conn.QueryRow(ctx, `SELECT technique FROM refresh_history WHERE view_name = '`+view+`' ORDER BY start_time DESC LIMIT 1`, pgx.QueryExecModeSimpleProtocol).Scan(&t); err != nil {
+			b.Fatal(err)
+		}
+		return t
+	}
+	next := rows
+	b.ResetTimer()
+	for b.Loop() {
+		for _, kind := range []string{"inserts", "updates+deletes"} {
+			mixAt := next // each mixed batch takes its own range of ids, downwards
+			for _, n := range []int{1, 1000, 10000, 100000} {
+				if n > rows/2 {
+					continue
+				}
+				if kind == "inserts" {
+					insert("transactions_table", next, next+n, txnRow)
+					insert("orders", next, next+n, orderRow)
+					next += n
+				} else {
+					// half updates (amounts, quantities, group and join keys), half deletes
+					lo := mixAt - n
+					mixAt = lo
+					run(fmt.Sprintf(`UPDATE transactions_table SET txn_amount = txn_amount + 1, account_id = account_id + 1 WHERE txn_id >= %d AND txn_id < %d`, lo, lo+n/2+n%2))
+					run(fmt.Sprintf(`DELETE FROM transactions_table WHERE txn_id >= %d AND txn_id < %d`, lo+n/2+n%2, lo+n))
+					run(fmt.Sprintf(`UPDATE orders SET quantity = quantity + 1, product_id = (product_id + 1) %% %d WHERE order_id >= %d AND order_id < %d`, products, lo, lo+n/2+n%2))
+					run(fmt.Sprintf(`DELETE FROM orders WHERE order_id >= %d AND order_id < %d`, lo+n/2+n%2, lo+n))
+				}
+				for _, v := range []string{"transaction_summary", "cleaned_order_data"} {
+					inc := run(`REFRESH MATERIALIZED VIEW ` + v)
+					tech := technique(v)
+					full := run(`REFRESH MATERIALIZED VIEW ` + v + ` FULL`)
+					b.Logf("%-20s %-16s %7d rows changed: %-17s %9v   full %9v   ratio 1/%.0f",
+						v, kind, n, tech, inc.Round(time.Microsecond*100), full.Round(time.Millisecond), full.Seconds()/inc.Seconds())
+				}
+			}
+		}
+	}
+}
