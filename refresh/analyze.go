@@ -63,6 +63,9 @@ type Analysis struct {
 	// groupAgg is set when the top of the query is an aggregate that
 	// GROUP_AGGREGATE maintains.
 	groupAgg *groupAggShape
+	// TimeDependent: a WHERE compares with now()/current_timestamp/
+	// current_date, so the result changes with time alone (R-I5).
+	TimeDependent bool
 }
 
 // Incremental reports whether some incremental technique is possible now.
@@ -136,8 +139,14 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			}
 		}
 		addB(nodeBlocker(n))
-		for _, e := range plan.NodeExprs(n) {
-			addB(exprBlocker(e))
+		if f, ok := n.(*plan.Filter); ok {
+			// Time functions are allowed in WHERE (R-I2, R-I5).
+			addB(exprBlocker(f.Cond, true))
+			a.TimeDependent = a.TimeDependent || readsTime(f.Cond)
+		} else {
+			for _, e := range plan.NodeExprs(n) {
+				addB(exprBlocker(e, false))
+			}
 		}
 		for _, c := range plan.NodeInputs(n) {
 			walk(c)
@@ -243,8 +252,26 @@ func featureBlockers(cat *catalog.Catalog, v *catalog.Table, sources []uint32) [
 	return out
 }
 
-// exprBlocker finds what in an expression stops differentiation.
-func exprBlocker(e plan.Expr) *Blocker {
+// isTimeFunc: now(), which current_timestamp, current_date and
+// localtimestamp bind to.
+func isTimeFunc(x plan.Expr) bool {
+	f, ok := x.(*plan.Func)
+	return ok && f.Name == "now"
+}
+
+// readsTime reports whether e calls a time function.
+func readsTime(e plan.Expr) bool {
+	found := false
+	plan.Walk(e, func(x plan.Expr) bool {
+		found = found || isTimeFunc(x)
+		return !found
+	})
+	return found
+}
+
+// exprBlocker finds what in an expression stops differentiation; with
+// allowTime, time functions are allowed (a WHERE condition, R-I5).
+func exprBlocker(e plan.Expr, allowTime bool) *Blocker {
 	var b *Blocker
 	plan.Walk(e, func(x plan.Expr) bool {
 		if b != nil {
@@ -257,7 +284,7 @@ func exprBlocker(e plan.Expr) *Blocker {
 				Fix:     "rewrite the subquery as a JOIN", Permanent: true}
 			return false
 		case *plan.Func:
-			if y.Fn != nil && !y.Fn.Deterministic {
+			if y.Fn != nil && !y.Fn.Deterministic && !(allowTime && isTimeFunc(y)) {
 				name := strings.ToLower(y.Name)
 				b = &Blocker{Code: ReasonNonDeterministic, Object: name + "()", Func: name,
 					Message: fmt.Sprintf("%s() returns a different value at each evaluation", name),

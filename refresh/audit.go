@@ -156,10 +156,13 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 	if err != nil {
 		return nil, err
 	}
-	fctx := opt.Funcs
-	if fctx == nil {
-		fctx = &funcs.Ctx{Env: opt.Env}
+	fctx := &funcs.Ctx{Env: opt.Env}
+	if opt.Funcs != nil {
+		c := *opt.Funcs
+		fctx = &c
 	}
+	// Time functions read the time of the checkpoint's refresh (R-I5).
+	fctx.StatementTime = ckpt.At
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
 		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
 	if !sameVersions(ckpt.Sources, versions) {
@@ -181,7 +184,7 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 			}
 			deltas[id] = d
 		}
-		df := &differ{ctx: in.Exec, deltas: deltas}
+		df := &differ{ctx: in.Exec, deltas: deltas, then: ckpt.At}
 		d, err := df.diff(q)
 		if err != nil {
 			var be *blockedError

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"bytes"
+	"time"
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/exec"
@@ -140,8 +141,9 @@ type differ struct {
 	// recomputes is set when a node's change is computed by recomputing
 	// touched groups (GENERIC_AGGREGATE).
 	recomputes bool
-	// rowsRead counts the change rows read.
-	rowsRead int64
+	// then is the time of the checkpoint: time functions in WHERE read it
+	// for the old side (R-I5).
+	then time.Time
 }
 
 func unchanged(n plan.Node) *diffResult { return &diffResult{old: n} }
@@ -153,8 +155,11 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 	case *plan.Values:
 		return unchanged(n), nil
 	case *plan.Filter:
-		if b := exprBlocker(x.Cond); b != nil {
+		if b := exprBlocker(x.Cond, true); b != nil {
 			return nil, &blockedError{*b}
+		}
+		if readsTime(x.Cond) {
+			return df.timeFilter(x)
 		}
 		in, err := df.diff(x.Input)
 		if err != nil || !in.changed {
@@ -169,7 +174,7 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
 	case *plan.Project:
 		for _, e := range x.Exprs {
-			if b := exprBlocker(e); b != nil {
+			if b := exprBlocker(e, false); b != nil {
 				return nil, &blockedError{*b}
 			}
 		}
@@ -263,7 +268,7 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		if e == nil {
 			continue
 		}
-		if b := exprBlocker(e); b != nil {
+		if b := exprBlocker(e, false); b != nil {
 			return nil, &blockedError{*b}
 		}
 	}
@@ -495,7 +500,7 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 // (minus) and now (plus). Without GROUP BY the one group is recomputed.
 func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
 	for _, e := range a.GroupBy {
-		if b := exprBlocker(e); b != nil {
+		if b := exprBlocker(e, false); b != nil {
 			return nil, &blockedError{*b}
 		}
 	}
@@ -541,5 +546,42 @@ func (df *differ) distinct(d *plan.Distinct) (*diffResult, error) {
 		plus:  &plan.Distinct{Input: &plan.KeyIn{Input: d.Input, Keys: keys, Set: set}},
 		minus: &plan.Distinct{Input: &plan.KeyIn{Input: in.old, Keys: keys, Set: set}},
 		old:   &plan.Distinct{Input: in.old},
+	}, nil
+}
+
+// timeFilter differentiates a WHERE that reads the time (R-I5): with c1 the
+// condition at the checkpoint's time and c2 now,
+//
+//	Δ = σ_c2(ΔX) + σ_(c2 ∧ ¬c1)(X_old) − σ_(c1 ∧ ¬c2)(X_old)
+//
+// so rows that aged in or out since the last refresh are added or removed
+// even when no source changed.
+func (df *differ) timeFilter(f *plan.Filter) (*diffResult, error) {
+	in, err := df.diff(f.Input)
+	if err != nil {
+		return nil, err
+	}
+	then := &plan.Const{D: types.NewTimestamp(types.KindTimestampTZ, df.then.UnixMicro()), T: types.TimestampTZ}
+	c1 := plan.Rewrite(f.Cond, func(x plan.Expr) plan.Expr {
+		if isTimeFunc(x) {
+			return then
+		}
+		return x
+	})
+	c2 := f.Cond
+	isNot := func(c plan.Expr) plan.Expr {
+		return &plan.Not{E: &plan.Coalesce{Args: []plan.Expr{c, &plan.Const{D: types.NewBool(false), T: types.Bool}}, T: types.Bool}}
+	}
+	cols := f.Columns()
+	filter := func(n plan.Node, c plan.Expr) plan.Node {
+		if n == nil {
+			return nil
+		}
+		return &plan.Filter{Input: n, Cond: c}
+	}
+	return &diffResult{changed: true,
+		plus:  unionAll(cols, filter(in.plus, c2), filter(in.old, &plan.And{Args: []plan.Expr{c2, isNot(c1)}})),
+		minus: unionAll(cols, filter(in.minus, c2), filter(in.old, &plan.And{Args: []plan.Expr{c1, isNot(c2)}})),
+		old:   filter(in.old, c1),
 	}, nil
 }

@@ -35,13 +35,13 @@ func findGroupAgg(q plan.Node) *groupAggShape {
 		switch x := n.(type) {
 		case *plan.Project:
 			for _, e := range x.Exprs {
-				if exprBlocker(e) != nil {
+				if exprBlocker(e, false) != nil {
 					return nil
 				}
 			}
 			above, n = append(above, x), x.Input
 		case *plan.Filter:
-			if exprBlocker(x.Cond) != nil {
+			if exprBlocker(x.Cond, false) != nil {
 				return nil
 			}
 			above, n = append(above, x), x.Input
@@ -49,7 +49,7 @@ func findGroupAgg(q plan.Node) *groupAggShape {
 			above, n = append(above, x), x.Input
 		case *plan.Aggregate:
 			for _, e := range x.GroupBy {
-				if exprBlocker(e) != nil {
+				if exprBlocker(e, false) != nil {
 					return nil
 				}
 			}
