@@ -1,23 +1,46 @@
 // Package refresh keeps materialized views equal to their queries: the
 // refresh runner (one path for CREATE's first population, manual REFRESH and
-// scheduled runs), the choice of technique for each refresh, checkpoints
-// (which version of each source a view consumed), and the record of runs.
+// scheduled runs), the analysis of what can be maintained incrementally,
+// the choice of technique for each refresh, checkpoints (which version of
+// each source a view consumed), and the record of runs.
 //
 // A refresh (DESIGN.md "Incremental view maintenance"):
 //  1. takes one storage snapshot for all sources;
 //  2. reads each source's version at that snapshot;
-//  3. NO_OP when none moved since the checkpoint (unless FULL was asked or
-//     optimal_refresh is off);
-//  4. otherwise plans a technique — today FULL_RECOMPUTE; the incremental
-//     techniques plug in behind the Technique interface;
-//  5. writes the view's new content, the checkpoint and the run record in
-//     ONE storage commit, so readers see the old or the new content, never
-//     a mix, and a crash leaves the previous state whole.
+//  3. NO_OP when none moved since the checkpoint (unless FULL was asked,
+//     optimal_refresh is off, or a WHERE reads the time);
+//  4. otherwise plans (planner.go): the analysis (analyze.go) says which
+//     techniques the query's shape allows and what blocks them; the change
+//     of every source since the checkpoint is read from its change feed
+//     (delta.go: per row id, first old image and last new image); the
+//     view's change is built by differentiating the bound plan (delta.go)
+//     or, for a query ending in COUNT/SUM/AVG/MIN/MAX, by folding the
+//     input's change into stored per-group states (groupagg.go); the cost
+//     model weighs it against a full recompute;
+//  5. writes the view's change (apply.go: rows gained minus rows lost,
+//     consolidated by content) or its full recompute (full.go: only the
+//     rows that differ), the group states, the checkpoint and the run
+//     record in ONE storage commit, so readers see the old or the new
+//     content, never a mix, and a crash leaves the previous state whole.
+//
+// The techniques of R-I1 are names for what the differentiation did:
+// APPEND_ONLY (only rows gained, from insert-only changes), ROW_BASED
+// (rows gained and lost through select/project/filter/joins/UNION ALL),
+// GROUP_AGGREGATE (stored states), GENERIC_AGGREGATE (touched groups, rows
+// or set-operation keys recomputed on the old and new snapshots).
 //
 // Invariants:
 //  1. After a successful refresh the view holds exactly the rows its query
-//     returns on the snapshot the refresh read (R-M5).
+//     returns on the snapshot the refresh read (R-M5). The invariants build
+//     tag checks it after every incremental refresh (panics otherwise); an
+//     incremental change that cannot be applied (a row to remove is not
+//     there) is recomputed in full and logged as drift.
 //  2. At most one refresh of a view runs at a time (Runner's per-view lock).
+//  3. A view's rows are keyed by content (hash, copy number), so one copy of
+//     a row is found with one seek; views hold bags (copies are rows).
+//  4. A view with Checkpoint.GroupState has one stored state per non-empty
+//     group, equal to the aggregate over that group's input rows at the
+//     checkpoint; any refresh that does not maintain them clears the flag.
 //
 // Imports: sql/exec, sql/plan, sql/parse, sql/funcs, sql/types, catalog,
 // storage, pgerror.
