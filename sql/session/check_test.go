@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,14 +24,18 @@ type stack struct {
 	url string
 	db  *storage.DB
 	cat *catalog.Manager
-	now time.Time
+	now atomic.Int64 // Unix nanoseconds
 }
 
-func (s *stack) clock() time.Time { return s.now }
+func (s *stack) clock() time.Time { return time.Unix(0, s.now.Load()).UTC() }
+
+// advance moves the clock forward.
+func (s *stack) advance(d time.Duration) { s.now.Add(int64(d)) }
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	st := &stack{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	st := &stack{}
+	st.now.Store(time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
 	db, err := storage.Open(storage.Options{InMemory: true, Clock: st.clock})
 	if err != nil {
 		t.Fatal(err)

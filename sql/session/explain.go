@@ -28,6 +28,20 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 	}
 	e, err := refresh.Explain(s.txn, s.cat, t.ID, s.refreshOptions(r.Full, "MANUAL"))
 	if err != nil {
+		// INCREMENTAL STRICT: a refresh that cannot be incremental now
+		// fails (R-I7); EXPLAIN says so rather than failing itself.
+		if pe := pgerror.Convert(err); pe.Code == pgerror.FeatureNotSupported && t.Dataset.Policy == string(parse.PolicyIncrementalStrict) {
+			rows := [][]types.Datum{
+				kv("view", s.cat.QualifiedName(t)),
+				kv("technique", "none: the refresh would fail"),
+				kv("reason", pe.Message),
+				kv("refresh policy", t.Dataset.Policy),
+			}
+			if pe.Hint != "" {
+				rows = append(rows, kv("hint", pe.Hint))
+			}
+			return constRows(explainCols, rows), nil
+		}
 		return nil, err
 	}
 	rows := [][]types.Datum{
