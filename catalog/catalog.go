@@ -265,7 +265,7 @@ func (c *Catalog) Resolve(parts []string, searchPath []string) (*Table, error) {
 	// The system views answer to their bare name (after the user's
 	// schemas) and to system.name.
 	if len(parts) == 1 || (len(schemas) == 1 && schemas[0] == SystemSchema) {
-		if t, ok := systemViews[name]; ok {
+		if t, ok := c.systemView(name); ok {
 			return t, nil
 		}
 	}

@@ -14,6 +14,9 @@
 //     objects and stay stable across restarts.
 //  4. A column id is never reused within a table, so stored rows decode under
 //     any later schema.
+//  5. System views are never stored. A computed one (mv_insights) is
+//     resolved to a view over the rows its registered function makes from
+//     the resolving snapshot, so it always agrees with that snapshot.
 //
 // Imports: sql/types, storage, pgerror. Never sql/plan, sql/exec or server.
 package catalog

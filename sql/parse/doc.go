@@ -1,8 +1,9 @@
 // Package parse turns a query string as a client sent it into statements:
 // it splits the string, recognises mvserver's own statements (DESCRIBE
 // HISTORY, SHOW TBLPROPERTIES, ALTER TABLE … SET/UNSET TBLPROPERTIES, the
-// Databricks clauses of CREATE TABLE, and later the materialized-view
-// statements) with a small recursive-descent parser over its own tokens,
+// Databricks clauses of CREATE TABLE, VACUUM … RETAIN, the materialized-view
+// statements including CHECK MATERIALIZED VIEW) with a small
+// recursive-descent parser over its own tokens,
 // rewrites the Databricks/Spark spellings PostgreSQL's grammar lacks, and
 // hands every other statement to pg_query (PostgreSQL's own parser).
 //
@@ -13,6 +14,11 @@
 //  2. Rewrites act on tokens, never inside string literals, quoted
 //     identifiers or comments.
 //  3. Each rewrite is a row of the rewrites table with its own test.
+//
+// locate.go finds constructs in a parsed query (a function call, a
+// relation, WITH RECURSIVE, LIMIT, a subquery) and turns their locations
+// into a line and column of the statement's own text, for messages that say
+// where in a view's query something is (R-I8).
 //
 // The one rewrite that needs more than text is LEFT SEMI/ANTI JOIN: the
 // keywords are blanked to a plain JOIN of the same length and, once

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/mvserver/mvserver/pgerror"
@@ -56,6 +57,17 @@ type ShowDatasets struct {
 
 // CancelRefresh is CANCEL REFRESH name: stop the running refresh of a view (R-S5).
 type CancelRefresh struct{ Name Name }
+
+// Vacuum is VACUUM name [RETAIN n HOURS]: drop the table's change-feed
+// records older than the retention (R-T9).
+type Vacuum struct {
+	Name Name
+	// RetainHours is the RETAIN clause's number of hours; -1 when absent
+	// (the default retention applies).
+	RetainHours float64
+}
+
+func (*Vacuum) extNode() {}
 
 func (*CancelRefresh) extNode()      {}
 func (*ShowDatasets) extNode()       {}
@@ -336,8 +348,51 @@ func (p *extParser) parseExtension() (bool, error) {
 		if p.peekDataset(1) {
 			return true, p.parseDropDataset()
 		}
+	case "check":
+		if p.peekDataset(1) {
+			return true, p.parseCheckDataset()
+		}
+	case "vacuum":
+		// VACUUM name [RETAIN n HOURS]; PostgreSQL's own forms (VACUUM,
+		// VACUUM FULL/ANALYZE/VERBOSE/FREEZE, VACUUM (options)) are left
+		// to pg_query.
+		switch p.word(1) {
+		case "", "full", "freeze", "verbose", "analyze", "analyse":
+			if t := p.peek(1); t.kind != tokQuoted && t.kind != tokBacktick {
+				return false, nil
+			}
+		}
+		return true, p.parseVacuum()
 	}
 	return false, nil
+}
+
+// parseVacuum parses VACUUM name [RETAIN n HOURS] (p.i at VACUUM).
+func (p *extParser) parseVacuum() error {
+	p.i++ // VACUUM
+	n, err := p.name()
+	if err != nil {
+		return err
+	}
+	v := &Vacuum{Name: n, RetainHours: -1}
+	if p.accept("retain") {
+		t := p.peek(0)
+		if t.kind != tokNumber {
+			return p.syntaxErr()
+		}
+		h, err := strconv.ParseFloat(t.text(p.src), 64)
+		if err != nil {
+			return p.errAt(t, "invalid number \"%s\" in RETAIN", t.text(p.src))
+		}
+		p.i++
+		if w := p.word(0); w != "hours" && w != "hour" {
+			return p.syntaxErr()
+		}
+		p.i++
+		v.RetainHours = h
+	}
+	p.st.Ext = v
+	return p.end()
 }
 
 // createTableExtras finds the Databricks clauses after the column list of a

@@ -124,10 +124,17 @@ type AlterDataset struct {
 	EnableIncremental bool
 }
 
+// CheckDataset is CHECK MATERIALIZED VIEW name: compare the view's rows
+// with its query on the snapshot of its last refresh (R-M5).
+type CheckDataset struct {
+	Name Name
+}
+
 func (*CreateMaterializedView) extNode() {}
 func (*RefreshDataset) extNode()         {}
 func (*DropDataset) extNode()            {}
 func (*AlterDataset) extNode()           {}
+func (*CheckDataset) extNode()           {}
 
 // datasetKind reads MATERIALIZED [LAKE] VIEW or STREAMING TABLE; ok=false if
 // neither follows.
@@ -666,5 +673,19 @@ func (p *extParser) parseAlterDataset() error {
 		return p.syntaxErr()
 	}
 	p.st.Ext = a
+	return p.end()
+}
+
+// parseCheckDataset parses CHECK MATERIALIZED [LAKE] VIEW name (p.i at CHECK).
+func (p *extParser) parseCheckDataset() error {
+	p.i++ // CHECK
+	if streaming, ok := p.datasetKind(); !ok || streaming {
+		return p.syntaxErr()
+	}
+	n, err := p.name()
+	if err != nil {
+		return err
+	}
+	p.st.Ext = &CheckDataset{Name: n}
 	return p.end()
 }

@@ -284,3 +284,48 @@ func TestRewriteTableArg(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAndVacuum(t *testing.T) {
+	st, err := ParseOne("CHECK MATERIALIZED VIEW s.mv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := st.Ext.(*CheckDataset); !ok || c.Name.String() != "s.mv" {
+		t.Fatalf("%#v", st.Ext)
+	}
+	if st, err = ParseOne("check materialized lake view `m v`"); err != nil || st.Ext.(*CheckDataset).Name.Parts[0] != "m v" {
+		t.Fatalf("%v %#v", err, st)
+	}
+	for _, c := range []struct {
+		sql    string
+		name   string
+		retain float64
+	}{
+		{"VACUUM t", "t", -1},
+		{"vacuum s.t RETAIN 0 HOURS", "s.t", 0},
+		{"VACUUM t RETAIN 1 HOUR", "t", 1},
+		{"VACUUM t RETAIN 1.5 HOURS", "t", 1.5},
+		{`VACUUM "full"`, "full", -1},
+	} {
+		st, err := ParseOne(c.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", c.sql, err)
+		}
+		v, ok := st.Ext.(*Vacuum)
+		if !ok || v.Name.String() != c.name || v.RetainHours != c.retain {
+			t.Fatalf("%s: %#v", c.sql, st.Ext)
+		}
+	}
+	// PostgreSQL's own VACUUM forms go to pg_query.
+	for _, q := range []string{"VACUUM", "VACUUM FULL t", "VACUUM (VERBOSE) t", "VACUUM ANALYZE t"} {
+		st, err := ParseOne(q)
+		if err != nil || st.Ext != nil || st.AST.GetVacuumStmt() == nil {
+			t.Fatalf("%s: %v %#v", q, err, st)
+		}
+	}
+	for _, q := range []string{"VACUUM t RETAIN", "VACUUM t RETAIN 5 DAYS", "VACUUM t RETAIN -1 HOURS", "CHECK MATERIALIZED VIEW", "CHECK STREAMING TABLE s", "CHECK MATERIALIZED VIEW m FULL"} {
+		if _, err := ParseOne(q); pgerror.Code(err) != pgerror.SyntaxError {
+			t.Errorf("%s: want a syntax error, got %v", q, err)
+		}
+	}
+}

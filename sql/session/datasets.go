@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -251,11 +252,6 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if c.Streaming {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
 	}
-	switch c.Clauses.Policy {
-	case parse.PolicyIncremental, parse.PolicyIncrementalStrict:
-		return "", pgerror.New(pgerror.FeatureNotSupported, "materialized view %s cannot be refreshed incrementally: incremental refresh is not available yet", c.Name.String()).
-			WithHint("Use REFRESH POLICY AUTO or FULL.")
-	}
 	if c.Explain {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN CREATE MATERIALIZED VIEW is not supported yet")
 	}
@@ -363,6 +359,13 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		t.SetProperty(np)
 	}
 	t.ApplyDefaults(s.eng.Defaults)
+	// R-I7: REFRESH POLICY INCREMENTAL [STRICT] needs a query that can be
+	// maintained incrementally; what blocks it now or later is said in
+	// NOTICEs after the first refresh (R-I9).
+	va := s.analyzeNew(t, c.Query, q.Root, ids)
+	if err := checkIncrementalPolicy(name, ds.Policy, va, c.Query); err != nil {
+		return "", err
+	}
 	cat := s.cat.Clone()
 	if exists {
 		t.ID = old.ID
@@ -372,11 +375,19 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 			return "", err
 		}
 	}
+	// done follows the first refresh with the blockers' NOTICEs.
+	done := func(err error) (string, error) {
+		if err != nil {
+			return "", err
+		}
+		s.blockerNotices(name, ds.Policy, va)
+		return tag, nil
+	}
 	if exists {
 		// CREATE OR REFRESH keeps an unchanged definition and refreshes it;
 		// a changed one (and CREATE OR REPLACE) replaces the view (R-M1).
 		if c.Mode == parse.CreateOrRefresh && sameDefinition(old, t) {
-			return tag, s.refreshInTxn(ctx, old.ID, false)
+			return done(s.refreshInTxn(ctx, old.ID, false))
 		}
 		s.datasets = append(s.datasets, t.ID)
 		t.NextColID = old.NextColID + t.NextColID // never reuse column ids
@@ -393,7 +404,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		if err := s.logUserAction(t, "replaced"); err != nil {
 			return "", err
 		}
-		return tag, s.refreshInTxn(ctx, t.ID, false)
+		return done(s.refreshInTxn(ctx, t.ID, false))
 	}
 	t.ID = cat.AllocID()
 	s.datasets = append(s.datasets, t.ID)
@@ -407,7 +418,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE MATERIALIZED VIEW", map[string]string{"query": text}); err != nil {
 		return "", mapStorageErr(err)
 	}
-	return tag, s.refreshInTxn(ctx, t.ID, false)
+	return done(s.refreshInTxn(ctx, t.ID, false))
 }
 
 func sameDefinition(a, b *catalog.Table) bool {
@@ -499,6 +510,12 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 		s.eng.Refreshed(t.ID, res)
 	}
 	s.refreshNotice(res)
+	// What blocks incremental refresh, as of the catalog after the refresh (R-I9).
+	if err := s.ensureTxn(); err == nil {
+		if v, ok := s.cat.Table(t.ID); ok && v.Kind == catalog.KindMaterializedView {
+			s.storedNotices(v)
+		}
+	}
 	return "REFRESH MATERIALIZED VIEW", nil
 }
 
@@ -553,10 +570,17 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 		}
 		ds.Trigger = nil
 	case a.SetPolicy != "":
-		if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
-			return "", pgerror.New(pgerror.FeatureNotSupported, "materialized view %s cannot be refreshed incrementally: incremental refresh is not available yet", t.Name)
-		}
 		ds.Policy = string(a.SetPolicy)
+		if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
+			va, err := analyzeStored(s.cat, nt, s.env)
+			if err != nil {
+				return "", err
+			}
+			if err := checkIncrementalPolicy(t.Name, ds.Policy, va, nil); err != nil {
+				return "", err
+			}
+			s.blockerNotices(t.Name, ds.Policy, va)
+		}
 	case a.SetProperties != nil:
 		for _, p := range a.SetProperties {
 			np, err := catalog.NormalizeProperty(p.Key, p.Value)
@@ -582,9 +606,18 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 	return "ALTER MATERIALIZED VIEW", s.persist(c, []uint32{nt.ID}, nil)
 }
 
-// enableIncremental turns the change data feed and row tracking on for every
-// source table of a view (R-I9, Fabric's "Enable CDF").
+// enableIncremental turns the change data feed and row tracking on, in the
+// statement's one transaction, for every source of a view (through plain
+// views) that lacks them (R-I9, Fabric's "Enable CDF"). A query that can
+// never be incremental is an error and changes nothing.
 func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
+	va, err := analyzeStored(s.cat, v, s.env)
+	if err != nil {
+		return "", err
+	}
+	if va.Permanent() {
+		return "", va.neverIncremental(v.Name, "ENABLE INCREMENTAL", nil)
+	}
 	c := s.cat.Clone()
 	var changed []uint32
 	var walk func(ids []uint32) error
@@ -605,18 +638,29 @@ func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
 				}
 				continue
 			}
-			if t.ChangeDataFeed() && t.RowTracking() {
+			var keys []string
+			if !t.ChangeDataFeed() {
+				keys = append(keys, catalog.PropChangeDataFeed)
+			}
+			if !t.RowTracking() {
+				keys = append(keys, catalog.PropRowTracking)
+			}
+			if len(keys) == 0 {
 				continue
 			}
 			nt := t.Clone()
-			nt.SetProperty(catalog.Property{Key: catalog.PropChangeDataFeed, Value: "true"})
-			nt.SetProperty(catalog.Property{Key: catalog.PropRowTracking, Value: "true"})
+			set := map[string]string{}
+			for _, k := range keys {
+				nt.SetProperty(catalog.Property{Key: k, Value: "true"})
+				set[k] = "true"
+			}
 			c.PutTable(nt)
 			changed = append(changed, nt.ID)
-			if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": `{"delta.enableChangeDataFeed":"true","delta.enableRowTracking":"true"}`}); err != nil {
+			props, _ := json.Marshal(set)
+			if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": string(props)}); err != nil {
 				return mapStorageErr(err)
 			}
-			s.notice("enabled the change data feed and row tracking on %s", c.QualifiedName(nt))
+			s.notice("set %s on %s %s", strings.Join(assignments(keys), ", "), kindName(nt.Kind), c.QualifiedName(nt))
 		}
 		return nil
 	}
@@ -631,4 +675,13 @@ func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
 		return "ALTER MATERIALIZED VIEW", nil
 	}
 	return "ALTER MATERIALIZED VIEW", s.persist(c, changed, nil)
+}
+
+// assignments spells property keys as "key = true".
+func assignments(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + " = true"
+	}
+	return out
 }

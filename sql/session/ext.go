@@ -158,6 +158,10 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 		}
 	case *parse.AlterDataset:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterDataset(x) }
+	case *parse.CheckDataset:
+		return s.prepareCheck(p, x)
+	case *parse.Vacuum:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.vacuum(x) }
 	case *parse.AlterTblProperties:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTblProperties(x) }
 	default:

@@ -7,9 +7,19 @@ import (
 	"github.com/mvserver/mvserver/sql/types"
 )
 
+// genDeferred is the generator of rows a statement computes when it runs
+// (CHECK MATERIALIZED VIEW): plan.Rows' Arg is the deferredRows to call.
+const genDeferred = "session.deferred"
+
+// deferredRows computes a statement's rows at execution, in its context.
+type deferredRows func(c *exec.Ctx) ([]exec.Row, error)
+
 // The event log and the refresh history are stored by refresh/; exec reads
 // them through these generators (R-O1, R-S6).
 func init() {
+	exec.RegisterRowSource(genDeferred, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
+		return arg.(deferredRows)(c)
+	})
 	exec.RegisterRowSource(plan.GenEventLog, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
 		events, err := refresh.Events(c.Txn, arg.(uint32))
 		if err != nil {
