@@ -66,6 +66,10 @@ type Analysis struct {
 	// TimeDependent: a WHERE compares with now()/current_timestamp/
 	// current_date, so the result changes with time alone (R-I5).
 	TimeDependent bool
+	// NonTableSource: the query reads a system relation or a change
+	// feed, whose rows change without a source version moving: every
+	// refresh recomputes it (never NO_OP).
+	NonTableSource bool
 }
 
 // Incremental reports whether some incremental technique is possible now.
@@ -133,6 +137,8 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			if x.Kind != plan.JoinInner && x.Kind != plan.JoinCross {
 				monotone = false
 			}
+		case *plan.Rows, *plan.TableChanges:
+			a.NonTableSource = true
 		case *plan.Scan:
 			if len(x.Needed) > len(x.Table.Columns)+1 && x.Needed[len(x.Table.Columns)+1] {
 				addB(&Blocker{Code: ReasonRowMetadata, Message: fmt.Sprintf("the query reads %s of %s, which a refresh cannot know for rows as of the last refresh", plan.HiddenCommitVersion, cat.QualifiedName(x.Table)), Object: plan.HiddenCommitVersion, Permanent: true})
@@ -301,13 +307,16 @@ func exprBlocker(e plan.Expr, allowTime bool) *Blocker {
 func nodeBlocker(n plan.Node) *Blocker {
 	switch x := n.(type) {
 	case *plan.RecursiveUnion:
-		return &Blocker{Code: ReasonRecursiveCTE, Object: x.Name, Message: fmt.Sprintf("WITH RECURSIVE %s is recomputed in full", x.Name), Permanent: true}
+		return &Blocker{Code: ReasonRecursiveCTE, Object: x.Name, Message: fmt.Sprintf("WITH RECURSIVE %s is recomputed in full", x.Name),
+			Fix: "compute the recursion into a table and read the table, or accept full refreshes (REFRESH POLICY FULL)", Permanent: true}
 	case *plan.Apply:
 		return &Blocker{Code: ReasonLateral, Object: "LATERAL", Message: "a LATERAL subquery is recomputed in full", Fix: "rewrite the LATERAL item as a join", Permanent: true}
 	case *plan.Rows:
-		return &Blocker{Code: ReasonSystemSource, Object: x.Gen, Message: fmt.Sprintf("%s is not a table of this server with a change feed", x.Gen), Permanent: true}
+		return &Blocker{Code: ReasonSystemSource, Object: x.Gen, Message: fmt.Sprintf("%s is not a table of this server with a change feed", x.Gen),
+			Fix: "copy what the view needs into a table (INSERT … SELECT) and read that table", Permanent: true}
 	case *plan.TableChanges:
-		return &Blocker{Code: ReasonSystemSource, Object: "table_changes", Message: "table_changes() is not a table with a change feed", Permanent: true}
+		return &Blocker{Code: ReasonSystemSource, Object: "table_changes", Message: "table_changes() is not a table with a change feed",
+			Fix: "read the table itself: its change feed is what incremental refresh reads", Permanent: true}
 	case *plan.Limit:
 		return &Blocker{Code: ReasonLimit, Object: "LIMIT", Message: "LIMIT/OFFSET depends on the whole input", Fix: "drop the LIMIT, or apply it when reading the view", Permanent: true}
 	}
@@ -327,7 +336,8 @@ func aggBlocker(c plan.AggCall) *Blocker {
 	name := strings.ToLower(c.Name)
 	if !orderFree[name] {
 		return &Blocker{Code: ReasonOrderDependent, Object: name + "()", Func: name,
-			Message: fmt.Sprintf("%s() depends on the order of its input", name), Permanent: true}
+			Message: fmt.Sprintf("%s() depends on the order of its input", name),
+			Fix:     "use an order-independent aggregate (count, sum, avg, min, max, bool_and/or), or accept full refreshes", Permanent: true}
 	}
 	if name == "min" || name == "max" || name == "count" || name == "bool_and" || name == "bool_or" || name == "every" || name == "count_if" {
 		return nil

@@ -76,7 +76,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		return full("the view has not been computed yet")
 	case ckpt.Definition != v.Query:
 		return full("the definition changed")
-	case sameVersions(ckpt.Sources, versions) && !an.TimeDependent:
+	case sameVersions(ckpt.Sources, versions) && !an.TimeDependent && !an.NonTableSource:
 		p.technique, p.reason = NoOp, "no source has changed since the last refresh"
 		return p, nil
 	case policy == "FULL":
@@ -101,7 +101,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		if err != nil {
 			var cu *storage.ChangesUnavailableError
 			if errors.As(err, &cu) {
-				return fallback(fmt.Sprintf("%s: %s", ReasonFeedVacuumed, pgerror.Convert(err).Message))
+				return fallback(feedGap(in.Catalog.QualifiedName(t), from, cu))
 			}
 			return nil, err
 		}
@@ -168,8 +168,10 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	}
 	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
 	// A small change never goes full on the estimate alone: only when the
-	// change is a tenth of the sources or more (R-I6).
-	if policy != "INCREMENTAL STRICT" && p.incrCost > p.fullCost && p.changed*10 >= sourceRows {
+	// change is a tenth of the sources or more (R-I6), and the sources are
+	// not tiny (below a thousand rows either way is instant: the
+	// incremental path keeps its state warm).
+	if policy != "INCREMENTAL STRICT" && p.incrCost > p.fullCost && p.changed*10 >= sourceRows && p.fullCost >= 1000 {
 		p.candidates[0].Reason = fmt.Sprintf("estimated cost %.0f is above a full recompute's %.0f for %d changed rows", p.incrCost, p.fullCost, p.changed)
 		return full(fmt.Sprintf("%d changed source rows: a full recompute is estimated cheaper (%.0f against %.0f for %s)", p.changed, p.fullCost, p.incrCost, tech))
 	}
@@ -257,8 +259,12 @@ func (p *refreshPlan) allCandidates() []Candidate {
 	}
 	fc := Candidate{Technique: FullRecompute, Chosen: p.technique == FullRecompute, Cost: p.fullCost, Reason: p.reason}
 	if !fc.Chosen {
-		fc.Reason = "not needed: nothing changed"
-		if p.technique != NoOp {
+		switch {
+		case p.technique == NoOp:
+			fc.Reason = "not needed: nothing changed"
+		case p.incrCost > p.fullCost:
+			fc.Reason = fmt.Sprintf("not chosen: %d changed rows are a small change, so %s is kept although its estimate is higher", p.changed, p.technique)
+		default:
 			fc.Reason = "not chosen: " + p.technique + " is estimated cheaper"
 		}
 	}
@@ -300,4 +306,18 @@ func (p *refreshPlan) whyNot(t string) string {
 		}
 	}
 	return ""
+}
+
+// feedGap explains a source whose change feed does not cover the versions
+// since the checkpoint (R-I3, R-T9).
+func feedGap(name string, from int64, cu *storage.ChangesUnavailableError) string {
+	switch {
+	case cu.Vacuumed && cu.AvailableFrom < 0:
+		return fmt.Sprintf("%s: the change feed of %s was vacuumed past version %d, the last one this view consumed (no versions are kept)", ReasonFeedVacuumed, name, from)
+	case cu.Vacuumed:
+		return fmt.Sprintf("%s: the change feed of %s was vacuumed past version %d, the last one this view consumed (it is kept from version %d)", ReasonFeedVacuumed, name, from, cu.AvailableFrom)
+	case cu.AvailableFrom < 0:
+		return fmt.Sprintf("%s: %s recorded no change feed for its latest version", ReasonCDFOff, name)
+	}
+	return fmt.Sprintf("%s: %s recorded no change feed for some versions after %d (it has one from version %d)", ReasonCDFOff, name, from, cu.AvailableFrom)
 }

@@ -80,8 +80,8 @@ func (s *sumInt) Add(_ *Ctx, a []types.Datum) error {
 	if a[0].IsNull() {
 		return nil
 	}
-	s.any = true
 	s.n++
+	s.any = s.n > 0 // a state that took values back may pass through n ≤ 0
 	v := a[0].I
 	if !s.over {
 		r := s.i + v
@@ -123,8 +123,8 @@ func (s *sumNumeric) Add(_ *Ctx, a []types.Datum) error {
 	if a[0].IsNull() {
 		return nil
 	}
-	s.any = true
 	s.n++
+	s.any = s.n > 0 // a state that took values back may pass through n ≤ 0
 	_, err := types.DecimalCtx.Add(&s.d, &s.d, a[0].D)
 	if err != nil {
 		return pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")

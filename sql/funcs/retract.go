@@ -116,10 +116,9 @@ func (s *sumNumeric) Retract(_ *Ctx, a []types.Datum) (bool, error) {
 	if _, err := types.DecimalCtx.Sub(&s.d, &s.d, a[0].D); err != nil {
 		return false, pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")
 	}
+	// No reset at n = 0: a refresh may retract before it adds, passing
+	// through n ≤ 0 on its way back up.
 	s.any = s.n > 0
-	if !s.any {
-		s.d = apd.Decimal{}
-	}
 	return true, nil
 }
 

@@ -32,6 +32,11 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 			return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "refresh_history() takes no arguments")
 		}
 		return b.systemRows(&Rows{Cols: RefreshHistoryColumns, Gen: GenRefreshHistory}, rf.Alias, name, fn.Location)
+	case "mv_insights":
+		if len(fn.Args) != 0 {
+			return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "mv_insights() takes no arguments")
+		}
+		return b.systemRows(&Rows{Cols: MVInsightsColumns, Gen: GenMVInsights, Arg: b.Cat}, rf.Alias, name, fn.Location)
 	}
 	if name != "table_changes" {
 		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "function %s does not exist", name).

@@ -30,8 +30,18 @@ var RefreshHistoryColumns = []Column{
 	{Name: "error", T: types.Text},
 }
 
+// MVInsightsColumns are the columns of the mv_insights system view (R-I9).
+var MVInsightsColumns = []Column{
+	{Name: "view_name", T: types.Text}, {Name: "source", T: types.Text}, {Name: "object", T: types.Text},
+	{Name: "problem", T: types.Text}, {Name: "location", T: types.Text}, {Name: "message", T: types.Text},
+	{Name: "fix", T: types.Text}, {Name: "permanent", T: types.Bool},
+}
+
 // Row generators of the system relations (exec.RegisterRowSource names).
 const (
 	GenEventLog       = "event_log"
 	GenRefreshHistory = "refresh_history"
+	// GenMVInsights' argument is the catalog snapshot the statement was
+	// bound against.
+	GenMVInsights = "mv_insights"
 )

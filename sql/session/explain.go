@@ -73,7 +73,7 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 		}
 		rows = append(rows, kv("candidate "+c.Technique, v))
 	}
-	va := locate(s.cat, datasetSearchPath(t), storedQuery(t), withSystemSources(s.cat, e.Analysis, t.DependsOn))
+	va := locate(s.cat, datasetSearchPath(t), storedQuery(t), e.Analysis)
 	for _, b := range va.Blockers {
 		rows = append(rows, kv("blocker "+b.Code, va.blockerValue(b)))
 	}

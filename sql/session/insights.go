@@ -10,6 +10,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -55,43 +56,10 @@ func analyzeStored(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (*vie
 	if err != nil {
 		return nil, err
 	}
-	an := withSystemSources(cat, refresh.Analyze(cat, v, root, v.DependsOn), v.DependsOn)
+	an := refresh.Analyze(cat, v, root, v.DependsOn)
 	return locate(cat, datasetSearchPath(v), storedQuery(v), an), nil
 }
 
-// withSystemSources adds to an what it cannot see: a computed system view
-// (mv_insights) binds to a list of constant rows, yet it has no change feed
-// and its rows change with the catalog, so a query that reads it can never
-// be maintained incrementally.
-func withSystemSources(cat *catalog.Catalog, an *refresh.Analysis, sources []uint32) *refresh.Analysis {
-	seen := map[uint32]bool{}
-	var walk func(ids []uint32)
-	walk = func(ids []uint32) {
-		for _, id := range ids {
-			t, ok := cat.Table(id)
-			if !ok || seen[id] {
-				continue
-			}
-			seen[id] = true
-			if catalog.IsSystem(t) && t.ID == catalog.MVInsightsID {
-				for _, b := range an.Blockers {
-					if b.Code == refresh.ReasonSystemSource && b.Object == t.Name {
-						return
-					}
-				}
-				an.Blockers = append(an.Blockers, refresh.Blocker{Code: refresh.ReasonSystemSource, Object: t.Name,
-					Message: fmt.Sprintf("%s is a system view, not a table with a change feed", t.Name), Permanent: true})
-				an.Techniques = nil
-				continue
-			}
-			if t.Kind == catalog.KindView {
-				walk(t.DependsOn)
-			}
-		}
-	}
-	walk(sources)
-	return an
-}
 
 // storedQuery parses a view's query as its CREATE wrote it (the
 // canonical text when that is not kept); nil when neither parses.
@@ -296,7 +264,14 @@ func checkIncrementalPolicy(view, policy string, va *viewAnalysis, q *parse.Stat
 // The mv_insights system view (R-I9): one row per materialized view and
 // relevant blocker, computed from the catalog snapshot the statement reads.
 func init() {
-	catalog.SetComputedRows("mv_insights", insightRows)
+	exec.RegisterRowSource(plan.GenMVInsights, func(_ *exec.Ctx, arg any) ([]exec.Row, error) {
+		rows := insightRows(arg.(*catalog.Catalog))
+		out := make([]exec.Row, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	})
 }
 
 // ReasonInvalidDefinition is mv_insights' problem for a view whose query
@@ -317,13 +292,6 @@ func insightRows(c *catalog.Catalog) [][]types.Datum {
 			continue
 		}
 		name := c.QualifiedName(v)
-		if dependsOnTransitively(c, v.ID, catalog.MVInsightsID) {
-			// Not bound: binding it would compute mv_insights again. The
-			// row is withSystemSources' blocker.
-			rows = append(rows, []types.Datum{text(name), types.NullDatum, text("mv_insights"), text(refresh.ReasonSystemSource), types.NullDatum,
-				text("mv_insights is a system view, not a table with a change feed"), types.NullDatum, types.NewBool(true)})
-			continue
-		}
 		va, err := analyzeStored(c, v, env)
 		if err != nil {
 			rows = append(rows, []types.Datum{text(name), types.NullDatum, types.NullDatum, text(ReasonInvalidDefinition), types.NullDatum,
@@ -347,5 +315,5 @@ func insightRows(c *catalog.Catalog) [][]types.Datum {
 // analyzeNew analyses the query of a view being created (v is its
 // descriptor, not yet in cat).
 func (s *Session) analyzeNew(v *catalog.Table, q *parse.Statement, root plan.Node, sources []uint32) *viewAnalysis {
-	return locate(s.cat, s.searchPath(), q, withSystemSources(s.cat, refresh.Analyze(s.cat, v, root, sources), sources))
+	return locate(s.cat, s.searchPath(), q, refresh.Analyze(s.cat, v, root, sources))
 }

@@ -66,7 +66,14 @@ func NewFloat(k Kind, v float64) Datum {
 func NewFloat8(v float64) Datum { return Datum{K: KindFloat8, F: v} }
 
 // NewNumeric returns a NUMERIC datum (d is not copied).
-func NewNumeric(d *apd.Decimal) Datum { return Datum{K: KindNumeric, D: d} }
+// A negative zero (0.00 * -12, a rounded -0.001) becomes zero: PostgreSQL
+// numeric has no signed zero.
+func NewNumeric(d *apd.Decimal) Datum {
+	if d.Negative && d.Form == apd.Finite && d.Coeff.Sign() == 0 {
+		d.Negative = false
+	}
+	return Datum{K: KindNumeric, D: d}
+}
 
 // NewText returns a TEXT datum.
 func NewText(s string) Datum { return Datum{K: KindText, S: s} }
