@@ -60,7 +60,6 @@ func analyzeStored(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (*vie
 	return locate(cat, datasetSearchPath(v), storedQuery(v), an), nil
 }
 
-
 // storedQuery parses a view's query as its CREATE wrote it (the
 // canonical text when that is not kept); nil when neither parses.
 func storedQuery(v *catalog.Table) *parse.Statement {
