@@ -34,8 +34,8 @@ var (
 // shape after a small batch on sources that have the change data feed and
 // row tracking (R-I1–R-I4), in the cases whose tables start with a few
 // dozen rows (on a handful of rows the cost model may rightly prefer a
-// recompute, R-I6). Off until the incremental engine covers every shape.
-var ivmRequireIncremental = false
+// recompute, R-I6).
+var ivmRequireIncremental = true
 
 // ivmStats are counts over all cases, logged at the end.
 type ivmStats struct {
