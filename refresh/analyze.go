@@ -63,6 +63,9 @@ type Analysis struct {
 	// groupAgg is set when the top of the query is an aggregate that
 	// GROUP_AGGREGATE maintains.
 	groupAgg *groupAggShape
+	// partition is set when the view's partition columns trace to one
+	// source (PARTITION_OVERWRITE).
+	partition *partitionShape
 	// TimeDependent: a WHERE compares with now()/current_timestamp/
 	// current_date, so the result changes with time alone (R-I5).
 	TimeDependent bool
@@ -75,17 +78,22 @@ type Analysis struct {
 // Incremental reports whether some incremental technique is possible now.
 func (a *Analysis) Incremental() bool { return len(a.Techniques) > 0 }
 
-// Permanent reports whether the query can never be incremental.
+// Permanent reports whether the query can never be incremental: every
+// technique its shape allows has a permanent blocker.
 func (a *Analysis) Permanent() bool {
-	if len(a.Shape) == 0 {
-		return true
-	}
-	for _, b := range a.Blockers {
-		if b.Permanent && len(b.Techniques) == 0 {
-			return true
+	for _, t := range a.Shape {
+		blocked := false
+		for _, b := range a.Blockers {
+			if b.Permanent && (len(b.Techniques) == 0 || has(b.Techniques, t)) {
+				blocked = true
+				break
+			}
+		}
+		if !blocked {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // Summary is the blockers as one line, for messages.
@@ -169,6 +177,9 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 		a.Shape = []string{"APPEND_ONLY", "ROW_BASED"}
 	default:
 		a.Shape = []string{"ROW_BASED"}
+	}
+	if a.partition = findPartition(v, q); a.partition != nil {
+		a.Shape = append(a.Shape, "PARTITION_OVERWRITE")
 	}
 	a.Blockers = append(a.Blockers, structural...)
 	a.Blockers = append(a.Blockers, featureBlockers(cat, v, sources)...)
@@ -323,6 +334,11 @@ func nodeBlocker(n plan.Node) *Blocker {
 	return nil
 }
 
+// rowAndAggregateTechniques are the techniques that compute a group from
+// rows in another order than a full recompute does (PARTITION_OVERWRITE
+// recomputes whole partitions in the same order).
+var rowAndAggregateTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "WINDOW_FUNCTION"}
+
 // aggregates whose result does not depend on the order of their input.
 var orderFree = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
@@ -336,8 +352,9 @@ func aggBlocker(c plan.AggCall) *Blocker {
 	name := strings.ToLower(c.Name)
 	if !orderFree[name] {
 		return &Blocker{Code: ReasonOrderDependent, Object: name + "()", Func: name,
-			Message: fmt.Sprintf("%s() depends on the order of its input", name),
-			Fix:     "use an order-independent aggregate (count, sum, avg, min, max, bool_and/or), or accept full refreshes", Permanent: true}
+			Message:    fmt.Sprintf("%s() depends on the order of its input", name),
+			Fix:        "use an order-independent aggregate (count, sum, avg, min, max, bool_and/or), or PARTITIONED BY a grouping column",
+			Techniques: rowAndAggregateTechniques, Permanent: true}
 	}
 	if name == "min" || name == "max" || name == "count" || name == "bool_and" || name == "bool_or" || name == "every" || name == "count_if" {
 		return nil
@@ -345,8 +362,9 @@ func aggBlocker(c plan.AggCall) *Blocker {
 	for _, a := range c.Args {
 		if k := a.Type().Kind; k == types.KindFloat4 || k == types.KindFloat8 {
 			return &Blocker{Code: ReasonFloatAggregate, Object: name + "()", Func: name,
-				Message: fmt.Sprintf("%s() over a floating-point value depends on the order of addition", name),
-				Fix:     fmt.Sprintf("%s(CAST(x AS DECIMAL(p,s)))", name), Permanent: true}
+				Message:    fmt.Sprintf("%s() over a floating-point value depends on the order of addition", name),
+				Fix:        fmt.Sprintf("%s(CAST(x AS DECIMAL(p,s))), or PARTITIONED BY a grouping column", name),
+				Techniques: rowAndAggregateTechniques, Permanent: true}
 		}
 	}
 	return nil

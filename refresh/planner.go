@@ -36,6 +36,8 @@ type refreshPlan struct {
 	changed     int64
 	incrCost    float64
 	fullCost    float64
+	partitioned bool
+	partitions  int // PARTITION_OVERWRITE: partitions recomputed
 }
 
 // errStrict is the failure of an INCREMENTAL STRICT refresh that cannot be
@@ -50,7 +52,7 @@ func errStrict(v *catalog.Table, why string) error {
 // folded, the aggregate's input change is only estimated.
 func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryRun bool) (*refreshPlan, error) {
 	v, ckpt, versions := in.View, in.Checkpoint, in.Versions
-	p := &refreshPlan{analysis: an}
+	p := &refreshPlan{analysis: an, partitioned: len(in.View.PartitionBy) > 0}
 	policy := "AUTO"
 	if v.Dataset != nil && v.Dataset.Policy != "" {
 		policy = v.Dataset.Policy
@@ -111,49 +113,71 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 			insertOnly = false
 		}
 	}
-	df := &differ{ctx: in.Exec, deltas: deltas, then: ckpt.At}
-	var err error
-	useGA := an.groupAgg != nil && has(an.Techniques, "GROUP_AGGREGATE")
-	if useGA && !ckpt.GroupState {
-		return full("the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)")
-	}
-	switch {
-	case useGA && dryRun:
-		var d *diffResult
-		if d, err = df.diff(an.groupAgg.agg.Input); err == nil && d.changed {
-			p.plus, p.minus = d.plus, d.minus
-		}
-	case useGA:
-		p.ga = newGroupAggRun(an.groupAgg, in)
-		p.plus, p.minus, _, err = p.ga.incremental(ctx, df)
-	default:
-		var d *diffResult
-		if d, err = df.diff(in.Query); err == nil {
-			p.plus, p.minus = d.plus, d.minus
-		}
-	}
-	if err != nil {
-		var be *blockedError
-		if errors.As(err, &be) {
-			return fallback(be.b.Code + ": " + be.b.Message)
-		}
-		return nil, err
-	}
 	var tech string
-	switch {
-	case useGA:
-		tech = "GROUP_AGGREGATE"
-	case df.recomputes || has(an.Shape, "GENERIC_AGGREGATE"):
-		tech = "GENERIC_AGGREGATE"
-	case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):
-		tech = "APPEND_ONLY"
-	case has(an.Techniques, "ROW_BASED"):
-		tech = "ROW_BASED"
-	default:
-		return fallback("the changes include updates or deletes and ROW_BASED is not possible: " + an.Summary())
-	}
-	if !has(an.Techniques, tech) {
-		return fallback(tech + " is not possible: " + an.Summary())
+	if an.partition != nil && len(an.Techniques) == 1 && an.Techniques[0] == "PARTITION_OVERWRITE" {
+		src := an.partition.scan.Table
+		for id := range deltas {
+			if id != src.ID {
+				t, _ := in.Catalog.Table(id)
+				return fallback(fmt.Sprintf("PARTITION_OVERWRITE recomputes the partitions %s's changes touch, but %s changed too", in.Catalog.QualifiedName(src), in.Catalog.QualifiedName(t)))
+			}
+		}
+		d := deltas[src.ID]
+		if d == nil {
+			d = &sourceDelta{table: src}
+		}
+		var touched int
+		var err error
+		if p.plus, p.minus, touched, err = planPartition(ctx, in, an.partition, d); err != nil {
+			return nil, err
+		}
+		tech = "PARTITION_OVERWRITE"
+		p.candidates = append(p.candidates, Candidate{Technique: tech})
+		p.partitions = touched
+	} else {
+		df := &differ{ctx: in.Exec, deltas: deltas, then: ckpt.At}
+		var err error
+		useGA := an.groupAgg != nil && has(an.Techniques, "GROUP_AGGREGATE")
+		if useGA && !ckpt.GroupState {
+			return full("the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)")
+		}
+		switch {
+		case useGA && dryRun:
+			var d *diffResult
+			if d, err = df.diff(an.groupAgg.agg.Input); err == nil && d.changed {
+				p.plus, p.minus = d.plus, d.minus
+			}
+		case useGA:
+			p.ga = newGroupAggRun(an.groupAgg, in)
+			p.plus, p.minus, _, err = p.ga.incremental(ctx, df)
+		default:
+			var d *diffResult
+			if d, err = df.diff(in.Query); err == nil {
+				p.plus, p.minus = d.plus, d.minus
+			}
+		}
+		if err != nil {
+			var be *blockedError
+			if errors.As(err, &be) {
+				return fallback(be.b.Code + ": " + be.b.Message)
+			}
+			return nil, err
+		}
+		switch {
+		case useGA:
+			tech = "GROUP_AGGREGATE"
+		case df.recomputes || has(an.Shape, "GENERIC_AGGREGATE"):
+			tech = "GENERIC_AGGREGATE"
+		case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):
+			tech = "APPEND_ONLY"
+		case has(an.Techniques, "ROW_BASED"):
+			tech = "ROW_BASED"
+		default:
+			return fallback("the changes include updates or deletes and ROW_BASED is not possible: " + an.Summary())
+		}
+		if !has(an.Techniques, tech) {
+			return fallback(tech + " is not possible: " + an.Summary())
+		}
 	}
 	// Cost model (R-I6), in rows-scanned units: a change row costs about
 	// five scanned rows (decode, hash, lookups by key); a written view row
@@ -166,7 +190,11 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	for id := range versions {
 		sourceRows += sizes.rows(id)
 	}
-	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
+	if len(p.candidates) > 0 {
+		p.candidates[0].Cost = p.incrCost
+	} else {
+		p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
+	}
 	// A small change never goes full on the estimate alone: only when the
 	// change is a tenth of the sources or more (R-I6), and the sources are
 	// not tiny (below a thousand rows either way is instant: the
@@ -179,6 +207,9 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	p.reason = fmt.Sprintf("%d changed source rows in %s", p.changed, changedSources(in.Catalog, ckpt.Sources, versions))
 	if p.changed == 0 {
 		p.reason = "no source changed"
+	}
+	if tech == "PARTITION_OVERWRITE" {
+		p.reason += fmt.Sprintf("; %d partitions recomputed", p.partitions)
 	}
 	if an.TimeDependent {
 		p.reason += fmt.Sprintf("; rows aging in or out of the time filter since %s", ckpt.At.UTC().Format(time.RFC3339))
@@ -279,6 +310,9 @@ func (p *refreshPlan) whyNot(t string) string {
 	if !has(an.Shape, t) {
 		switch t {
 		case "PARTITION_OVERWRITE":
+			if p.partitioned {
+				return "the view's partition columns do not all come straight from one source's columns"
+			}
 			return "the view is not partitioned"
 		case "WINDOW_FUNCTION":
 			return "the query has no window function"
@@ -287,7 +321,7 @@ func (p *refreshPlan) whyNot(t string) string {
 	}
 	var why []string
 	for _, b := range an.Blockers {
-		if len(b.Techniques) == 0 || has(b.Techniques, t) {
+		if (len(b.Techniques) == 0 || has(b.Techniques, t)) && !has(why, b.Code) {
 			why = append(why, b.Code)
 		}
 	}

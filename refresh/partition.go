@@ -1,0 +1,211 @@
+package refresh
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// PARTITION_OVERWRITE (R-I1): a view PARTITIONED BY columns that come
+// straight from one source table's columns — through projections, filters,
+// joins on the preserved side, GROUP BY keys and DISTINCT — holds, in each
+// partition, rows computed only from that table's rows with the same
+// values. When only that table changed, the partitions its changed rows
+// (old and new images) fall in are recomputed: the query runs over that
+// table's rows of those partitions alone, and the view's rows of those
+// partitions are replaced (consolidated, so rows that did not change are
+// not written). This serves what the other techniques cannot: aggregates
+// over floating point, order-dependent aggregates.
+
+// partitionShape is how a view's partition columns trace to a source.
+type partitionShape struct {
+	scan     *plan.Scan
+	srcCols  []int // table column index of each partition column
+	viewCols []int // view column index of each partition column
+}
+
+// findPartition traces every partition column of v to one scan of q.
+func findPartition(v *catalog.Table, q plan.Node) *partitionShape {
+	if v == nil || len(v.PartitionBy) == 0 {
+		return nil
+	}
+	ps := &partitionShape{}
+	for _, name := range v.PartitionBy {
+		idx := -1
+		for i, c := range v.Columns {
+			if strings.EqualFold(c.Name, name) {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil
+		}
+		scan, col, ok := traceColumn(q, idx)
+		if !ok || (ps.scan != nil && scan != ps.scan) {
+			return nil
+		}
+		ps.scan = scan
+		ps.srcCols = append(ps.srcCols, col)
+		ps.viewCols = append(ps.viewCols, idx)
+	}
+	return ps
+}
+
+// traceColumn follows output column idx of n down to the table column it
+// is a copy of, through nodes that keep each output row's value of it equal
+// to the value in the one source row it came from.
+func traceColumn(n plan.Node, idx int) (*plan.Scan, int, bool) {
+	switch x := n.(type) {
+	case *plan.Scan:
+		if idx < len(x.Table.Columns) {
+			return x, idx, true
+		}
+	case *plan.Project:
+		if c, ok := x.Exprs[idx].(*plan.ColRef); ok {
+			return traceColumn(x.Input, c.Idx)
+		}
+	case *plan.Filter:
+		return traceColumn(x.Input, idx)
+	case *plan.Sort:
+		return traceColumn(x.Input, idx)
+	case *plan.Distinct:
+		return traceColumn(x.Input, idx)
+	case *plan.CTEScan:
+		return traceColumn(x.Input, idx)
+	case *plan.Aggregate:
+		if idx < len(x.GroupBy) {
+			if c, ok := x.GroupBy[idx].(*plan.ColRef); ok {
+				return traceColumn(x.Input, c.Idx)
+			}
+		}
+	case *plan.Join:
+		nl := len(x.Left.Columns())
+		switch {
+		case idx < nl && (x.Kind == plan.JoinInner || x.Kind == plan.JoinCross || x.Kind == plan.JoinLeft || x.Kind == plan.JoinSemi || x.Kind == plan.JoinAnti):
+			return traceColumn(x.Left, idx)
+		case idx >= nl && (x.Kind == plan.JoinInner || x.Kind == plan.JoinCross || x.Kind == plan.JoinRight):
+			return traceColumn(x.Right, idx-nl)
+		}
+	}
+	return nil, 0, false
+}
+
+// replaceNode returns n with target replaced by repl (nodes on the way
+// copied; CTE references inlined, a shared CTE's materialization belongs to
+// the statement that runs it).
+func replaceNode(n, target, repl plan.Node) (plan.Node, bool) {
+	if n == target {
+		return repl, true
+	}
+	switch x := n.(type) {
+	case *plan.Filter:
+		if in, ok := replaceNode(x.Input, target, repl); ok {
+			return &plan.Filter{Input: in, Cond: x.Cond}, true
+		}
+	case *plan.Project:
+		if in, ok := replaceNode(x.Input, target, repl); ok {
+			return &plan.Project{Input: in, Exprs: x.Exprs, Cols: x.Cols}, true
+		}
+	case *plan.Sort:
+		if in, ok := replaceNode(x.Input, target, repl); ok {
+			return &plan.Sort{Input: in, Keys: x.Keys}, true
+		}
+	case *plan.Distinct:
+		if in, ok := replaceNode(x.Input, target, repl); ok {
+			return &plan.Distinct{Input: in}, true
+		}
+	case *plan.CTEScan:
+		return replaceNode(x.Input, target, repl)
+	case *plan.Aggregate:
+		if in, ok := replaceNode(x.Input, target, repl); ok {
+			return &plan.Aggregate{Input: in, GroupBy: x.GroupBy, Aggs: x.Aggs, Cols: x.Cols}, true
+		}
+	case *plan.Limit:
+		if in, ok := replaceNode(x.Input, target, repl); ok {
+			return &plan.Limit{Input: in, Count: x.Count, Offset: x.Offset}, true
+		}
+	case *plan.Join:
+		l, okl := replaceNode(x.Left, target, repl)
+		r, okr := replaceNode(x.Right, target, repl)
+		if okl || okr {
+			return &plan.Join{Kind: x.Kind, Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Residual: x.Residual}, true
+		}
+	case *plan.SetOp:
+		l, okl := replaceNode(x.Left, target, repl)
+		r, okr := replaceNode(x.Right, target, repl)
+		if okl || okr {
+			return &plan.SetOp{Kind: x.Kind, All: x.All, Left: l, Right: r, Cols: x.Cols}, true
+		}
+	}
+	return n, false
+}
+
+// planPartition prepares a PARTITION_OVERWRITE refresh: the view's rows of
+// the touched partitions (lost) and the query over them (gained).
+func planPartition(ctx context.Context, in *Input, ps *partitionShape, d *sourceDelta) (plus, minus plan.Node, touched int, err error) {
+	keys := map[string]struct{}{}
+	var buf []byte
+	for _, rows := range [][][]types.Datum{d.ins, d.del} {
+		for _, r := range rows {
+			buf = buf[:0]
+			for _, c := range ps.srcCols {
+				buf = types.HashKey(buf, r[c])
+			}
+			keys[string(buf)] = struct{}{}
+		}
+	}
+	cols := ps.scan.Columns()
+	var keyExprs []plan.Expr
+	for _, c := range ps.srcCols {
+		keyExprs = append(keyExprs, &plan.ColRef{Idx: c, T: cols[c].T, Name: cols[c].Name})
+	}
+	// Every column the view's partition keys read must be decoded.
+	scan := *ps.scan
+	scan.Needed = append([]bool(nil), ps.scan.Needed...)
+	for _, c := range ps.srcCols {
+		scan.Needed[c] = true
+	}
+	q, ok := replaceNode(in.Query, ps.scan, &plan.KeyIn{Input: &scan, Keys: keyExprs, Set: keys})
+	if !ok {
+		return nil, nil, 0, fmt.Errorf("refresh: partition source not found in the plan")
+	}
+	// The view's current rows in those partitions.
+	v := in.View
+	ids := make([]uint32, len(v.Columns))
+	viewCols := make([]plan.Column, len(v.Columns))
+	for i, c := range v.Columns {
+		ids[i] = c.ID
+		viewCols[i] = plan.Column{Name: c.Name, T: c.Type}
+	}
+	dec := types.NewRowDecoder(ids)
+	var old [][]types.Datum
+	it := in.Txn.Scan(storage.TableID(v.ID), nil, nil)
+	for it.Next() {
+		row := make([]types.Datum, len(ids))
+		if err := dec.Decode(it.Row().Value, row); err != nil {
+			it.Close()
+			return nil, nil, 0, err
+		}
+		buf = buf[:0]
+		for _, c := range ps.viewCols {
+			buf = types.HashKey(buf, row[c])
+		}
+		if _, ok := keys[string(buf)]; ok {
+			old = append(old, row)
+		}
+	}
+	err = it.Err()
+	it.Close()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, 0, err
+	}
+	return q, &plan.Given{Cols: viewCols, Rows: old}, len(keys), nil
+}
