@@ -197,7 +197,7 @@ func (va *viewAnalysis) neverIncremental(view, why string, q *parse.Statement) *
 	pos := int32(0)
 	bs, locs := va.relevantBlockers()
 	for i, b := range bs {
-		if !b.Permanent || len(b.Techniques) > 0 {
+		if !b.Permanent {
 			continue
 		}
 		p := va.describe(b)
