@@ -87,6 +87,29 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	if !an.Incremental() {
 		return fallback("the query cannot be maintained incrementally: " + an.Summary())
 	}
+	// A change that is most of the sources is not even read: a full
+	// recompute is cheaper, and the change could be larger than memory.
+	if policy != "INCREMENTAL STRICT" {
+		var estimate, sourceRows int64
+		for id, ver := range versions {
+			n, err := in.Txn.RowCount(storage.TableID(id))
+			if err != nil {
+				return nil, err
+			}
+			sourceRows += n
+			if from, ok := ckpt.Sources[id]; ok && from != ver {
+				c, err := in.Txn.ChangedRows(storage.TableID(id), from, ver)
+				if err != nil {
+					return nil, err
+				}
+				estimate += c
+			}
+		}
+		if estimate > 1000 && estimate*2 > sourceRows {
+			p.changed = estimate
+			return full(fmt.Sprintf("about %d changed source rows (from the tables' history) against %d source rows: a full recompute is cheaper", estimate, sourceRows))
+		}
+	}
 	// The change of every source since the checkpoint.
 	deltas := map[uint32]*sourceDelta{}
 	insertOnly := true

@@ -155,3 +155,16 @@ func (p *tablePlan) operation() string {
 	}
 	return op
 }
+
+// ChangedRows sums the row changes (inserted + deleted + 2 × updated: an
+// update is two images) of tbl's versions in (from, to], from its history:
+// what reading the change feed over that range would return, known without
+// reading it (the refresh cost model, R-I6).
+func (t *Txn) ChangedRows(tbl TableID, from, to int64) (int64, error) {
+	var n int64
+	err := t.scanHistory(tbl, from+1, to, false, func(h HistoryEntry) bool {
+		n += h.RowsInserted + h.RowsDeleted + 2*h.RowsUpdated
+		return true
+	})
+	return n, err
+}

@@ -67,4 +67,13 @@ func TestRowCount(t *testing.T) {
 	if n := rowCount(t, db, tA.ID); n != 2 {
 		t.Fatalf("after insert: %d, want 2", n)
 	}
+	// ChangedRows sums the history: versions 1 (10 inserts), 2 (1 delete,
+	// 1 update, 1 insert), 3 (truncate of 10 rows, 1 insert), 4 (1 insert).
+	tx := db.Begin()
+	defer tx.Rollback()
+	for _, c := range []struct{ from, to, want int64 }{{0, 1, 10}, {1, 2, 4}, {0, 4, 10 + 4 + 11 + 1}, {4, 4, 0}} {
+		if n, err := tx.ChangedRows(tA.ID, c.from, c.to); err != nil || n != c.want {
+			t.Errorf("ChangedRows(%d, %d) = %d, %v; want %d", c.from, c.to, n, err, c.want)
+		}
+	}
 }
