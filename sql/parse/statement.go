@@ -175,6 +175,11 @@ func (s *Statement) syntaxError(err error) error {
 		if strings.Contains(pe.Message, "unterminated") {
 			e.Code = pgerror.SyntaxError
 		}
+		if strings.HasPrefix(pe.Message, "frame start") || strings.HasPrefix(pe.Message, "frame end") {
+			// The grammar's checks of a window frame (R-Q2) are
+			// windowing errors in PostgreSQL.
+			e.Code = pgerror.WindowingError
+		}
 		if pe.Cursorpos > 0 {
 			// Cursorpos is a 1-based character position in s.SQL.
 			byteOff := charToByte(s.SQL, pe.Cursorpos-1)
