@@ -17,6 +17,21 @@ type posMap struct {
 type seg struct {
 	newStart, origStart, length int
 	exact                       bool
+	// inserted: text the rewrite added before origStart (QUALIFY's
+	// closing parenthesis), no token of the client's.
+	inserted bool
+}
+
+// insertedAt reports whether rewritten offset newOff falls in inserted
+// text, and the original offset it stands before.
+func (m *posMap) insertedAt(newOff int) (int, bool) {
+	for i := len(m.segs) - 1; i >= 0; i-- {
+		s := m.segs[i]
+		if newOff >= s.newStart {
+			return s.origStart, s.inserted && newOff < s.newStart+s.length
+		}
+	}
+	return 0, false
 }
 
 func (m *posMap) orig(newOff int) int {
@@ -208,6 +223,7 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 			}
 			b.copy(src, last, at)
 			b.replace(at, in.text)
+			b.m.segs[len(b.m.segs)-1].inserted = true
 			last = at
 			if in.consume && i < len(sig) {
 				last, consumed = sig[i].end, true

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -184,6 +185,21 @@ func (s *Statement) syntaxError(err error) error {
 			// Cursorpos is a 1-based character position in s.SQL.
 			byteOff := charToByte(s.SQL, pe.Cursorpos-1)
 			e.Position = s.Position(int32(byteOff))
+			if s.m != nil {
+				if orig, ok := s.m.insertedAt(byteOff); ok {
+					// The parser stopped at text a rewrite added: name
+					// what the client wrote there instead.
+					e.Message = "syntax error at end of input"
+					if toks := lex(s.Text[orig:]); len(toks) > 0 {
+						for _, t := range toks {
+							if t.kind != tokSpace {
+								e.Message = fmt.Sprintf("syntax error at or near \"%s\"", s.Text[orig+t.start:orig+t.end])
+								break
+							}
+						}
+					}
+				}
+			}
 		}
 		return e
 	}
