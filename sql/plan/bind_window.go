@@ -41,7 +41,7 @@ const (
 // winCollector gathers the window calls of one SELECT.
 type winCollector struct {
 	calls []WindowCall
-	locs  []int32
+	locs  []callLocs
 	keys  map[string]int // call string → index: equal calls share a column
 	// named are the WINDOW clause's definitions, used marks those some
 	// call referenced.
@@ -49,6 +49,23 @@ type winCollector struct {
 	used  map[string]bool
 	// inCall: binding a call's arguments; inDef: its window definition.
 	inCall, inDef bool
+}
+
+// callLocs are where a call and its parts are in the statement (errors
+// found when they are lifted over an aggregation point there).
+type callLocs struct {
+	args, part, order []int32
+}
+
+func locsOf(ns []*pg_query.Node, sortBy bool) []int32 {
+	out := make([]int32, len(ns))
+	for i, n := range ns {
+		if sb := n.GetSortBy(); sortBy && sb != nil {
+			n = sb.Node
+		}
+		out[i] = nodeLocation(n)
+	}
+	return out
 }
 
 // winSpec is a window definition after resolving references to named
@@ -265,7 +282,11 @@ func (b *Binder) bindWindowCall(fc *pg_query.FuncCall, f *funcs.Func, name strin
 		return &WinRef{Idx: i, T: call.T}, nil
 	}
 	w.calls = append(w.calls, call)
-	w.locs = append(w.locs, loc)
+	cl := callLocs{args: locsOf(fc.Args, false), part: locsOf(spec.partition, false), order: locsOf(spec.order, true)}
+	if len(cl.args) != len(call.Args) {
+		cl.args = nil // count(*)
+	}
+	w.locs = append(w.locs, cl)
 	w.keys[key] = len(w.calls) - 1
 	return &WinRef{Idx: len(w.calls) - 1, T: call.T}, nil
 }
@@ -487,33 +508,39 @@ func (b *Binder) placeWindows(input Node, w *winCollector, lift func(e Expr, loc
 	win := &Window{Input: input, Calls: w.calls}
 	for i := range win.Calls {
 		c := &win.Calls[i]
-		liftAll := func(es []Expr) ([]Expr, error) {
+		at := func(locs []int32, j int) int32 {
+			if j < len(locs) {
+				return locs[j]
+			}
+			return -1
+		}
+		liftAll := func(es []Expr, locs []int32) ([]Expr, error) {
 			out := make([]Expr, len(es))
 			for j, e := range es {
 				var err error
-				if out[j], err = lift(e, w.locs[i]); err != nil {
+				if out[j], err = lift(e, at(locs, j)); err != nil {
 					return nil, err
 				}
 			}
 			return out, nil
 		}
 		var err error
-		if c.Args, err = liftAll(c.Args); err != nil {
+		if c.Args, err = liftAll(c.Args, w.locs[i].args); err != nil {
 			return nil, err
 		}
-		if c.PartitionBy, err = liftAll(c.PartitionBy); err != nil {
+		if c.PartitionBy, err = liftAll(c.PartitionBy, w.locs[i].part); err != nil {
 			return nil, err
 		}
 		keys := make([]SortKey, len(c.OrderBy))
 		for j, k := range c.OrderBy {
-			if k.E, err = lift(k.E, w.locs[i]); err != nil {
+			if k.E, err = lift(k.E, at(w.locs[i].order, j)); err != nil {
 				return nil, err
 			}
 			keys[j] = k
 		}
 		c.OrderBy = keys
 		if c.Filter != nil {
-			if c.Filter, err = lift(c.Filter, w.locs[i]); err != nil {
+			if c.Filter, err = lift(c.Filter, -1); err != nil {
 				return nil, err
 			}
 		}
