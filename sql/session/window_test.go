@@ -63,3 +63,47 @@ func position(err error) int32 {
 	}
 	return 0
 }
+
+// Frame offsets, lag/lead offsets and defaults may be parameters: their
+// types are inferred (bigint for ROWS, integer for the offset, the value's
+// type for the default).
+func TestWindowParameters(t *testing.T) {
+	url := startServer(t)
+	ctx := context.Background()
+	c := connect(t, url, pgx.QueryExecModeExec)
+	for _, q := range []string{
+		"CREATE TABLE w (id INT PRIMARY KEY, n INT)",
+		"INSERT INTO w VALUES (1, 10), (2, 20), (3, 30), (4, 40)",
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := c.Query(ctx, "SELECT id, sum(n) OVER (ORDER BY id ROWS $1 PRECEDING), lag(n, $2, $3) OVER (ORDER BY id) FROM w ORDER BY id", 1, 2, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][3]int64
+	for rows.Next() {
+		var r [3]int64
+		if err := rows.Scan(&r[0], &r[1], &r[2]); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]int64{{1, 10, -1}, {2, 30, -1}, {3, 50, 10}, {4, 70, 20}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	if _, err := c.Exec(ctx, "SELECT sum(n) OVER (ORDER BY id ROWS $1 PRECEDING) FROM w", -1); pgCode(err) != "22013" {
+		t.Fatalf("negative offset: %v", err)
+	}
+}
