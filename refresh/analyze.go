@@ -317,6 +317,11 @@ func nodeBlocker(n plan.Node) *Blocker {
 	case *plan.TableChanges:
 		return &Blocker{Code: ReasonSystemSource, Object: "table_changes", Message: "table_changes() is not a table with a change feed",
 			Fix: "read the table itself: its change feed is what incremental refresh reads", Permanent: true}
+	case *plan.Window:
+		// Until window functions are maintained (WINDOW_FUNCTION), say so
+		// at analysis rather than only when a refresh tries.
+		return &Blocker{Code: ReasonUnsupported, Object: "window function", Message: "a window function depends on every row of its partition and is recomputed in full",
+			Fix: "compute the window function in a query over the view, or accept full refreshes (REFRESH POLICY FULL)", Permanent: true}
 	case *plan.Limit:
 		return &Blocker{Code: ReasonLimit, Object: "LIMIT", Message: "LIMIT/OFFSET depends on the whole input", Fix: "drop the LIMIT, or apply it when reading the view", Permanent: true}
 	}
