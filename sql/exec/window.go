@@ -619,7 +619,8 @@ func (f *framer) rangeBound(i int, b plan.FrameBound, off types.Datum, start boo
 }
 
 // moveKey returns v + sign·off for a RANGE offset: integers past int64
-// become numeric, dates are timestamps already.
+// become numeric, dates are timestamps already, intervals move by
+// intervals.
 func moveKey(v, off types.Datum, sign int, env *types.Env) (types.Datum, error) {
 	switch v.K {
 	case types.KindInt2, types.KindInt4, types.KindInt8:
@@ -644,6 +645,8 @@ func moveKey(v, off types.Datum, sign int, env *types.Env) (types.Datum, error) 
 		return types.NewNumeric(r), nil
 	case types.KindFloat4, types.KindFloat8:
 		return types.NewFloat8(v.F + float64(sign)*off.F), nil
+	case types.KindInterval:
+		return types.IntervalAdd(v, off, sign)
 	case types.KindTimestamp, types.KindTimestampTZ:
 		r, err := types.AddInterval(v.K, v.I, off, sign, env)
 		if err != nil {

@@ -457,7 +457,8 @@ func (b *Binder) bindFrame(spec *winSpec, order []SortKey, ec *exprCtx) (WindowF
 
 // bindFrameOffset binds n PRECEDING/FOLLOWING: a value that reads no column
 // of the row, bigint for ROWS and GROUPS; for RANGE one the ORDER BY key
-// can be moved by (PostgreSQL's in_range support).
+// can be moved by (PostgreSQL's in_range support: numbers by numbers,
+// dates, timestamps and intervals by intervals).
 func (b *Binder) bindFrameOffset(n *pg_query.Node, mode FrameMode, order []SortKey, ec *exprCtx) (Expr, error) {
 	loc := nodeLocation(n)
 	clause := "window " + mode.String()
@@ -486,7 +487,7 @@ func (b *Binder) bindFrameOffset(n *pg_query.Node, mode FrameMode, order []SortK
 		if isUnknown(ot) || ot.IsNumeric() {
 			want = types.Float8
 		}
-	case kt.Kind == types.KindDate || kt.Kind == types.KindTimestamp || kt.Kind == types.KindTimestampTZ:
+	case kt.Kind == types.KindDate || kt.Kind == types.KindTimestamp || kt.Kind == types.KindTimestampTZ || kt.Kind == types.KindInterval:
 		if isUnknown(ot) || ot.Kind == types.KindInterval {
 			want = types.Interval
 		}
