@@ -220,6 +220,9 @@ func unmarkQualify(text string) (string, bool) {
 			case ")":
 				depth--
 				if depth == 0 {
+					if j <= i+5 {
+						return text, false
+					}
 					cond := text[sig[i+5].start:sig[j].start]
 					return text[:start] + lead + strings.TrimRight(cond, " ") + text[sig[j].end:], true
 				}
