@@ -246,6 +246,12 @@ func (b *Binder) bindConst(c *pg_query.A_Const) (Expr, error) {
 		s := v.Fval.Fval
 		if !strings.ContainsAny(s, ".eE") {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if i == int64(int32(i)) {
+					// -2147483648 reaches here (the grammar folds the
+					// sign into a literal too large for integer): it is
+					// an integer, as in PostgreSQL.
+					return &Const{D: types.NewInt4(i), T: types.Int4}, nil
+				}
 				return &Const{D: types.NewInt8(i), T: types.Int8}, nil
 			}
 		}
