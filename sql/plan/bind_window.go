@@ -46,6 +46,7 @@ type winCollector struct {
 	// named are the WINDOW clause's definitions, used marks those some
 	// call referenced.
 	named map[string]*winSpec
+	order []string // names in definition order
 	used  map[string]bool
 	// inCall: binding a call's arguments; inDef: its window definition.
 	inCall, inDef bool
@@ -108,6 +109,7 @@ func (b *Binder) newWinCollector(defs []*pg_query.Node) (*winCollector, error) {
 			return nil, err
 		}
 		w.named[wd.Name] = spec
+		w.order = append(w.order, wd.Name)
 	}
 	return w, nil
 }
@@ -158,7 +160,8 @@ func (b *Binder) resolveWindowDef(wd *pg_query.WindowDef, w *winCollector, over 
 // checkUnusedWindows binds the named windows no call used, for the errors
 // PostgreSQL reports in them all the same (a column that does not exist).
 func (b *Binder) checkUnusedWindows(w *winCollector, sc *scope) error {
-	for name, spec := range w.named {
+	for _, name := range w.order {
+		spec := w.named[name]
 		if w.used[name] {
 			continue
 		}
@@ -349,8 +352,8 @@ func (b *Binder) windowFunc(f *funcs.Func, name string, args []Expr, loc int32, 
 		}
 		poly = t
 	}
-	if isUnknown(poly) {
-		poly = types.Text
+	if isUnknown(poly) && def.Ret.Kind == types.KindUnknown {
+		return b.errAt(loc, pgerror.DatatypeMismatch, "could not determine polymorphic type because input has type unknown")
 	}
 	for i := range args {
 		pt := def.Params[i]
