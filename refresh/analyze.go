@@ -13,21 +13,22 @@ import (
 // Reason codes of blockers (R-I3): stable, documented, shown by EXPLAIN,
 // NOTICEs, mv_insights and the event log.
 const (
-	ReasonCDFOff           = "CHANGE_DATA_FEED_NOT_ENABLED"
-	ReasonRowTrackingOff   = "ROW_TRACKING_NOT_ENABLED"
-	ReasonNonDeterministic = "NON_DETERMINISTIC_EXPRESSION"
-	ReasonFloatAggregate   = "FLOAT_AGGREGATE"
-	ReasonOrderDependent   = "ORDER_DEPENDENT_AGGREGATE"
-	ReasonRecursiveCTE     = "RECURSIVE_CTE"
-	ReasonLimit            = "LIMIT"
-	ReasonSubquery         = "SUBQUERY_EXPRESSION"
-	ReasonLateral          = "LATERAL_JOIN"
-	ReasonSystemSource     = "NON_TABLE_SOURCE"
-	ReasonRowMetadata      = "ROW_COMMIT_VERSION_COLUMN"
-	ReasonExpectationsView = "EXPECTATIONS_IN_SOURCE_VIEW"
-	ReasonDropRowNotNull   = "DROP_ROW_WITH_NOT_NULL"
-	ReasonFeedVacuumed     = "CHANGE_FEED_VACUUMED"
-	ReasonUnsupported      = "UNSUPPORTED_OPERATOR"
+	ReasonCDFOff            = "CHANGE_DATA_FEED_NOT_ENABLED"
+	ReasonRowTrackingOff    = "ROW_TRACKING_NOT_ENABLED"
+	ReasonNonDeterministic  = "NON_DETERMINISTIC_EXPRESSION"
+	ReasonFloatAggregate    = "FLOAT_AGGREGATE"
+	ReasonOrderDependent    = "ORDER_DEPENDENT_AGGREGATE"
+	ReasonRecursiveCTE      = "RECURSIVE_CTE"
+	ReasonLimit             = "LIMIT"
+	ReasonSubquery          = "SUBQUERY_EXPRESSION"
+	ReasonLateral           = "LATERAL_JOIN"
+	ReasonSystemSource      = "NON_TABLE_SOURCE"
+	ReasonRowMetadata       = "ROW_COMMIT_VERSION_COLUMN"
+	ReasonExpectationsView  = "EXPECTATIONS_IN_SOURCE_VIEW"
+	ReasonDropRowNotNull    = "DROP_ROW_WITH_NOT_NULL"
+	ReasonFeedVacuumed      = "CHANGE_FEED_VACUUMED"
+	ReasonUnsupported       = "UNSUPPORTED_OPERATOR"
+	ReasonWindowNoPartition = "WINDOW_WITHOUT_PARTITION_BY"
 )
 
 // Blocker is one reason a view cannot be refreshed incrementally.
@@ -126,7 +127,7 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 		seen[k] = true
 		structural = append(structural, *b)
 	}
-	hasAgg, monotone := false, true
+	hasAgg, hasWindow, monotone := false, false, true
 	var walk func(n plan.Node)
 	walk = func(n plan.Node) {
 		switch x := n.(type) {
@@ -137,6 +138,9 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			}
 		case *plan.Distinct:
 			hasAgg = true
+		case *plan.Window:
+			hasWindow = true
+			addB(windowBlocker(x))
 		case *plan.SetOp:
 			if !(x.Kind == plan.Union && x.All) {
 				hasAgg = true
@@ -169,6 +173,8 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 	walk(q)
 	a.groupAgg = findGroupAgg(q)
 	switch {
+	case hasWindow:
+		a.Shape = []string{"WINDOW_FUNCTION"}
 	case a.groupAgg != nil:
 		a.Shape = []string{"GROUP_AGGREGATE", "GENERIC_AGGREGATE"}
 	case hasAgg:
@@ -365,6 +371,59 @@ func aggBlocker(c plan.AggCall) *Blocker {
 				Message:    fmt.Sprintf("%s() over a floating-point value depends on the order of addition", name),
 				Fix:        fmt.Sprintf("%s(CAST(x AS DECIMAL(p,s))), or PARTITIONED BY a grouping column", name),
 				Techniques: rowAndAggregateTechniques, Permanent: true}
+		}
+	}
+	return nil
+}
+
+// windowPartition returns the PARTITION BY every call of w shares, or a
+// blocker: WINDOW_FUNCTION recomputes the window partitions the changes
+// touch, so every call needs the same, non-empty PARTITION BY.
+func windowPartition(w *plan.Window) ([]plan.Expr, *Blocker) {
+	var keys []plan.Expr
+	for i, c := range w.Calls {
+		if len(c.PartitionBy) == 0 {
+			return nil, &Blocker{Code: ReasonWindowNoPartition, Object: c.Name + "()", Func: c.Name,
+				Message: fmt.Sprintf("%s() OVER (…) has no PARTITION BY: every change touches its one partition, the whole input", c.Name),
+				Fix:     "add PARTITION BY … to the window", Permanent: true}
+		}
+		if i == 0 {
+			keys = c.PartitionBy
+			continue
+		}
+		if len(c.PartitionBy) != len(keys) {
+			return nil, windowMismatch(c)
+		}
+		for j := range keys {
+			if keys[j].String() != c.PartitionBy[j].String() {
+				return nil, windowMismatch(c)
+			}
+		}
+	}
+	return keys, nil
+}
+
+func windowMismatch(c plan.WindowCall) *Blocker {
+	return &Blocker{Code: ReasonWindowNoPartition, Object: c.Name + "()", Func: c.Name,
+		Message: fmt.Sprintf("%s() is partitioned differently from the query's other window functions", c.Name),
+		Fix:     "use one PARTITION BY for every window function of the query", Permanent: true}
+}
+
+// windowBlocker finds what stops WINDOW_FUNCTION for w.
+func windowBlocker(w *plan.Window) *Blocker {
+	if _, b := windowPartition(w); b != nil {
+		return b
+	}
+	// Floating-point and order-dependent aggregates are fine here: a
+	// partition is always recomputed whole, its rows in one order.
+	for _, c := range w.Calls {
+		for _, e := range append(append([]plan.Expr{c.Filter}, c.Args...), c.PartitionBy...) {
+			if e == nil {
+				continue
+			}
+			if b := exprBlocker(e, false); b != nil {
+				return b
+			}
 		}
 	}
 	return nil

@@ -141,6 +141,9 @@ type differ struct {
 	// recomputes is set when a node's change is computed by recomputing
 	// touched groups (GENERIC_AGGREGATE).
 	recomputes bool
+	// windows is set when window partitions were recomputed
+	// (WINDOW_FUNCTION).
+	windows bool
 	// then is the time of the checkpoint: time functions in WHERE read it
 	// for the old side (R-I5).
 	then time.Time
@@ -204,6 +207,8 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		return df.aggregate(x)
 	case *plan.Distinct:
 		return df.distinct(x)
+	case *plan.Window:
+		return df.window(x)
 	case *plan.Limit:
 		in, err := df.diff(x.Input)
 		if err != nil || !in.changed {
@@ -583,5 +588,32 @@ func (df *differ) timeFilter(f *plan.Filter) (*diffResult, error) {
 		plus:  unionAll(cols, filter(in.plus, c2), filter(in.old, &plan.And{Args: []plan.Expr{c2, isNot(c1)}})),
 		minus: unionAll(cols, filter(in.minus, c2), filter(in.old, &plan.And{Args: []plan.Expr{c1, isNot(c2)}})),
 		old:   filter(in.old, c1),
+	}, nil
+}
+
+// window recomputes the window partitions the changes touch, as of the
+// checkpoint (minus) and now (plus): a window function's value depends on
+// its partition's rows only. The executor orders peers by their whole rows,
+// so a partition recomputed from rows read in another order gives the rows
+// the view holds.
+func (df *differ) window(w *plan.Window) (*diffResult, error) {
+	if b := windowBlocker(w); b != nil {
+		return nil, &blockedError{*b}
+	}
+	keys, _ := windowPartition(w)
+	in, err := df.diff(w.Input)
+	if err != nil || !in.changed {
+		return unchangedOr(w, in, err)
+	}
+	df.windows = true
+	set, err := df.touchedKeys(keys, in.plus, in.minus)
+	if err != nil {
+		return nil, err
+	}
+	mk := func(i plan.Node) plan.Node { return &plan.Window{Input: i, Calls: w.Calls, Cols: w.Cols} }
+	return &diffResult{changed: true,
+		plus:  mk(&plan.KeyIn{Input: w.Input, Keys: keys, Set: set}),
+		minus: mk(&plan.KeyIn{Input: in.old, Keys: keys, Set: set}),
+		old:   mk(in.old),
 	}, nil
 }

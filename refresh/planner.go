@@ -189,6 +189,8 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		switch {
 		case useGA:
 			tech = "GROUP_AGGREGATE"
+		case df.windows || has(an.Shape, "WINDOW_FUNCTION"):
+			tech = "WINDOW_FUNCTION"
 		case df.recomputes || has(an.Shape, "GENERIC_AGGREGATE"):
 			tech = "GENERIC_AGGREGATE"
 		case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):

@@ -68,6 +68,10 @@ func TestTechniquesEqualFull(t *testing.T) {
 		{"countd", `SELECT k, count(DISTINCT s) AS ds FROM f GROUP BY k`, "GENERIC_AGGREGATE", "GENERIC_AGGREGATE"},
 		{"aggsub", `SELECT d.name, t.n FROM d JOIN (SELECT k, count(*) AS n FROM f GROUP BY k) t ON t.k = d.k`, "GENERIC_AGGREGATE", "GENERIC_AGGREGATE"},
 		{"setop", `SELECT k FROM f EXCEPT SELECT k FROM g`, "GENERIC_AGGREGATE", "GENERIC_AGGREGATE"},
+		{"window", `SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v) AS rn, sum(v) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2, lag(s) OVER (PARTITION BY k ORDER BY v DESC) AS prev FROM f`, "WINDOW_FUNCTION", "WINDOW_FUNCTION"},
+		{"qualify", `SELECT k, s, v FROM f QUALIFY row_number() OVER (PARTITION BY k ORDER BY v DESC NULLS LAST) = 1`, "WINDOW_FUNCTION", "WINDOW_FUNCTION"},
+		{"winagg", `SELECT k, count(*) AS n, rank() OVER (PARTITION BY k % 2 ORDER BY count(*)) AS r FROM f GROUP BY k`, "WINDOW_FUNCTION", "WINDOW_FUNCTION"},
+		{"winall", `SELECT id, rank() OVER (ORDER BY v) AS r FROM f`, "FULL_RECOMPUTE", "FULL_RECOMPUTE"},
 		{"random", `SELECT id, random() AS r FROM f WHERE false`, "FULL_RECOMPUTE", "FULL_RECOMPUTE"},
 	}
 	nextF, nextG := 0, 0

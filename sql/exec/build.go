@@ -40,6 +40,12 @@ func Build(c *Ctx, n plan.Node) (Operator, error) {
 			return nil, err
 		}
 		return newAggregate(c, x, in)
+	case *plan.Window:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newWindow(c, x, in)
 	case *plan.Sort:
 		in, err := Build(c, x.Input)
 		if err != nil {

@@ -214,39 +214,7 @@ func (s *sortOp) Next() ([]Row, error) {
 			return nil, err
 		}
 		sort.SliceStable(all, func(i, j int) bool {
-			for k, key := range s.keys {
-				a, b := all[i].keys[k], all[j].keys[k]
-				var c int
-				switch {
-				case a.IsNull() && b.IsNull():
-					c = 0
-				case a.IsNull():
-					c = 1
-					if key.NullsFirst {
-						c = -1
-					}
-					if key.Desc {
-						c = -c
-					}
-				case b.IsNull():
-					c = -1
-					if key.NullsFirst {
-						c = 1
-					}
-					if key.Desc {
-						c = -c
-					}
-				default:
-					c = types.Compare(a, b)
-				}
-				if key.Desc {
-					c = -c
-				}
-				if c != 0 {
-					return c < 0
-				}
-			}
-			return false
+			return compareKeys(s.keys, all[i].keys, all[j].keys) < 0
 		})
 		rows := make([]Row, len(all))
 		for i, k := range all {

@@ -1,7 +1,7 @@
-// Package funcs is the function registry: every scalar and aggregate
-// function callable from SQL, each with its overloads and its determinism
-// flag (refresh/ uses the flag to decide whether a view can be maintained
-// incrementally, R-Q3, R-I2).
+// Package funcs is the function registry: every scalar, aggregate and
+// window-only (window.go) function callable from SQL, each with its
+// overloads and its determinism flag (refresh/ uses the flag to decide
+// whether a view can be maintained incrementally, R-Q3, R-I2).
 //
 // Invariants:
 //  1. A new function is one registry entry: name, determinism, overloads

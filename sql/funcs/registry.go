@@ -42,6 +42,8 @@ type Func struct {
 	Overloads     []*Overload
 	// Agg is set for aggregate functions.
 	Agg *AggDef
+	// Window is set for window-only functions (window.go).
+	Window *WindowDef
 }
 
 // AggState accumulates one group's values.

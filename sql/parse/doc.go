@@ -25,6 +25,10 @@
 // pg_query has parsed the statement, that JoinExpr's type is set to
 // pg_query's JOIN_SEMI/JOIN_ANTI (semijoin.go), which the binder binds.
 //
+// QUALIFY (qualify.go) likewise: the condition is carried in a WINDOW
+// definition named QualifyWindow, which the binder takes back out, and
+// Deparse spells it QUALIFY again.
+//
 // It is a leaf: it imports only pgerror, pg_query and protobuf reflection
 // (to walk pg_query's tree).
 package parse

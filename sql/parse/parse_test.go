@@ -329,3 +329,63 @@ func TestCheckAndVacuum(t *testing.T) {
 		}
 	}
 }
+
+func TestRewriteQualify(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{"SELECT k FROM t QUALIFY row_number() OVER (PARTITION BY k ORDER BY ts DESC) = 1",
+			"SELECT k FROM t WINDOW mvserver_qualify AS (PARTITION BY row_number() OVER (PARTITION BY k ORDER BY ts DESC) = 1)"},
+		{"select k from t qualify rn = 1 order by k limit 3",
+			"select k from t WINDOW mvserver_qualify AS (PARTITION BY rn = 1 )order by k limit 3"},
+		{"select k from t window w as (order by k) qualify rank() over w < 2",
+			"select k from t window w as (order by k) , mvserver_qualify AS (PARTITION BY rank() over w < 2)"},
+		{"select k from t qualify rank() over w < 2 window w as (order by k)",
+			"select k from t WINDOW mvserver_qualify AS (PARTITION BY rank() over w < 2 ) , w as (order by k)"},
+		{"select * from (select k from t qualify k > INTERVAL 1 HOUR) s",
+			"select * from (select k from t WINDOW mvserver_qualify AS (PARTITION BY k > INTERVAL '1 hour')) s"},
+		// qualify as a name is left alone
+		{"select qualify from t", "select qualify from t"},
+		{"select a qualify from t", "select a qualify from t"},
+		{"select * from t qualify where qualify.x = 1", "select * from t qualify where qualify.x = 1"},
+		{"select 'qualify x'", "select 'qualify x'"},
+	} {
+		got, _ := applyRewrites(c.in, lex(c.in))
+		if got != c.out {
+			t.Errorf("%s:\n got %s\nwant %s", c.in, got, c.out)
+		}
+	}
+}
+
+// Errors inside a QUALIFY condition point into the text the client sent,
+// and a deparsed query spells QUALIFY again and parses to the same tree.
+func TestQualifyPositionsAndDeparse(t *testing.T) {
+	q := "select k from t qualify row_number() over (order by k) = 1 +"
+	_, err := Parse(q)
+	pe := pgerror.Convert(err)
+	if pe.Code != pgerror.SyntaxError || pe.Position != int32(len(q)+1) {
+		t.Fatalf("%v at %d", err, pe.Position)
+	}
+	for _, c := range []struct{ in, out string }{
+		{"select k from t qualify row_number() over (partition by k order by ts desc) = 1 order by k",
+			"SELECT k FROM t QUALIFY row_number() OVER (PARTITION BY k ORDER BY ts DESC) = 1 ORDER BY k"},
+		{"select k from t window w as (order by k) qualify rank() over w < 2",
+			"SELECT k FROM t WINDOW w AS (ORDER BY k) QUALIFY rank() OVER w < 2"},
+		{"select k from t qualify rank() over w < 2 window w as (order by k)",
+			"SELECT k FROM t WINDOW w AS (ORDER BY k) QUALIFY rank() OVER w < 2"},
+	} {
+		st, err := ParseOne(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		got, err := Deparse(st.AST)
+		if err != nil || got != c.out {
+			t.Fatalf("%s:\n got %s (%v)\nwant %s", c.in, got, err, c.out)
+		}
+		again, err := ParseOne(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, _ := Deparse(again.AST); back != got {
+			t.Fatalf("not stable: %s", back)
+		}
+	}
+}

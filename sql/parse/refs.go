@@ -78,9 +78,12 @@ func TreeVersion() int32 {
 
 // Deparse turns a statement tree back into SQL text (canonical spelling).
 // Semi and anti joins come back as LEFT SEMI / LEFT ANTI JOIN (see
-// deparseJoinMarks), so the text parses to the same tree.
+// deparseJoinMarks) and QUALIFY as QUALIFY (deparseQualify), so the text
+// parses to the same tree.
 func Deparse(n *pg_query.Node) (string, error) {
-	return deparseJoinMarks(n, func(n *pg_query.Node) (string, error) {
-		return pg_query.Deparse(&pg_query.ParseResult{Version: TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: n}}})
+	return deparseQualify(n, func(n *pg_query.Node) (string, error) {
+		return deparseJoinMarks(n, func(n *pg_query.Node) (string, error) {
+			return pg_query.Deparse(&pg_query.ParseResult{Version: TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: n}}})
+		})
 	})
 }

@@ -17,6 +17,21 @@ type posMap struct {
 type seg struct {
 	newStart, origStart, length int
 	exact                       bool
+	// inserted: text the rewrite added before origStart (QUALIFY's
+	// closing parenthesis), no token of the client's.
+	inserted bool
+}
+
+// insertedAt reports whether rewritten offset newOff falls in inserted
+// text, and the original offset it stands before.
+func (m *posMap) insertedAt(newOff int) (int, bool) {
+	for i := len(m.segs) - 1; i >= 0; i-- {
+		s := m.segs[i]
+		if newOff >= s.newStart {
+			return s.origStart, s.inserted && newOff < s.newStart+s.length
+		}
+	}
+	return 0, false
 }
 
 func (m *posMap) orig(newOff int) int {
@@ -38,9 +53,10 @@ func (m *posMap) orig(newOff int) int {
 
 // builder assembles rewritten text and its position map.
 type builder struct {
-	sb    strings.Builder
-	m     posMap
-	marks []joinMark
+	sb      strings.Builder
+	m       posMap
+	marks   []joinMark
+	inserts []insertion
 }
 
 func (b *builder) copy(src string, start, end int) {
@@ -71,6 +87,7 @@ var rewrites = []rewrite{
 	{name: "current_timestamp() / current_date()", apply: rewriteNiladicCall},
 	{name: "LEFT SEMI JOIN / LEFT ANTI JOIN", apply: rewriteSemiAntiJoin},
 	{name: "TABLE(name) as a function argument", apply: rewriteTableArg},
+	{name: "QUALIFY cond", apply: rewriteQualify},
 }
 
 // rewriteTableArg: event_log(TABLE(cat.sch.mv)) → event_log('cat.sch.mv').
@@ -188,7 +205,37 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 	}
 	b := &builder{}
 	last := 0 // original offset copied so far
+	var pending []insertion
+	// insert writes the pending insertions before significant token i (or
+	// at the end); it reports whether one consumed token i.
+	insert := func(i int) bool {
+		consumed := false
+		for _, in := range pending {
+			if in.at != i {
+				continue
+			}
+			at := len(src)
+			if i < len(sig) {
+				at = sig[i].start
+			}
+			if i == len(sig) && len(sig) > 0 {
+				at = sig[len(sig)-1].end
+			}
+			b.copy(src, last, at)
+			b.replace(at, in.text)
+			b.m.segs[len(b.m.segs)-1].inserted = true
+			last = at
+			if in.consume && i < len(sig) {
+				last, consumed = sig[i].end, true
+			}
+		}
+		return consumed
+	}
 	for i := 0; i < len(sig); {
+		if insert(i) {
+			i++
+			continue
+		}
 		consumed := 0
 		for _, rw := range rewrites {
 			var tb builder
@@ -203,6 +250,7 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 					mk.off += base
 					b.m.joins = append(b.m.joins, mk)
 				}
+				pending = append(pending, tb.inserts...)
 				b.sb.WriteString(tb.sb.String())
 				last = sig[i+n-1].end
 				consumed = n
@@ -214,6 +262,7 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 		}
 		i += consumed
 	}
+	insert(len(sig))
 	if last == 0 {
 		return src, nil
 	}

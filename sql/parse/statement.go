@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -175,10 +176,30 @@ func (s *Statement) syntaxError(err error) error {
 		if strings.Contains(pe.Message, "unterminated") {
 			e.Code = pgerror.SyntaxError
 		}
+		if strings.HasPrefix(pe.Message, "frame start") || strings.HasPrefix(pe.Message, "frame end") {
+			// The grammar's checks of a window frame (R-Q2) are
+			// windowing errors in PostgreSQL.
+			e.Code = pgerror.WindowingError
+		}
 		if pe.Cursorpos > 0 {
 			// Cursorpos is a 1-based character position in s.SQL.
 			byteOff := charToByte(s.SQL, pe.Cursorpos-1)
 			e.Position = s.Position(int32(byteOff))
+			if s.m != nil {
+				if orig, ok := s.m.insertedAt(byteOff); ok {
+					// The parser stopped at text a rewrite added: name
+					// what the client wrote there instead.
+					e.Message = "syntax error at end of input"
+					if toks := lex(s.Text[orig:]); len(toks) > 0 {
+						for _, t := range toks {
+							if t.kind != tokSpace {
+								e.Message = fmt.Sprintf("syntax error at or near \"%s\"", s.Text[orig+t.start:orig+t.end])
+								break
+							}
+						}
+					}
+				}
+			}
 		}
 		return e
 	}

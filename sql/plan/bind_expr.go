@@ -18,6 +18,11 @@ type exprCtx struct {
 	sc     *scope
 	aggs   *aggCollector
 	clause string // for "aggregate functions are not allowed in …"
+	// wins collects window calls where they are allowed (nil elsewhere).
+	wins *winCollector
+	// aliases are the output columns a QUALIFY condition may name
+	// (a nil entry: an ambiguous name).
+	aliases map[string]Expr
 }
 
 type aggCollector struct {
@@ -92,6 +97,12 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 		sc := ec.sc
 		if sc == nil {
 			sc = b.newScope()
+		}
+		if e, ok := ec.aliases[parts[0]]; ok && len(parts) == 1 && e != nil {
+			// An input column of this query wins over an output alias.
+			if i, err := sc.find("", parts[0], b, parts, loc); err == nil && i < 0 {
+				return e, nil
+			}
 		}
 		return b.resolveColumn(sc, parts, loc)
 	case *pg_query.Node_AConst:
@@ -235,6 +246,12 @@ func (b *Binder) bindConst(c *pg_query.A_Const) (Expr, error) {
 		s := v.Fval.Fval
 		if !strings.ContainsAny(s, ".eE") {
 			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if i == int64(int32(i)) {
+					// -2147483648 reaches here (the grammar folds the
+					// sign into a literal too large for integer): it is
+					// an integer, as in PostgreSQL.
+					return &Const{D: types.NewInt4(i), T: types.Int4}, nil
+				}
 				return &Const{D: types.NewInt8(i), T: types.Int8}, nil
 			}
 		}
@@ -826,9 +843,6 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		parts = append(parts, strVal(n))
 	}
 	name := parts[len(parts)-1]
-	if fc.Over != nil {
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "window functions are not supported yet")
-	}
 	f, ok := funcs.Lookup(name)
 	if !ok {
 		var ts []string
@@ -844,6 +858,12 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		}
 		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", strings.Join(parts, "."), strings.Join(ts, ", ")).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if fc.Over != nil {
+		return b.bindWindowCall(fc, f, name, ec)
+	}
+	if f.Window != nil {
+		return nil, b.errAt(loc, pgerror.WrongObjectType, "window function %s requires an OVER clause", name)
 	}
 	if !f.Deterministic {
 		b.volatile++
@@ -946,7 +966,7 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 	}
 	ec.aggs.inAgg = true
 	defer func() { ec.aggs.inAgg = false }()
-	inner := &exprCtx{sc: ec.sc, aggs: ec.aggs, clause: ec.clause}
+	inner := &exprCtx{sc: ec.sc, aggs: ec.aggs, wins: ec.wins, clause: ec.clause}
 	var args []Expr
 	if fc.AggStar {
 		if !f.Agg.Star {

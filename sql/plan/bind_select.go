@@ -51,8 +51,9 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 	if s.Op != pg_query.SetOperation_SETOP_NONE {
 		return b.bindSetOp(s)
 	}
-	if len(s.WindowClause) > 0 {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "window functions are not supported yet")
+	qualifyNode, windowDefs, err := b.splitQualify(s.WindowClause)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(s.ValuesLists) > 0 {
 		node, cols, err := b.bindValues(s.ValuesLists, nil, nil)
@@ -100,8 +101,13 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		}
 		input = filterWhere(input, cond, len(sc.cols))
 	}
-	// Target list: bind against the FROM scope, collecting aggregates.
+	// Target list: bind against the FROM scope, collecting aggregates and
+	// window calls.
 	aggs := &aggCollector{}
+	wins, err := b.newWinCollector(windowDefs)
+	if err != nil {
+		return nil, nil, err
+	}
 	type target struct {
 		e    Expr
 		name string
@@ -140,7 +146,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				continue
 			}
 		}
-		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, clause: "SELECT"})
+		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "SELECT"})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -222,7 +228,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				continue
 			}
 		}
-		e, err := b.bindExpr(sb.Node, &exprCtx{sc: sc, aggs: aggs, clause: "ORDER BY"})
+		e, err := b.bindExpr(sb.Node, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "ORDER BY"})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -232,8 +238,32 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		k.key.E = e
 		orders = append(orders, k)
 	}
+	// QUALIFY (R-Q1) filters on window results; it may name an output
+	// column by its alias.
+	var qualify Expr
+	if qualifyNode != nil {
+		aliases := map[string]Expr{}
+		for _, t := range targets {
+			if prev, dup := aliases[t.name]; dup && !sameExpr(prev, t.e) {
+				aliases[t.name] = nil // ambiguous: an input column or an error
+				continue
+			}
+			aliases[t.name] = t.e
+		}
+		e, err := b.bindExpr(qualifyNode, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "QUALIFY", aliases: aliases})
+		if err != nil {
+			return nil, nil, err
+		}
+		if qualify, err = b.boolArg(e, nodeLocation(qualifyNode), "QUALIFY"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := b.checkUnusedWindows(wins, sc); err != nil {
+		return nil, nil, err
+	}
 	// GROUP BY
 	grouped := len(s.GroupClause) > 0 || len(aggs.calls) > 0 || having != nil
+	lift := func(e Expr, loc int32) (Expr, error) { return e, nil }
 	if grouped {
 		var groupBy []Expr
 		for _, g := range s.GroupClause {
@@ -248,6 +278,9 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 					if containsAgg(e) {
 						return nil, nil, b.errAt(c.Location, pgerror.GroupingError, "aggregate functions are not allowed in GROUP BY")
 					}
+					if containsWin(e) {
+						return nil, nil, b.errAt(c.Location, pgerror.WindowingError, "window functions are not allowed in GROUP BY")
+					}
 				}
 			}
 			if e == nil {
@@ -256,7 +289,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 					name := strVal(cr.Fields[0])
 					if _, err := sc.resolve([]string{name}, b, cr.Location); err != nil {
 						for _, t := range targets {
-							if t.name == name && !containsAgg(t.e) {
+							if t.name == name && !containsAgg(t.e) && !containsWin(t.e) {
 								e = t.e
 								break
 							}
@@ -288,7 +321,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		}
 		input = agg
 		// Re-express everything above the aggregation over its output.
-		lift := func(e Expr, loc int32) (Expr, error) { return b.liftOverAgg(e, groupBy, sc, loc) }
+		lift = func(e Expr, loc int32) (Expr, error) { return b.liftOverAgg(e, groupBy, sc, loc) }
 		for i := range targets {
 			e, err := lift(targets[i].e, targets[i].loc)
 			if err != nil {
@@ -319,6 +352,27 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				orders[i].key.E = e
 			}
 		}
+		if qualify != nil {
+			if qualify, err = lift(qualify, nodeLocation(qualifyNode)); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	// Window functions, then QUALIFY, over the (grouped) rows.
+	if len(wins.calls) > 0 {
+		ptrs := []*Expr{&qualify}
+		for i := range targets {
+			ptrs = append(ptrs, &targets[i].e)
+		}
+		for i := range orders {
+			ptrs = append(ptrs, &orders[i].key.E)
+		}
+		if input, err = b.placeWindows(input, wins, lift, ptrs...); err != nil {
+			return nil, nil, err
+		}
+	}
+	if qualify != nil {
+		input = &Filter{Input: input, Cond: qualify}
 	}
 	// Projection (with hidden ORDER BY columns appended).
 	proj := &Project{Input: input}
@@ -370,7 +424,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 	if len(sortKeys) > 0 {
 		node = &Sort{Input: node, Keys: sortKeys}
 	}
-	node, err := b.bindLimit(node, s)
+	node, err = b.bindLimit(node, s)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -37,5 +37,13 @@
 // become semi/anti joins (decorrelate.go); other subqueries stay
 // expressions evaluated per row.
 //
+// Window functions (bind_window.go, node_window.go). Window calls are
+// collected like aggregates from the select list, ORDER BY and QUALIFY,
+// each standing as a WinRef until one Window node, placed after the
+// aggregation and HAVING and before DISTINCT, ORDER BY and LIMIT, computes
+// them; QUALIFY (carried from sql/parse as a marked WINDOW definition) is a
+// Filter over that node. Named windows follow PostgreSQL's rules for
+// copying a definition.
+//
 // Imports: sql/parse, sql/funcs, sql/types, catalog, pgerror.
 package plan

@@ -62,6 +62,15 @@ func ownExprs(n Node) []Expr {
 		add(x.Residual)
 	case *KeyIn:
 		add(x.Keys...)
+	case *Window:
+		for _, c := range x.Calls {
+			add(c.Args...)
+			add(c.PartitionBy...)
+			for _, k := range c.OrderBy {
+				add(k.E)
+			}
+			add(c.Filter, c.Frame.Start.Offset, c.Frame.End.Offset)
+		}
 	}
 	return out
 }
@@ -131,6 +140,8 @@ func inputs(n Node) []Node {
 	case *CTEScan:
 		return []Node{x.Input}
 	case *KeyIn:
+		return []Node{x.Input}
+	case *Window:
 		return []Node{x.Input}
 	}
 	return nil
