@@ -83,6 +83,9 @@ type Options struct {
 	// Cause is what started the run (CREATE, MANUAL, SCHEDULE, TRIGGER,
 	// STARTUP_CATCHUP), recorded in refresh_history (R-S6).
 	Cause string
+	// ResetCheckpoints: REFRESH STREAMING TABLE … RESET CHECKPOINTS
+	// reprocesses every source row and keeps the table's rows (R-ST3).
+	ResetCheckpoints bool
 }
 
 // Result is what a refresh did.
@@ -199,6 +202,9 @@ func causeOf(opt Options) string {
 func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (*Result, error) {
 	start := r.now()
 	v, ok := cat.Table(view)
+	if ok && v.Kind == catalog.KindStreamingTable {
+		return r.refreshStreaming(ctx, txn, cat, v, opt)
+	}
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
@@ -450,7 +456,7 @@ func BindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (plan.Nod
 		// R-M8: a source changed under the view (e.g. a referenced column
 		// was dropped): say which view fails.
 		pe := pgerror.Convert(err)
-		return nil, nil, &pgerror.Error{Code: pe.Code, Message: fmt.Sprintf("materialized view \"%s\" can no longer be computed: %s", v.Name, pe.Message), Hint: pe.Hint}
+		return nil, nil, &pgerror.Error{Code: pe.Code, Message: fmt.Sprintf("%s \"%s\" can no longer be computed: %s", datasetNoun(v), v.Name, pe.Message), Hint: pe.Hint}
 	}
 	return q.Root, q.Cols, nil
 }
@@ -469,7 +475,7 @@ func SourceVersions(txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table) (m
 			seen[id] = true
 			t, ok := cat.Table(id)
 			if !ok {
-				return pgerror.New(pgerror.UndefinedTable, "a source of materialized view \"%s\" no longer exists", v.Name)
+				return pgerror.New(pgerror.UndefinedTable, "a source of %s \"%s\" no longer exists", datasetNoun(v), v.Name)
 			}
 			if t.Kind == catalog.KindView {
 				if err := walk(t.DependsOn); err != nil {
@@ -486,4 +492,12 @@ func SourceVersions(txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table) (m
 		return nil
 	}
 	return out, walk(v.DependsOn)
+}
+
+// datasetNoun names v's kind in messages.
+func datasetNoun(v *catalog.Table) string {
+	if v.Kind == catalog.KindStreamingTable {
+		return "streaming table"
+	}
+	return "materialized view"
 }
