@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -457,6 +458,17 @@ func BindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (plan.Nod
 		// was dropped): say which view fails.
 		pe := pgerror.Convert(err)
 		return nil, nil, &pgerror.Error{Code: pe.Code, Message: fmt.Sprintf("%s \"%s\" can no longer be computed: %s", datasetNoun(v), v.Name, pe.Message), Hint: pe.Hint}
+	}
+	if len(q.Cols) < len(v.Columns) {
+		// R-M8: a column the query reads through * was dropped from a
+		// source: its rows no longer fill the view's columns.
+		var names []string
+		for _, c := range q.Cols {
+			names = append(names, c.Name)
+		}
+		return nil, nil, pgerror.New(pgerror.UndefinedColumn, "%s \"%s\" can no longer be computed: its query now returns %d columns (%s) for its %d columns; a column of a source was dropped",
+			datasetNoun(v), v.Name, len(q.Cols), strings.Join(names, ", "), len(v.Columns)).
+			WithHint("Define it again with CREATE OR %s, or restore the column.", map[bool]string{true: "REFRESH STREAMING TABLE", false: "REPLACE MATERIALIZED VIEW"}[v.Kind == catalog.KindStreamingTable])
 	}
 	return q.Root, q.Cols, nil
 }
