@@ -130,7 +130,7 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 	}
 	res, err := r.RefreshIn(ctx, txn, cat, view, opt)
 	if err == nil {
-		err = txn.Commit()
+		err = commitError(cat, view, txn.Commit())
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrCanceledByUser) {
@@ -512,4 +512,20 @@ func datasetNoun(v *catalog.Table) string {
 		return "streaming table"
 	}
 	return "materialized view"
+}
+
+// commitError explains a refresh's failed commit: a conflict on the view's
+// rows or checkpoint is another transaction that refreshed it (CREATE OR
+// REFRESH runs its refresh in its own transaction) and committed first.
+func commitError(cat *catalog.Catalog, view uint32, err error) error {
+	if err == nil || !(errors.Is(err, storage.ErrDuplicateKey) || errors.Is(err, storage.ErrSerialization)) {
+		return err
+	}
+	name := fmt.Sprint(view)
+	if v, ok := cat.Table(view); ok {
+		name = v.Name
+	}
+	return pgerror.New(pgerror.SerializationFailure, "could not serialize access: a concurrent refresh of \"%s\" committed first", name).
+		WithDetail("This refresh changed nothing.").
+		WithHint("The refresh might succeed if retried.")
 }

@@ -121,6 +121,7 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 		}
 	}
 	if exists {
+		s.streamRefreshes = append(s.streamRefreshes, name)
 		if sameDescriptor(old, t) {
 			return tag, s.refreshInTxn(ctx, old.ID, false)
 		}
