@@ -25,6 +25,11 @@
 // pg_query has parsed the statement, that JoinExpr's type is set to
 // pg_query's JOIN_SEMI/JOIN_ANTI (semijoin.go), which the binder binds.
 //
+// STREAM(name) in a streaming table's FROM (R-ST1) is no rewrite:
+// PostgreSQL's grammar reads it as a function in FROM, and
+// ExtractStreams (stream.go) turns those items back into relations for the
+// session, which records which ones are streams.
+//
 // It is a leaf: it imports only pgerror, pg_query and protobuf reflection
 // (to walk pg_query's tree).
 package parse
