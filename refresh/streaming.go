@@ -291,6 +291,12 @@ func (r *Runner) refreshStreaming(ctx context.Context, txn *storage.Txn, cat *ca
 		if !ok {
 			return nil, pgerror.New(pgerror.UndefinedTable, "a source of streaming table \"%s\" no longer exists", v.Name)
 		}
+		if txn.WritesTable(storage.TableID(id)) {
+			// Its rows written here have no version yet: a checkpoint
+			// cannot say they were processed, so they would be again.
+			return nil, pgerror.New(pgerror.InvalidTransactionState, "streaming table \"%s\" cannot be refreshed in a transaction that wrote to its source %s", v.Name, cat.QualifiedName(src)).
+				WithHint("Commit the writes to %s first, then create or refresh the streaming table.", cat.QualifiedName(src))
+		}
 		cur, err := txn.TableVersion(storage.TableID(id))
 		if err != nil {
 			return nil, err
