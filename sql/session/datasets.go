@@ -607,6 +607,9 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 			}
 			nt.SetProperty(np)
 		}
+		if err := checkStreamingProperties(nt); err != nil {
+			return "", err
+		}
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
 	}

@@ -108,6 +108,9 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 		t.SetProperty(np)
 	}
 	t.ApplyDefaults(s.eng.Defaults)
+	if err := checkStreamingProperties(t); err != nil {
+		return "", err
+	}
 	cat := s.cat.Clone()
 	if exists {
 		t.ID = old.ID
@@ -316,4 +319,17 @@ func datasetKindOf(t *catalog.Table, streaming bool, name parse.Name) error {
 		e = e.WithHint("It is a materialized view: use … MATERIALIZED VIEW.")
 	}
 	return e
+}
+
+// checkStreamingProperties checks the properties a streaming table's
+// refresh reads: skipChangeCommits is true or false (R-ST4).
+func checkStreamingProperties(t *catalog.Table) error {
+	if t.Kind != catalog.KindStreamingTable {
+		return nil
+	}
+	if v, ok := t.Property(refresh.PropSkipChangeCommits); ok && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+		return pgerror.New(pgerror.InvalidParameterValue, "invalid value for table property %s: \"%s\"", refresh.PropSkipChangeCommits, v).
+			WithHint("Use 'true' (skip source commits that update or delete rows) or 'false'.")
+	}
+	return nil
 }
