@@ -141,7 +141,8 @@ func validateDataset(c *catalog.Catalog, t *catalog.Table, min time.Duration) er
 
 // specOf describes a view to the scheduler: its schedule or trigger, the
 // base tables and upstream views whose commits trigger it (through plain
-// views), its timeout and performance mode.
+// views; a streaming table's streams only), its timeout and performance
+// mode.
 func specOf(c *catalog.Catalog, t *catalog.Table) scheduler.ViewSpec {
 	ds := t.Dataset
 	spec := scheduler.ViewSpec{ID: t.ID, Name: c.QualifiedName(t), Schedule: ds.Schedule, Trigger: ds.Trigger}
@@ -166,13 +167,19 @@ func specOf(c *catalog.Catalog, t *catalog.Table) scheduler.ViewSpec {
 			switch src.Kind {
 			case catalog.KindView:
 				walk(src.DependsOn)
-			case catalog.KindMaterializedView:
+			case catalog.KindMaterializedView, catalog.KindStreamingTable:
 				spec.Views = append(spec.Views, id)
 			default:
 				spec.Tables = append(spec.Tables, id)
 			}
 		}
 	}
-	walk(t.DependsOn)
+	sources := t.DependsOn
+	if t.Kind == catalog.KindStreamingTable {
+		// Only a stream's commits can give a streaming table new rows;
+		// the relations it reads whole do not trigger it (R-ST2).
+		sources = ds.Streams
+	}
+	walk(sources)
 	return spec
 }

@@ -20,7 +20,17 @@ const (
 	// KindMaterializedView is a materialized view: rows stored like a
 	// table's, computed from Query by refreshes.
 	KindMaterializedView ObjectKind = "materialized_view"
+	// KindStreamingTable is a streaming table (R-ST1): rows stored like a
+	// table's, appended by refreshes that run Query over the source rows
+	// committed since the table's checkpoint (Dataset.Streams).
+	KindStreamingTable ObjectKind = "streaming_table"
 )
+
+// IsDataset reports whether t is refreshed from a query: a materialized
+// view or a streaming table.
+func (t *Table) IsDataset() bool {
+	return t.Kind == KindMaterializedView || t.Kind == KindStreamingTable
+}
 
 // Schema is a namespace.
 type Schema struct {
@@ -95,6 +105,7 @@ func (t *Table) Clone() *Table {
 		d := *t.Dataset
 		d.Expectations = append([]Expectation(nil), t.Dataset.Expectations...)
 		d.SearchPath = append([]string(nil), t.Dataset.SearchPath...)
+		d.Streams = append([]uint32(nil), t.Dataset.Streams...)
 		c.Dataset = &d
 	}
 	return &c

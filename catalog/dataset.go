@@ -1,11 +1,17 @@
 package catalog
 
-// Dataset holds what makes a materialized view (or, later, a streaming
-// table) more than a table: its refresh policy, schedule or trigger,
-// expectations and the settings in force at CREATE (R-M1, R-S2, R-S3, R-S4).
+// Dataset holds what makes a materialized view or a streaming table more
+// than a table: its refresh policy, schedule or trigger, expectations and
+// the settings in force at CREATE (R-M1, R-ST1, R-S2, R-S3, R-S4).
 type Dataset struct {
-	Streaming bool   `json:"streaming,omitempty"`
-	Policy    string `json:"policy"` // AUTO, INCREMENTAL, INCREMENTAL STRICT, FULL
+	// Policy is AUTO, INCREMENTAL, INCREMENTAL STRICT or FULL; "" for a
+	// streaming table (R-ST1: no REFRESH POLICY).
+	Policy string `json:"policy"`
+	// Streams are the relations a streaming table reads as streams (each
+	// refresh processes only the rows committed to them since its
+	// checkpoint); its other sources are read whole at each refresh's
+	// snapshot (stream–static joins). Empty for a materialized view.
+	Streams []uint32 `json:"streams,omitempty"`
 	// Schedule and Trigger are mutually exclusive (R-M1).
 	Schedule *Schedule `json:"schedule,omitempty"`
 	Trigger  *Trigger  `json:"trigger,omitempty"`

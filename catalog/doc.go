@@ -1,6 +1,6 @@
 // Package catalog owns the schema objects of the one database a server
-// holds: schemas and tables (later views, materialized views, streaming
-// tables, functions), their columns, keys, partitioning and table properties
+// holds: schemas, tables, views, materialized views and streaming tables
+// (later functions), their columns, keys, partitioning and table properties
 // (R-T1, R-T5). Descriptors are persisted through storage's metadata key
 // space in the same transaction as the data they describe.
 //

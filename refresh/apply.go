@@ -70,7 +70,7 @@ func (w *viewWriter) encode(dst []byte, r exec.Row, leaving bool) (out []byte, k
 			if leaving {
 				return nil, false, nil
 			}
-			return nil, false, pgerror.New(pgerror.NotNullViolation, "null value in column \"%s\" of materialized view \"%s\" violates not-null constraint", c.Name, w.v.Name)
+			return nil, false, pgerror.New(pgerror.NotNullViolation, "null value in column \"%s\" of %s \"%s\" violates not-null constraint", c.Name, datasetNoun(w.v), w.v.Name)
 		}
 		w.row[i] = d
 	}

@@ -29,6 +29,10 @@
 // GROUP_AGGREGATE (stored states), GENERIC_AGGREGATE (touched groups, rows
 // or set-operation keys recomputed on the old and new snapshots).
 //
+// Streaming tables (streaming.go) share the runner, the writer and the run
+// record but not the planning: a refresh appends the query's result over the
+// rows committed to each stream after the table's checkpoint (R-ST2).
+//
 // Invariants:
 //  1. After a successful refresh the view holds exactly the rows its query
 //     returns on the snapshot the refresh read (R-M5). The invariants build
@@ -41,6 +45,10 @@
 //  4. A view with Checkpoint.GroupState has one stored state per non-empty
 //     group, equal to the aggregate over that group's input rows at the
 //     checkpoint; any refresh that does not maintain them clears the flag.
+//  5. A streaming table holds, for every stream row committed up to the
+//     version its checkpoint names, the output of the definition in force
+//     when the row was processed, once (FULL and RESET CHECKPOINTS aside);
+//     rows and checkpoint change only together, in one commit.
 //
 // Imports: sql/exec, sql/plan, sql/parse, sql/funcs, sql/types, catalog,
 // storage, pgerror.

@@ -81,7 +81,7 @@ func applyExpectations(es []*expectation, v *catalog.Table, row exec.Row) (keep 
 		case "DROP ROW":
 			keep = false
 		case "FAIL UPDATE":
-			return false, pgerror.New(pgerror.CheckViolation, "expectation \"%s\" failed for materialized view \"%s\" on row %s; the refresh is stopped and the view is unchanged", e.spec.Name, v.Name, describeRow(v, row)).
+			return false, pgerror.New(pgerror.CheckViolation, "expectation \"%s\" failed for %s \"%s\" on row %s; the refresh is stopped and the %s is unchanged", e.spec.Name, datasetNoun(v), v.Name, describeRow(v, row), shortNoun(v)).
 				WithDetail("Expectation %s: %s ON VIOLATION FAIL UPDATE.", e.spec.Name, e.spec.Expr)
 		}
 	}
@@ -133,4 +133,12 @@ func checkExpectations(es []*expectation, row exec.Row) (keep bool, err error) {
 		}
 	}
 	return true, nil
+}
+
+// shortNoun is "view" or "table", for "the … is unchanged".
+func shortNoun(v *catalog.Table) string {
+	if v.Kind == catalog.KindStreamingTable {
+		return "table"
+	}
+	return "view"
 }

@@ -270,10 +270,11 @@ func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
 	return grp, nil
 }
 
-// fold adds (sign > 0) or retracts (sign < 0) the projected rows of n.
-func (r *groupAggRun) fold(ctx context.Context, n plan.Node, sign int, load bool) (int64, error) {
+// project runs the projection of the input rows (group keys, arguments,
+// filters) over n and calls fn per row.
+func (r *groupAggRun) project(ctx context.Context, n plan.Node, fn func(exec.Row) error) error {
 	if n == nil {
-		return 0, nil
+		return nil
 	}
 	cols := make([]plan.Column, len(r.proj))
 	for i, e := range r.proj {
@@ -281,44 +282,109 @@ func (r *groupAggRun) fold(ctx context.Context, n plan.Node, sign int, load bool
 	}
 	op, err := exec.Build(r.in.Exec, &plan.Project{Input: n, Exprs: r.proj, Cols: cols})
 	if err != nil {
-		return 0, err
+		return err
 	}
-	var count int64
-	err = exec.Drain(op, func(rows []exec.Row) error {
+	return exec.Drain(op, func(rows []exec.Row) error {
 		for _, p := range rows {
-			grp, err := r.group(p, load)
-			if err != nil {
+			if err := fn(p); err != nil {
 				return err
-			}
-			count++
-			if sign > 0 {
-				grp.n++
-			} else {
-				grp.n--
-			}
-			for i, s := range grp.states {
-				if f := r.filterAt[i]; f >= 0 && (p[f].IsNull() || !p[f].Bool()) {
-					continue
-				}
-				args := p[r.argAt[i] : r.argAt[i]+len(r.g.agg.Aggs[i].Args)]
-				if sign > 0 {
-					if err := s.Add(r.fctx, args); err != nil {
-						return err
-					}
-					continue
-				}
-				ok, err := s.Retract(r.fctx, args)
-				if err != nil {
-					return err
-				}
-				if !ok {
-					grp.redo = true
-				}
 			}
 		}
 		return ctx.Err()
 	})
+}
+
+// fold adds every projected row of n (a full computation).
+func (r *groupAggRun) fold(ctx context.Context, n plan.Node, load bool) (int64, error) {
+	var count int64
+	err := r.project(ctx, n, func(p exec.Row) error {
+		count++
+		return r.apply(p, 1, load)
+	})
 	return count, err
+}
+
+// foldChange folds a change into the groups: the rows gained and lost are
+// first consolidated (a row both gained and lost — which the change plans
+// produce across their terms — cancels), so every row retracted is one the
+// group holds, as MIN/MAX need; then losses are retracted and gains added.
+func (r *groupAggRun) foldChange(ctx context.Context, plus, minus plan.Node) (int64, error) {
+	type entry struct {
+		row exec.Row
+		w   int64
+	}
+	net := map[string]*entry{}
+	var order []string
+	ids := make([]uint32, len(r.proj))
+	for i := range ids {
+		ids[i] = uint32(i + 1)
+	}
+	var count int64
+	var buf []byte
+	collect := func(sign int64) func(exec.Row) error {
+		return func(p exec.Row) error {
+			count++
+			buf = types.AppendRowValue(buf[:0], ids, p)
+			e := net[string(buf)]
+			if e == nil {
+				e = &entry{row: p}
+				net[string(buf)] = e
+				order = append(order, string(buf))
+			}
+			e.w += sign
+			return nil
+		}
+	}
+	if err := r.project(ctx, minus, collect(-1)); err != nil {
+		return 0, err
+	}
+	if err := r.project(ctx, plus, collect(1)); err != nil {
+		return 0, err
+	}
+	for _, pass := range []int64{-1, 1} {
+		for _, k := range order {
+			e := net[k]
+			for i := int64(0); i < e.w*pass; i++ {
+				if err := r.apply(e.row, int(pass), true); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	return count, nil
+}
+
+// apply adds (sign > 0) or retracts (sign < 0) one projected row.
+func (r *groupAggRun) apply(p exec.Row, sign int, load bool) error {
+	grp, err := r.group(p, load)
+	if err != nil {
+		return err
+	}
+	if sign > 0 {
+		grp.n++
+	} else {
+		grp.n--
+	}
+	for i, s := range grp.states {
+		if f := r.filterAt[i]; f >= 0 && (p[f].IsNull() || !p[f].Bool()) {
+			continue
+		}
+		args := p[r.argAt[i] : r.argAt[i]+len(r.g.agg.Aggs[i].Args)]
+		if sign > 0 {
+			if err := s.Add(r.fctx, args); err != nil {
+				return err
+			}
+			continue
+		}
+		ok, err := s.Retract(r.fctx, args)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			grp.redo = true
+		}
+	}
+	return nil
 }
 
 // clearStates deletes every stored group state of the view.
@@ -351,7 +417,7 @@ func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
 	if r.scalar() {
 		r.group(nil, false)
 	}
-	read, err := r.fold(ctx, r.g.agg.Input, 1, false)
+	read, err := r.fold(ctx, r.g.agg.Input, false)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -382,15 +448,9 @@ func (r *groupAggRun) incremental(ctx context.Context, df *differ) (plus, minus 
 			return nil, nil, 0, err
 		}
 	}
-	n1, err := r.fold(ctx, d.minus, -1, true)
-	if err != nil {
+	if read, err = r.foldChange(ctx, d.plus, d.minus); err != nil {
 		return nil, nil, 0, err
 	}
-	n2, err := r.fold(ctx, d.plus, 1, true)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	read = n1 + n2
 	// Groups whose MIN/MAX lost its extreme: rebuilt from the input.
 	redo := map[string]struct{}{}
 	for _, hk := range r.order {
@@ -416,7 +476,7 @@ func (r *groupAggRun) incremental(ctx context.Context, df *differ) (plus, minus 
 			r.groups[hk] = saved[hk]
 		}
 		savedOrder := r.order
-		n3, err := r.fold(ctx, input, 1, false)
+		n3, err := r.fold(ctx, input, false)
 		r.groups, r.order = saved, savedOrder
 		if err != nil {
 			return nil, nil, 0, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,6 +84,9 @@ type Options struct {
 	// Cause is what started the run (CREATE, MANUAL, SCHEDULE, TRIGGER,
 	// STARTUP_CATCHUP), recorded in refresh_history (R-S6).
 	Cause string
+	// ResetCheckpoints: REFRESH STREAMING TABLE … RESET CHECKPOINTS
+	// reprocesses every source row and keeps the table's rows (R-ST3).
+	ResetCheckpoints bool
 }
 
 // Result is what a refresh did.
@@ -126,7 +130,7 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 	}
 	res, err := r.RefreshIn(ctx, txn, cat, view, opt)
 	if err == nil {
-		err = txn.Commit()
+		err = commitError(cat, view, txn.Commit())
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrCanceledByUser) {
@@ -199,6 +203,9 @@ func causeOf(opt Options) string {
 func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (*Result, error) {
 	start := r.now()
 	v, ok := cat.Table(view)
+	if ok && v.Kind == catalog.KindStreamingTable {
+		return r.refreshStreaming(ctx, txn, cat, v, opt)
+	}
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
@@ -450,7 +457,18 @@ func BindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (plan.Nod
 		// R-M8: a source changed under the view (e.g. a referenced column
 		// was dropped): say which view fails.
 		pe := pgerror.Convert(err)
-		return nil, nil, &pgerror.Error{Code: pe.Code, Message: fmt.Sprintf("materialized view \"%s\" can no longer be computed: %s", v.Name, pe.Message), Hint: pe.Hint}
+		return nil, nil, &pgerror.Error{Code: pe.Code, Message: fmt.Sprintf("%s \"%s\" can no longer be computed: %s", datasetNoun(v), v.Name, pe.Message), Hint: pe.Hint}
+	}
+	if len(q.Cols) < len(v.Columns) {
+		// R-M8: a column the query reads through * was dropped from a
+		// source: its rows no longer fill the view's columns.
+		var names []string
+		for _, c := range q.Cols {
+			names = append(names, c.Name)
+		}
+		return nil, nil, pgerror.New(pgerror.UndefinedColumn, "%s \"%s\" can no longer be computed: its query now returns %d columns (%s) for its %d columns; a column of a source was dropped",
+			datasetNoun(v), v.Name, len(q.Cols), strings.Join(names, ", "), len(v.Columns)).
+			WithHint("Define it again with CREATE OR %s, or restore the column.", map[bool]string{true: "REFRESH STREAMING TABLE", false: "REPLACE MATERIALIZED VIEW"}[v.Kind == catalog.KindStreamingTable])
 	}
 	return q.Root, q.Cols, nil
 }
@@ -469,7 +487,7 @@ func SourceVersions(txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table) (m
 			seen[id] = true
 			t, ok := cat.Table(id)
 			if !ok {
-				return pgerror.New(pgerror.UndefinedTable, "a source of materialized view \"%s\" no longer exists", v.Name)
+				return pgerror.New(pgerror.UndefinedTable, "a source of %s \"%s\" no longer exists", datasetNoun(v), v.Name)
 			}
 			if t.Kind == catalog.KindView {
 				if err := walk(t.DependsOn); err != nil {
@@ -486,4 +504,28 @@ func SourceVersions(txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table) (m
 		return nil
 	}
 	return out, walk(v.DependsOn)
+}
+
+// datasetNoun names v's kind in messages.
+func datasetNoun(v *catalog.Table) string {
+	if v.Kind == catalog.KindStreamingTable {
+		return "streaming table"
+	}
+	return "materialized view"
+}
+
+// commitError explains a refresh's failed commit: a conflict on the view's
+// rows or checkpoint is another transaction that refreshed it (CREATE OR
+// REFRESH runs its refresh in its own transaction) and committed first.
+func commitError(cat *catalog.Catalog, view uint32, err error) error {
+	if err == nil || !(errors.Is(err, storage.ErrDuplicateKey) || errors.Is(err, storage.ErrSerialization)) {
+		return err
+	}
+	name := fmt.Sprint(view)
+	if v, ok := cat.Table(view); ok {
+		name = v.Name
+	}
+	return pgerror.New(pgerror.SerializationFailure, "could not serialize access: a concurrent refresh of \"%s\" committed first", name).
+		WithDetail("This refresh changed nothing.").
+		WithHint("The refresh might succeed if retried.")
 }

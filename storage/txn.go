@@ -634,6 +634,13 @@ func (t *Txn) ReadOnly() bool {
 	return true
 }
 
+// WritesTable reports whether Commit would make a new version of tbl with
+// row changes: rows written, truncated, created or dropped in this txn.
+func (t *Txn) WritesTable(tbl TableID) bool {
+	tw, ok := t.tables[tbl]
+	return ok && (tw.rows.Len() > 0 || tw.truncated || tw.created || tw.dropped)
+}
+
 // CommittedVersions reports, after a successful Commit, the new version of
 // every table the commit versioned (-1 for a table it dropped).
 func (t *Txn) CommittedVersions() map[TableID]int64 { return t.committed }

@@ -499,3 +499,34 @@ func TestTxnEnded(t *testing.T) {
 	_ = tx2.Changes(tA.ID, 0, -1)
 	tx2.Rollback()
 }
+
+func TestWritesTable(t *testing.T) {
+	db := openMem(t)
+	createTable(t, db, tA)
+	tx := db.Begin()
+	defer tx.Rollback()
+	if tx.WritesTable(tA.ID) {
+		t.Fatal("a fresh txn writes no table")
+	}
+	tx.NoteOperation(tA.ID, "WRITE")
+	if err := tx.RecordVersion(tA, "SET TBLPROPERTIES", nil); err != nil {
+		t.Fatal(err)
+	}
+	if tx.WritesTable(tA.ID) {
+		t.Fatal("noting an operation or recording a version changes no rows")
+	}
+	if _, err := tx.Insert(tA, k("a"), k("1")); err != nil {
+		t.Fatal(err)
+	}
+	if !tx.WritesTable(tA.ID) || tx.WritesTable(2) {
+		t.Fatal("WritesTable after an insert into table 1")
+	}
+	tx2 := db.Begin()
+	defer tx2.Rollback()
+	if err := tx2.Truncate(tA); err != nil {
+		t.Fatal(err)
+	}
+	if !tx2.WritesTable(tA.ID) {
+		t.Fatal("WritesTable after a truncate")
+	}
+}

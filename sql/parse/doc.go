@@ -29,6 +29,11 @@
 // definition named QualifyWindow, which the binder takes back out, and
 // Deparse spells it QUALIFY again.
 //
+// STREAM(name) in a streaming table's FROM (R-ST1) is no rewrite:
+// PostgreSQL's grammar reads it as a function in FROM, and
+// ExtractStreams (stream.go) turns those items back into relations for the
+// session, which records which ones are streams.
+//
 // It is a leaf: it imports only pgerror, pg_query and protobuf reflection
 // (to walk pg_query's tree).
 package parse

@@ -45,6 +45,9 @@ func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
 	case catalog.KindMaterializedView:
 		return b.errAt(loc, pgerror.WrongObjectType, "cannot change materialized view \"%s\"", t.Name).
 			WithHint("A materialized view changes only by REFRESH MATERIALIZED VIEW.")
+	case catalog.KindStreamingTable:
+		return b.errAt(loc, pgerror.WrongObjectType, "cannot change streaming table \"%s\"", t.Name).
+			WithHint("A streaming table changes only by REFRESH STREAMING TABLE.")
 	case catalog.KindView:
 		return b.errAt(loc, pgerror.WrongObjectType, "cannot change view \"%s\"", t.Name).
 			WithDetail("Views are not updatable in mvserver.")

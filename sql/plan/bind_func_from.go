@@ -38,6 +38,12 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 		}
 		return b.systemRows(&Rows{Cols: MVInsightsColumns, Gen: GenMVInsights, Arg: b.Cat}, rf.Alias, name, fn.Location)
 	}
+	if name == "stream" && len(fn.Funcname) == 1 {
+		// R-ST1: the session turns STREAM(name) into a relation only in a
+		// streaming table's query (parse.ExtractStreams).
+		return nil, nil, b.errAt(fn.Location, pgerror.FeatureNotSupported, "STREAM(…) reads a table as a stream, which only a streaming table's query does").
+			WithHint("Use CREATE STREAMING TABLE name AS SELECT … FROM STREAM(source), or read the table without STREAM.")
+	}
 	if name != "table_changes" {
 		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "function %s does not exist", name).
 			WithHint("Set-returning functions in FROM are not supported yet; table_changes is.")

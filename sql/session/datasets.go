@@ -144,8 +144,8 @@ func viewColumns(cols []plan.Column, aliases []*pg_query.Node) ([]plan.Column, e
 // dropRelations drops views or materialized views, with CASCADE through
 // their dependents (R-M6).
 func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExists, cascade bool) (string, error) {
-	tag := map[catalog.ObjectKind]string{catalog.KindView: "DROP VIEW", catalog.KindMaterializedView: "DROP MATERIALIZED VIEW"}[kind]
-	what := map[catalog.ObjectKind]string{catalog.KindView: "view", catalog.KindMaterializedView: "materialized view"}[kind]
+	tag := "DROP " + strings.ToUpper(kindName(kind))
+	what := kindName(kind)
 	c := s.cat.Clone()
 	var dropped []uint32
 	for _, parts := range names {
@@ -165,7 +165,7 @@ func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExi
 		}
 		if t.Kind != kind {
 			return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, what).
-				WithHint("Use DROP %s to remove a %s.", map[catalog.ObjectKind]string{catalog.KindTable: "TABLE", catalog.KindView: "VIEW", catalog.KindMaterializedView: "MATERIALIZED VIEW"}[t.Kind], kindName(t.Kind))
+				WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(t.Kind)), kindName(t.Kind))
 		}
 		ids, err := s.dropCascade(c, t, cascade)
 		if err != nil {
@@ -185,6 +185,8 @@ func kindName(k catalog.ObjectKind) string {
 		return "view"
 	case catalog.KindMaterializedView:
 		return "materialized view"
+	case catalog.KindStreamingTable:
+		return "streaming table"
 	}
 	return "table"
 }
@@ -219,7 +221,7 @@ func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool
 			return nil, mapStorageErr(err)
 		}
 	}
-	if t.Kind == catalog.KindMaterializedView {
+	if t.IsDataset() {
 		if err := refresh.Forget(s.txn, t.ID); err != nil {
 			return nil, err
 		}
@@ -250,7 +252,7 @@ func datasetClausesToCatalog(cl *parse.DatasetClauses, ds *catalog.Dataset) {
 // first refresh, in the statement's transaction.
 func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMaterializedView) (string, error) {
 	if c.Streaming {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+		return s.createStreamingTable(ctx, c)
 	}
 	if c.Explain {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN CREATE MATERIALIZED VIEW is not supported yet")
@@ -307,44 +309,8 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	}
 	datasetClausesToCatalog(&c.Clauses, ds)
 	t.Dataset = ds
-	// Columns: the query's, renamed and typed by the column list.
-	if len(c.Columns) > len(q.Cols) {
-		return "", pgerror.New(pgerror.SyntaxError, "CREATE MATERIALIZED VIEW specifies more column names than columns")
-	}
-	for i, qc := range q.Cols {
-		col := catalog.Column{ID: t.NextColID, Name: qc.Name, Type: qc.T}
-		if col.Type.Kind == types.KindUnknown || col.Type.Kind == types.KindNull {
-			col.Type = types.Text
-		}
-		t.NextColID++
-		if i < len(c.Columns) {
-			spec := c.Columns[i]
-			col.Name, col.NotNull, col.Comment = spec.Name, spec.NotNull, spec.Comment
-			if spec.Type != "" {
-				typ, err := s.parseTypeText(spec.Type)
-				if err != nil {
-					return "", err
-				}
-				col.Type = typ
-			}
-		}
-		if t.ColumnIndex(col.Name) >= 0 {
-			return "", pgerror.New(pgerror.DuplicateColumn, "column \"%s\" specified more than once", col.Name).
-				WithHint("Give the columns distinct names with AS or a column list.")
-		}
-		t.Columns = append(t.Columns, col)
-	}
-	// Expectations bind over the view's columns (R-M2); errors point at them.
-	viewCols := make([]plan.Column, len(t.Columns))
-	for i, col := range t.Columns {
-		viewCols[i] = plan.Column{Name: col.Name, T: col.Type}
-	}
-	for _, e := range c.Expectations {
-		ce := catalog.Expectation{Name: e.Name, Expr: e.Expr, Action: e.Action}
-		if _, err := refresh.BindExpectation(s.cat, viewCols, ce, s.env); err != nil {
-			return "", withPos(err, e.Pos)
-		}
-		ds.Expectations = append(ds.Expectations, ce)
+	if err := s.datasetColumns(t, c, q.Cols, "CREATE MATERIALIZED VIEW"); err != nil {
+		return "", err
 	}
 	for _, pc := range t.PartitionBy {
 		if t.ColumnIndex(pc) < 0 {
@@ -421,6 +387,51 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	return done(s.refreshInTxn(ctx, t.ID, false))
 }
 
+// datasetColumns gives a new materialized view or streaming table t its
+// columns — the query's, renamed and typed by the column list — and its
+// expectations, bound over those columns (R-M2); errors point at them.
+func (s *Session) datasetColumns(t *catalog.Table, c *parse.CreateMaterializedView, qcols []plan.Column, stmt string) error {
+	ds := t.Dataset
+	if len(c.Columns) > len(qcols) {
+		return pgerror.New(pgerror.SyntaxError, "%s specifies more column names than columns", stmt)
+	}
+	for i, qc := range qcols {
+		col := catalog.Column{ID: t.NextColID, Name: qc.Name, Type: qc.T}
+		if col.Type.Kind == types.KindUnknown || col.Type.Kind == types.KindNull {
+			col.Type = types.Text
+		}
+		t.NextColID++
+		if i < len(c.Columns) {
+			spec := c.Columns[i]
+			col.Name, col.NotNull, col.Comment = spec.Name, spec.NotNull, spec.Comment
+			if spec.Type != "" {
+				typ, err := s.parseTypeText(spec.Type)
+				if err != nil {
+					return err
+				}
+				col.Type = typ
+			}
+		}
+		if t.ColumnIndex(col.Name) >= 0 {
+			return pgerror.New(pgerror.DuplicateColumn, "column \"%s\" specified more than once", col.Name).
+				WithHint("Give the columns distinct names with AS or a column list.")
+		}
+		t.Columns = append(t.Columns, col)
+	}
+	viewCols := make([]plan.Column, len(t.Columns))
+	for i, col := range t.Columns {
+		viewCols[i] = plan.Column{Name: col.Name, T: col.Type}
+	}
+	for _, e := range c.Expectations {
+		ce := catalog.Expectation{Name: e.Name, Expr: e.Expr, Action: e.Action}
+		if _, err := refresh.BindExpectation(s.cat, viewCols, ce, s.env); err != nil {
+			return withPos(err, e.Pos)
+		}
+		ds.Expectations = append(ds.Expectations, ce)
+	}
+	return nil
+}
+
 func sameDefinition(a, b *catalog.Table) bool {
 	if a.Query != b.Query || len(a.Columns) != len(b.Columns) {
 		return false
@@ -480,29 +491,33 @@ func (s *Session) logUserAction(t *catalog.Table, action string) error {
 // refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4) in its own
 // transaction: not inside a transaction block (R-Q5).
 func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (string, error) {
+	stmt := "REFRESH MATERIALIZED VIEW"
 	if r.Streaming {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+		stmt = "REFRESH STREAMING TABLE"
 	}
 	if r.Explain {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN REFRESH is not supported yet")
+		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN REFRESH STREAMING TABLE is not supported").
+			WithHint("DESCRIBE EXTENDED shows the versions of each stream the table consumed; DESCRIBE HISTORY of a stream shows what was committed since.")
 	}
 	if s.explicit {
-		return "", pgerror.New(pgerror.ActiveSQLTransaction, "REFRESH MATERIALIZED VIEW cannot run inside a transaction block")
+		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run inside a transaction block", stmt)
 	}
 	if s.txn != nil && !s.txn.ReadOnly() {
-		return "", pgerror.New(pgerror.ActiveSQLTransaction, "REFRESH MATERIALIZED VIEW cannot run in a transaction that has written; send it as its own statement")
+		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run in a transaction that has written; send it as its own statement", stmt)
 	}
 	t, err := s.resolve(r.Name)
 	if err != nil {
 		return "", err
 	}
-	if t.Kind != catalog.KindMaterializedView {
-		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(r.Name.Pos)
+	if err := datasetKindOf(t, r.Streaming, r.Name); err != nil {
+		return "", err
 	}
 	// The refresh takes its own snapshot once it holds the view's lock.
 	s.rollback()
 	defer s.ensureTxn()
-	res, err := s.eng.Refresher.Refresh(ctx, t.ID, s.refreshOptions(r.Full, "MANUAL"))
+	opt := s.refreshOptions(r.Full, "MANUAL")
+	opt.ResetCheckpoints = r.ResetCheckpoints
+	res, err := s.eng.Refresher.Refresh(ctx, t.ID, opt)
 	if err != nil {
 		return "", mapStorageErr(err)
 	}
@@ -516,57 +531,60 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 			s.storedNotices(v)
 		}
 	}
-	return "REFRESH MATERIALIZED VIEW", nil
+	return stmt, nil
 }
 
 // alterDataset runs ALTER MATERIALIZED VIEW (R-M6).
 func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
-	if a.Streaming {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
-	}
 	t, err := s.resolve(a.Name)
 	if err != nil {
 		return "", err
 	}
-	if t.Kind != catalog.KindMaterializedView {
-		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(a.Name.Pos)
+	if err := datasetKindOf(t, a.Streaming, a.Name); err != nil {
+		return "", err
 	}
+	if a.Streaming && a.EnableIncremental {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "ENABLE INCREMENTAL does not apply to streaming tables: their refreshes are always incremental").
+			WithHint("A stream's change data feed must be on; ALTER TABLE … SET TBLPROPERTIES (delta.enableChangeDataFeed = true) turns it on.")
+	}
+	what := kindName(t.Kind)
+	tag := "ALTER " + strings.ToUpper(what)
 	nt := t.Clone()
 	ds := nt.Dataset
 	switch {
 	case a.SetSchedule != nil:
 		if a.AddSchedule && ds.Schedule != nil {
-			return "", pgerror.New(pgerror.DuplicateObject, "materialized view \"%s\" already has a schedule", t.Name).WithHint("Use ALTER SCHEDULE to change it.")
+			return "", pgerror.New(pgerror.DuplicateObject, "%s \"%s\" already has a schedule", what, t.Name).WithHint("Use ALTER SCHEDULE to change it.")
 		}
 		if a.AddSchedule && ds.Trigger != nil {
-			return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" has a TRIGGER ON UPDATE; a schedule and a trigger are mutually exclusive", t.Name).WithHint("Use ALTER SCHEDULE to switch from the trigger to a schedule.")
+			return "", pgerror.New(pgerror.InvalidObjectDefinition, "%s \"%s\" has a TRIGGER ON UPDATE; a schedule and a trigger are mutually exclusive", what, t.Name).WithHint("Use ALTER SCHEDULE to switch from the trigger to a schedule.")
 		}
 		if !a.AddSchedule && ds.Schedule == nil && ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no schedule to alter", t.Name).WithHint("Use ADD SCHEDULE.")
+			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no schedule to alter", what, t.Name).WithHint("Use ADD SCHEDULE.")
 		}
 		cl := parse.DatasetClauses{Schedule: a.SetSchedule}
 		ds.Trigger = nil
 		datasetClausesToCatalog(&cl, ds)
 	case a.SetTrigger != nil:
 		if a.AddTrigger && ds.Trigger != nil {
-			return "", pgerror.New(pgerror.DuplicateObject, "materialized view \"%s\" already has a TRIGGER ON UPDATE", t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to change it.")
+			return "", pgerror.New(pgerror.DuplicateObject, "%s \"%s\" already has a TRIGGER ON UPDATE", what, t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to change it.")
 		}
 		if a.AddTrigger && ds.Schedule != nil {
-			return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" has a schedule; a schedule and a trigger are mutually exclusive", t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to switch from the schedule to a trigger.")
+			return "", pgerror.New(pgerror.InvalidObjectDefinition, "%s \"%s\" has a schedule; a schedule and a trigger are mutually exclusive", what, t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to switch from the schedule to a trigger.")
 		}
 		if !a.AddTrigger && ds.Schedule == nil && ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no trigger to alter", t.Name).WithHint("Use ADD TRIGGER ON UPDATE.")
+			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no trigger to alter", what, t.Name).WithHint("Use ADD TRIGGER ON UPDATE.")
 		}
 		ds.Schedule = nil
 		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: a.SetTrigger.AtMostEverySeconds}
 	case a.DropSchedule:
 		if ds.Schedule == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no schedule", t.Name)
+			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no schedule", what, t.Name)
 		}
 		ds.Schedule = nil
 	case a.DropTrigger:
 		if ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "materialized view \"%s\" has no TRIGGER ON UPDATE", t.Name)
+			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no TRIGGER ON UPDATE", what, t.Name)
 		}
 		ds.Trigger = nil
 	case a.SetPolicy != "":
@@ -589,6 +607,9 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 			}
 			nt.SetProperty(np)
 		}
+		if err := checkStreamingProperties(nt); err != nil {
+			return "", err
+		}
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
 	}
@@ -603,7 +624,7 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 	if err := s.logUserAction(nt, "altered"); err != nil {
 		return "", err
 	}
-	return "ALTER MATERIALIZED VIEW", s.persist(c, []uint32{nt.ID}, nil)
+	return tag, s.persist(c, []uint32{nt.ID}, nil)
 }
 
 // enableIncremental turns the change data feed and row tracking on, in the

@@ -63,8 +63,11 @@ func triggerText(ds *catalog.Dataset) string {
 	return "ON UPDATE"
 }
 
-// showDatasets answers SHOW MATERIALIZED VIEWS (R-O3).
+// showDatasets answers SHOW MATERIALIZED VIEWS and SHOW STREAMING TABLES (R-O3).
 func (s *Session) showDatasets(x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
+	if x.Streaming {
+		return s.showStreamingTables(x)
+	}
 	cols := []plan.Column{
 		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: "refresh_policy", T: types.Text},
 		{Name: "schedule", T: types.Text}, {Name: "trigger", T: types.Text},
@@ -72,30 +75,74 @@ func (s *Session) showDatasets(x *parse.ShowDatasets) (plan.Node, []plan.Column,
 		{Name: "last_refresh_time", T: types.TimestampTZ},
 	}
 	var rows [][]types.Datum
-	if !x.Streaming {
-		for _, t := range s.cat.Tables() {
-			if t.Kind != catalog.KindMaterializedView {
-				continue
-			}
-			sc, _ := s.cat.SchemaByID(t.SchemaID)
-			if x.Schema != "" && sc.Name != x.Schema {
-				continue
-			}
-			last, err := refresh.ReadLastRun(s.txn, t.ID)
-			if err != nil {
-				return nil, nil, err
-			}
-			row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(t.Dataset.Policy),
-				textOrNull(scheduleText(t.Dataset)), textOrNull(triggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
-			if last != nil {
-				row[5] = types.NewText(last.Status)
-				row[6] = types.NewText(processingStatus(last.Technique))
-				row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
-			}
-			rows = append(rows, row)
+	for _, t := range s.cat.Tables() {
+		if t.Kind != catalog.KindMaterializedView {
+			continue
 		}
+		sc, _ := s.cat.SchemaByID(t.SchemaID)
+		if x.Schema != "" && sc.Name != x.Schema {
+			continue
+		}
+		last, err := refresh.ReadLastRun(s.txn, t.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(t.Dataset.Policy),
+			textOrNull(scheduleText(t.Dataset)), textOrNull(triggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
+		if last != nil {
+			row[5] = types.NewText(last.Status)
+			row[6] = types.NewText(processingStatus(last.Technique))
+			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
+		}
+		rows = append(rows, row)
 	}
 	return constRows(cols, rows), cols, nil
+}
+
+// showStreamingTables answers SHOW STREAMING TABLES: each table's streams,
+// schedule or trigger and last refresh (R-O3).
+func (s *Session) showStreamingTables(x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
+	cols := []plan.Column{
+		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: "streams", T: types.Text},
+		{Name: "schedule", T: types.Text}, {Name: "trigger", T: types.Text},
+		{Name: "last_refresh_status", T: types.Text}, {Name: "last_refresh_technique", T: types.Text},
+		{Name: "last_refresh_time", T: types.TimestampTZ},
+	}
+	var rows [][]types.Datum
+	for _, t := range s.cat.Tables() {
+		if t.Kind != catalog.KindStreamingTable {
+			continue
+		}
+		sc, _ := s.cat.SchemaByID(t.SchemaID)
+		if x.Schema != "" && sc.Name != x.Schema {
+			continue
+		}
+		last, err := refresh.ReadLastRun(s.txn, t.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(s.streamNames(t)),
+			textOrNull(scheduleText(t.Dataset)), textOrNull(triggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
+		if last != nil {
+			row[5] = types.NewText(last.Status)
+			row[6] = types.NewText(last.Technique)
+			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
+		}
+		rows = append(rows, row)
+	}
+	return constRows(cols, rows), cols, nil
+}
+
+// streamNames lists a streaming table's streams, qualified, comma-separated.
+func (s *Session) streamNames(t *catalog.Table) string {
+	var names []string
+	for _, id := range t.Dataset.Streams {
+		if src, ok := s.cat.Table(id); ok {
+			names = append(names, s.cat.QualifiedName(src))
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
 }
 
 func textOrNull(s string) types.Datum {
@@ -105,14 +152,20 @@ func textOrNull(s string) types.Datum {
 	return types.NewText(s)
 }
 
-// describeDataset adds the materialized-view rows of DESCRIBE EXTENDED (R-O2).
+// describeDataset adds the materialized-view or streaming-table rows of
+// DESCRIBE EXTENDED (R-O2).
 func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 	ds := t.Dataset
 	kv := func(k, v string) []types.Datum {
 		return []types.Datum{types.NewText(k), textOrNull(v), types.NullDatum}
 	}
 	var rows [][]types.Datum
-	rows = append(rows, kv("View Text", ds.QueryText), kv("View Original Text", t.Query), kv("Refresh Policy", ds.Policy))
+	rows = append(rows, kv("View Text", ds.QueryText), kv("View Original Text", t.Query))
+	if t.Kind == catalog.KindStreamingTable {
+		rows = append(rows, kv("Streams", s.streamNames(t)))
+	} else {
+		rows = append(rows, kv("Refresh Policy", ds.Policy))
+	}
 	if st := scheduleText(ds); st != "" {
 		rows = append(rows, kv("Schedule", st))
 	}
@@ -163,7 +216,13 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 			parts = append(parts, fmt.Sprintf("%s@v%d", name, v))
 		}
 		sort.Strings(parts)
-		rows = append(rows, kv("Sources", strings.Join(parts, ", ")))
+		label := "Sources"
+		if t.Kind == catalog.KindStreamingTable {
+			// A streaming table's checkpoint: the last version of each
+			// stream it processed (R-ST2).
+			label = "Stream Checkpoints"
+		}
+		rows = append(rows, kv(label, strings.Join(parts, ", ")))
 	}
 	if len(ds.Expectations) > 0 {
 		b, _ := json.Marshal(ds.Expectations)

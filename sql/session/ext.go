@@ -137,10 +137,11 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.refreshDataset(ctx, x) }
 	case *parse.DropDataset:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			kind := catalog.KindMaterializedView
 			if x.Streaming {
-				return "", pgerror.New(pgerror.FeatureNotSupported, "streaming tables are not supported yet")
+				kind = catalog.KindStreamingTable
 			}
-			return s.dropRelations(catalog.KindMaterializedView, [][]string{x.Name.Parts}, x.IfExists, x.Cascade)
+			return s.dropRelations(kind, [][]string{x.Name.Parts}, x.IfExists, x.Cascade)
 		}
 	case *parse.CancelRefresh:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
@@ -148,8 +149,8 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			if err != nil {
 				return "", err
 			}
-			if t.Kind != catalog.KindMaterializedView {
-				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(x.Name.Pos)
+			if !t.IsDataset() {
+				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view or streaming table", t.Name).WithPosition(x.Name.Pos)
 			}
 			if !s.eng.Refresher.Cancel(t.ID) {
 				s.notice("no refresh of %s is running", t.Name)
@@ -174,6 +175,8 @@ func describeType(t *catalog.Table) string {
 	switch t.Kind {
 	case catalog.KindMaterializedView:
 		return "MATERIALIZED_VIEW"
+	case catalog.KindStreamingTable:
+		return "STREAMING_TABLE"
 	case catalog.KindView:
 		return "VIEW"
 	}

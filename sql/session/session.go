@@ -142,6 +142,10 @@ type Session struct {
 	// datasets are the views this transaction created, altered or dropped;
 	// the scheduler hears of them after the commit.
 	datasets []uint32
+	// streamRefreshes names the streaming tables this transaction
+	// refreshed (CREATE OR REFRESH): a commit conflict is then another
+	// refresh of them that committed first.
+	streamRefreshes []string
 
 	// LISTEN/UNLISTEN and NOTIFY of the open transaction (notify.go).
 	listenOps []listenOp
@@ -265,9 +269,19 @@ func (s *Session) commit() error {
 	s.txn, s.cat = nil, nil
 	ds := s.datasets
 	s.datasets = nil
+	streams := s.streamRefreshes
+	s.streamRefreshes = nil
 	if err := txn.Commit(); err != nil {
 		s.restoreSettings()
 		s.forgetNotify()
+		if len(streams) > 0 && (errors.Is(err, storage.ErrDuplicateKey) || errors.Is(err, storage.ErrSerialization)) {
+			// The refresh in this transaction appended rows another
+			// refresh of the table appended and committed first (both
+			// read the same checkpoint): nothing is committed twice.
+			return pgerror.New(pgerror.SerializationFailure, "could not serialize access: a concurrent refresh of streaming table \"%s\" committed first", strings.Join(streams, ", ")).
+				WithDetail("This transaction changed nothing.").
+				WithHint("The transaction might succeed if retried.")
+		}
 		return mapStorageErr(err)
 	}
 	s.savedVals = nil
@@ -309,6 +323,7 @@ func (s *Session) rollback() {
 		s.txn.Rollback()
 		s.txn, s.cat = nil, nil
 		s.datasets = nil
+		s.streamRefreshes = nil
 		s.restoreSettings()
 		s.forgetNotify()
 	}
