@@ -111,9 +111,8 @@ type ivmShape struct {
 }
 
 // ivmWindowShapes turns on the window-function shapes (R-I2: OVER
-// (PARTITION BY …), QUALIFY). Off while the query engine answers "window
-// functions are not supported yet"; switch on when they land.
-var ivmWindowShapes = false
+// (PARTITION BY …), QUALIFY).
+var ivmWindowShapes = true
 
 // ivmShapes is the list of view shapes; add new ones here.
 var ivmShapes = []ivmShape{
@@ -1314,6 +1313,10 @@ func (g *ivmGen) genWindow() (ivmQuery, bool) {
 		{"rank() OVER (" + over + " ORDER BY a.d)", ivmInt},
 		{"dense_rank() OVER (" + over + " ORDER BY a.k DESC, a.g)", ivmInt},
 		{"row_number() OVER (" + over + " ORDER BY " + allOrder + ")", ivmInt},
+		// Ties in ORDER BY: peers are ordered by their whole rows, so the
+		// numbering does not depend on the order rows are read in.
+		{"row_number() OVER (" + over + " ORDER BY a.k)", ivmInt},
+		{"lead(a.k, 1, -1) OVER (" + over + " ORDER BY a.g NULLS FIRST)", ivmInt},
 		{"lag(a.d) OVER (" + over + " ORDER BY " + allOrder + ")", ivmDec},
 		{"sum(a.d) OVER (" + over + " ORDER BY " + allOrder + " ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)", ivmDec},
 	}

@@ -238,10 +238,10 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 	res := &diffResult{changed: true}
 	cols := s.Columns()
 	if len(d.ins) > 0 {
-		res.plus = &plan.Given{Cols: cols, Rows: d.ins}
+		res.plus = &plan.Given{Cols: cols, Rows: masked(d.ins, s.Needed)}
 	}
 	if len(d.del) > 0 {
-		res.minus = &plan.Given{Cols: cols, Rows: d.del}
+		res.minus = &plan.Given{Cols: cols, Rows: masked(d.del, s.Needed)}
 	}
 	old := *s
 	old.Exclude = d.changed
@@ -250,6 +250,30 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 		res.old = unionAll(cols, &old, res.minus)
 	}
 	return res
+}
+
+// masked gives change rows the shape the scan's own rows have: the columns
+// it does not read are NULL (operators that compare whole rows — a
+// window's order of peers — must see change rows and scanned rows alike).
+func masked(rows [][]types.Datum, needed []bool) [][]types.Datum {
+	all := true
+	for _, n := range needed {
+		all = all && n
+	}
+	if all {
+		return rows
+	}
+	out := make([][]types.Datum, len(rows))
+	for i, r := range rows {
+		m := make([]types.Datum, len(r))
+		for j := range r {
+			if j < len(needed) && needed[j] {
+				m[j] = r[j]
+			}
+		}
+		out[i] = m
+	}
+	return out
 }
 
 func unionAll(cols []plan.Column, nodes ...plan.Node) plan.Node {
