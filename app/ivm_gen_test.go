@@ -65,6 +65,7 @@ func (t *ivmTable) has(col string) bool {
 // ivmView is a generated materialized view.
 type ivmView struct {
 	name, shape, query string
+	clauses            string
 	cols               []ivmCol
 	// incr: the shape is incrementalizable by R-I2 (given the change data
 	// feed and row tracking on its sources).
@@ -95,6 +96,8 @@ type ivmQuery struct {
 	sql  string
 	cols []ivmCol
 	incr bool
+	// clauses go between the view's name and AS (PARTITIONED BY …).
+	clauses string
 }
 
 // ivmShape is one kind of view query. Generators may decline (ok=false)
@@ -134,6 +137,7 @@ var ivmShapes = []ivmShape{
 	{"min_max", true, (*ivmGen).genMinMax, true, nil},
 	// R-I2: SUM/AVG over REAL/DOUBLE are not incremental.
 	{"agg_float", false, (*ivmGen).genAggFloat, false, nil},
+	{"agg_float_partitioned", true, (*ivmGen).genAggFloatPartitioned, false, nil},
 	// R-I5: time functions in WHERE.
 	{"time_filter", true, (*ivmGen).genTimeFilter, false, nil},
 	{"window", true, (*ivmGen).genWindow, false, &ivmWindowShapes},
@@ -1243,6 +1247,29 @@ func (g *ivmGen) genAggFloat() (ivmQuery, bool) {
 	return ivmQuery{sql: "SELECT " + strings.Join(items, ", ") + " " + q, cols: cols}, true
 }
 
+// genAggFloatPartitioned: a floating-point aggregate grouped by a source
+// column and PARTITIONED BY it (R-I1 PARTITION_OVERWRITE: the partitions
+// the changes touch are recomputed whole).
+func (g *ivmGen) genAggFloatPartitioned() (ivmQuery, bool) {
+	var withF []*ivmTable
+	for _, t := range g.tables {
+		if t.has("f") && t.has("k") {
+			withF = append(withF, t)
+		}
+	}
+	if len(withF) == 0 {
+		return ivmQuery{}, false
+	}
+	s := tableSrc(withF[g.n(len(withF))])
+	g.reads = append(g.reads, s)
+	q := "SELECT a.k AS c0, sum(a.f) AS c1, avg(a.f) AS c2, count(*) AS c3 FROM " + s.from + " AS a"
+	if g.p(0.4) {
+		q += " WHERE " + g.pred(ivmScope{{"a", s}})
+	}
+	q += " GROUP BY a.k"
+	return ivmQuery{sql: q, cols: []ivmCol{{"c0", ivmInt}, {"c1", ivmFloat}, {"c2", ivmFloat}, {"c3", ivmInt}}, incr: true, clauses: "PARTITIONED BY (c0) "}, true
+}
+
 func (g *ivmGen) tableWith(col string) (*ivmSrc, bool) {
 	var ts []*ivmTable
 	for _, t := range g.tables {
@@ -1361,7 +1388,7 @@ func (g *ivmGen) view(name string) *ivmView {
 		if !ok {
 			continue
 		}
-		v := &ivmView{name: name, shape: shape.name, query: q.sql, cols: q.cols, incr: shape.incr && q.incr}
+		v := &ivmView{name: name, shape: shape.name, query: q.sql, clauses: q.clauses, cols: q.cols, incr: shape.incr && q.incr}
 		if up != nil {
 			v.shape = "chain/" + shape.name
 			v.incr = v.incr && up.incr

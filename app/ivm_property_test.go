@@ -308,7 +308,7 @@ func runIVMCase(t *testing.T, num int, seed int64, batches int, st *ivmStats) {
 	for i := 1; i <= nv; i++ {
 		v := g.view(fmt.Sprintf("mv%d", i))
 		h.views = append(h.views, v)
-		h.exec("CREATE MATERIALIZED VIEW " + v.name + " AS " + v.query)
+		h.exec("CREATE MATERIALIZED VIEW " + v.name + " " + v.clauses + "AS " + v.query)
 		h.compare(v, "after CREATE")
 	}
 

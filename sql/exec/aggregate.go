@@ -101,6 +101,12 @@ func (a *aggregateOp) Next() ([]Row, error) {
 					g = a.newGroup(keys)
 					groups[string(keyBuf)] = g
 					order = append(order, g)
+				} else {
+					for i, d := range keys {
+						if types.Preferred(g.keys[i], d) {
+							g.keys[i] = d
+						}
+					}
 				}
 			}
 			for i, fns := range a.args {

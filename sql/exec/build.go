@@ -63,7 +63,7 @@ func Build(c *Ctx, n plan.Node) (Operator, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &distinctOp{c: c, in: in, seen: map[string]struct{}{}}, nil
+		return newDistinct(c, in, x.Columns()), nil
 	case *plan.Join:
 		return newJoin(c, x)
 	case *plan.TableChanges:

@@ -135,9 +135,71 @@ type distinctOp struct {
 	in   Operator
 	seen map[string]struct{}
 	buf  []byte
+	// canonical: a numeric column may hold equal values written apart
+	// (1.5, 1.50); all rows are read first and each distinct row is the
+	// preferred of its equals (types.Preferred), whatever their order.
+	canonical bool
+	out       *sliceOp
+}
+
+func newDistinct(c *Ctx, in Operator, cols []plan.Column) *distinctOp {
+	d := &distinctOp{c: c, in: in, seen: map[string]struct{}{}}
+	for _, col := range cols {
+		if col.T.Kind == types.KindNumeric {
+			d.canonical = true
+		}
+	}
+	return d
+}
+
+func (d *distinctOp) nextCanonical() ([]Row, error) {
+	if d.out != nil {
+		return d.out.Next()
+	}
+	byKey := map[string]Row{}
+	var order []string
+	for {
+		b, err := d.in.Next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		for _, r := range b {
+			d.buf = d.buf[:0]
+			for _, v := range r {
+				d.buf = types.HashKey(d.buf, v)
+			}
+			prev, ok := byKey[string(d.buf)]
+			if !ok {
+				byKey[string(d.buf)] = r
+				order = append(order, string(d.buf))
+				continue
+			}
+			for i := range r {
+				if types.Preferred(prev[i], r[i]) {
+					byKey[string(d.buf)] = r
+					break
+				}
+			}
+		}
+		if err := d.c.Context.Err(); err != nil {
+			return nil, err
+		}
+	}
+	rows := make([]Row, len(order))
+	for i, k := range order {
+		rows[i] = byKey[k]
+	}
+	d.out = &sliceOp{rows: rows}
+	return d.out.Next()
 }
 
 func (d *distinctOp) Next() ([]Row, error) {
+	if d.canonical {
+		return d.nextCanonical()
+	}
 	for {
 		b, err := d.in.Next()
 		if err != nil || b == nil {

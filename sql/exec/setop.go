@@ -23,7 +23,7 @@ func newSetOp(c *Ctx, s *plan.SetOp) (Operator, error) {
 	if s.Kind == plan.Union {
 		var op Operator = &concatOp{c: c, ins: []Operator{left, right}}
 		if !s.All {
-			op = &distinctOp{c: c, in: op, seen: map[string]struct{}{}}
+			op = newDistinct(c, op, s.Cols)
 		}
 		return op, nil
 	}

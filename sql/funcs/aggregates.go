@@ -286,8 +286,11 @@ func (s *minMax) Add(_ *Ctx, a []types.Datum) error {
 	if a[0].IsNull() {
 		return nil
 	}
-	if !s.any || types.Compare(a[0], s.v)*s.dir > 0 {
-		s.any = true
+	if !s.any {
+		s.any, s.v = true, a[0]
+		return nil
+	}
+	if c := types.Compare(a[0], s.v) * s.dir; c > 0 || c == 0 && types.Preferred(s.v, a[0]) {
 		s.v = a[0]
 	}
 	return nil

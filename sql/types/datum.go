@@ -239,3 +239,12 @@ func HashKey(buf []byte, a Datum) []byte {
 		return append(buf, a.S...)
 	}
 }
+
+// Preferred reports whether b, equal to a by Compare, is the canonical one
+// of the two: the numeric with more fractional digits (1.50 over 1.5).
+// GROUP BY keys, DISTINCT rows and MIN/MAX results keep the preferred of
+// equal values, so the result does not depend on the order rows arrive in
+// (an incremental refresh recomputes from rows read in another order).
+func Preferred(a, b Datum) bool {
+	return a.K == KindNumeric && b.K == KindNumeric && a.D != nil && b.D != nil && b.D.Exponent < a.D.Exponent
+}
