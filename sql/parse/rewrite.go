@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -162,7 +163,20 @@ func rewriteIntervalLiteral(src string, sig []token, i int, b *builder) int {
 		neg = "-"
 		j++
 	}
-	if sig[j].kind != tokNumber || j+1 >= len(sig) || sig[j+1].kind != tokIdent {
+	if j+1 >= len(sig) || sig[j+1].kind != tokIdent {
+		return 0
+	}
+	num := sig[j].text(src)
+	switch {
+	case sig[j].kind == tokNumber:
+	case sig[j].kind == tokString && neg == "" && quotedNumber.MatchString(num):
+		// INTERVAL '1' HOUR: a quoted number with a unit qualifier means
+		// that many units (SQL standard), not seconds.
+		num = strings.TrimSpace(num[1 : len(num)-1])
+		if j+2 < len(sig) && isWord(src, sig[j+2], "to") {
+			return 0 // INTERVAL '1 2' DAY TO HOUR: left to PostgreSQL's grammar
+		}
+	default:
 		return 0
 	}
 	unit := strings.ToLower(sig[j+1].text(src))
@@ -170,9 +184,12 @@ func rewriteIntervalLiteral(src string, sig []token, i int, b *builder) int {
 		return 0
 	}
 	b.copy(src, sig[i].start, sig[i].end)
-	b.replace(sig[i+1].start, " '"+neg+sig[j].text(src)+" "+unit+"'")
+	b.replace(sig[i+1].start, " '"+neg+num+" "+unit+"'")
 	return j + 2 - i
 }
+
+// quotedNumber is a string literal holding one (signed) number.
+var quotedNumber = regexp.MustCompile(`^'\s*[-+]?[0-9]+(\.[0-9]*)?\s*'$`)
 
 // rewriteNiladicCall: current_timestamp() → current_timestamp (PostgreSQL's
 // SQL-standard niladic functions take no parentheses).
