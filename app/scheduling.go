@@ -34,8 +34,17 @@ func newScheduling(db *storage.DB, cat *catalog.Manager, runner *refresh.Runner,
 		Run:                sc.run,
 		TriggerMinInterval: triggerMin,
 		Logger:             log,
+		Skipped:            sc.skipped,
 	})
 	return sc
+}
+
+// skipped records a scheduled run coalesced into a running refresh (R-S6
+// status SKIPPED).
+func (sc *scheduling) skipped(view uint32, cause scheduler.Cause, due time.Time) {
+	if err := sc.runner.RecordSkipped(view, string(cause), due); err != nil {
+		sc.log.Warn("recording a skipped refresh failed", "view", view, "err", err)
+	}
 }
 
 // run is the scheduler's RunFunc: one refresh through the runner.

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/scheduler"
 )
 
 func startTest(t *testing.T, cfg Config) *pgx.Conn {
@@ -144,5 +145,48 @@ wait:
 	var status string
 	if err := c.QueryRow(ctx, `SELECT status FROM refresh_history WHERE view_name = 'slow' ORDER BY start_time DESC LIMIT 1`).Scan(&status); err != nil || status != "CANCELED" {
 		t.Fatalf("history: %q %v", status, err)
+	}
+}
+
+// TestSkippedRecorded: a scheduled run coalesced into a running refresh is
+// recorded in refresh_history as SKIPPED with its event (R-S6). The
+// scheduler's own tests (fake clock) prove when it calls Skipped; this
+// checks the wiring writes the record.
+func TestSkippedRecorded(t *testing.T) {
+	cfg := Config{Logger: slog.New(slog.DiscardHandler), InMemory: true, Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn}
+	srv, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
+	c, err := pgx.Connect(context.Background(), "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	mustExec(t, c, `CREATE TABLE s (id INT)`)
+	mustExec(t, c, `CREATE MATERIALIZED VIEW v SCHEDULE EVERY 1 HOUR AS SELECT id FROM s`)
+	txn := srv.db.Begin()
+	cat, err := srv.sched.cat.Snapshot(txn)
+	txn.Rollback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := cat.Resolve([]string{"v"}, []string{"public"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	srv.sched.skipped(v.ID, scheduler.CauseSchedule, due)
+	var status, cause, msg string
+	if err := c.QueryRow(context.Background(), `SELECT status, cause, error FROM refresh_history WHERE view_name = 'v' AND status = 'SKIPPED'`).Scan(&status, &cause, &msg); err != nil {
+		t.Fatal(err)
+	}
+	if cause != "SCHEDULE" || !strings.Contains(msg, "2026-01-02T03:00:00Z") {
+		t.Fatalf("skipped run: %s %s %q", status, cause, msg)
+	}
+	var n int
+	if err := c.QueryRow(context.Background(), `SELECT count(*) FROM event_log('v') WHERE message LIKE '%SKIPPED%'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("skipped events: %d, %v", n, err)
 	}
 }
