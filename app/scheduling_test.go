@@ -190,3 +190,56 @@ func TestSkippedRecorded(t *testing.T) {
 		t.Fatalf("skipped events: %d, %v", n, err)
 	}
 }
+
+// TestPgCancelBackend: pg_cancel_backend(pid) from another session stops a
+// running statement — a manual REFRESH included — with 57014, and the
+// refresh is recorded CANCELED with nothing changed (R-S5).
+func TestPgCancelBackend(t *testing.T) {
+	c1 := startTest(t, Config{})
+	ctx := context.Background()
+	mustExec(t, c1, `CREATE TABLE big (id INT)`)
+	var vals []string
+	for i := 0; i < 3000; i++ {
+		vals = append(vals, fmt.Sprintf("(%d)", i))
+	}
+	mustExec(t, c1, `INSERT INTO big VALUES `+strings.Join(vals, ", "))
+	// Created over an empty table (instant); the refresh below then
+	// recomputes over 3000 rows: a 9M-row join, seconds of work.
+	mustExec(t, c1, `CREATE TABLE big0 (id INT)`)
+	mustExec(t, c1, `CREATE MATERIALIZED VIEW slow AS SELECT count(*) AS n FROM big0 a, big0 b, big0 c WHERE a.id + b.id = c.id`)
+	mustExec(t, c1, `INSERT INTO big0 SELECT id FROM big`)
+	c2, err := pgx.Connect(ctx, c1.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(ctx)
+	var pid int32
+	if err := c1.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c1.Exec(ctx, `REFRESH MATERIALIZED VIEW slow FULL`)
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	var ok bool
+	if err := c2.QueryRow(ctx, fmt.Sprintf(`SELECT pg_cancel_backend(%d)`, pid)).Scan(&ok); err != nil || !ok {
+		t.Fatalf("pg_cancel_backend: %v, %v", ok, err)
+	}
+	select {
+	case err := <-done:
+		if !hasCode(err, "57014") {
+			t.Fatalf("REFRESH after pg_cancel_backend: %v, want 57014", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("REFRESH not canceled")
+	}
+	var status string
+	if err := c2.QueryRow(ctx, `SELECT status FROM refresh_history WHERE view_name = 'slow' ORDER BY start_time DESC LIMIT 1`).Scan(&status); err != nil || status != "CANCELED" {
+		t.Fatalf("last run: %s, %v", status, err)
+	}
+	if err := c2.QueryRow(ctx, `SELECT pg_cancel_backend(999999)`).Scan(&ok); err != nil || ok {
+		t.Fatalf("unknown pid: %v, %v", ok, err)
+	}
+}

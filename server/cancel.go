@@ -48,3 +48,17 @@ func (c *conn) handleCancelRequest(body []byte) {
 		c.log.Debug("cancel request matched no connection", "target", req.ProcessID)
 	}
 }
+
+// CancelBackend cancels the statement running on the connection with
+// process id pid, without its secret: pg_cancel_backend(pid) (R-S5). It
+// reports whether such a connection exists.
+func (s *Server) CancelBackend(pid uint32) bool {
+	s.mu.Lock()
+	target := s.byPID[pid]
+	s.mu.Unlock()
+	if target == nil {
+		return false
+	}
+	target.cancelStatement()
+	return true
+}

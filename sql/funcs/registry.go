@@ -19,6 +19,9 @@ type Ctx struct {
 	// Notify queues a NOTIFY for the end of the transaction (pg_notify);
 	// nil where notifications cannot be sent (refreshes).
 	Notify func(channel, payload string) error
+	// CancelBackend cancels the statement of the session with that process
+	// id (pg_cancel_backend); nil where it cannot.
+	CancelBackend func(pid int64) bool
 }
 
 // Overload is one signature of a scalar function.

@@ -131,6 +131,18 @@ func init() {
 			// empty string.
 			return types.NewText(""), c.Notify(ch, payload)
 		}}}})
+	register(&Func{Name: "pg_cancel_backend", Deterministic: false, Overloads: []*Overload{{Params: []types.T{types.Int4}, Ret: ret(types.Bool), NullStrict: true,
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			if c.CancelBackend == nil {
+				return types.Datum{}, pgerror.New(pgerror.FeatureNotSupported, "pg_cancel_backend is not available here")
+			}
+			if !c.CancelBackend(a[0].I) {
+				// PostgreSQL warns and returns false for a pid that is no
+				// server process.
+				return types.NewBool(false), nil
+			}
+			return types.NewBool(true), nil
+		}}}})
 	register(&Func{Name: "pg_backend_pid", Deterministic: false, Overloads: []*Overload{{Ret: ret(types.Int4),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) { return types.NewInt4(c.BackendPID), nil }}}})
 }

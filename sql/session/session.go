@@ -39,6 +39,9 @@ type Engine struct {
 	// DatasetsChanged is told, after a commit, which views were created,
 	// altered or dropped.
 	DatasetsChanged func(ids []uint32)
+	// CancelBackend cancels the running statement of the session with that
+	// process id (pg_cancel_backend, R-S5); nil: not available.
+	CancelBackend func(pid int64) bool
 	// Refreshed is told of every successful manual refresh (chains).
 	Refreshed func(view uint32, res *refresh.Result)
 	// NextRun is the next scheduled time of a view (DESCRIBE EXTENDED).
@@ -351,7 +354,8 @@ func mapStorageErr(err error) error {
 }
 
 func (s *Session) funcCtx() *funcs.Ctx {
-	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID)}
+	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
+		CancelBackend: s.eng.CancelBackend}
 }
 
 // statementContext applies statement_timeout (R-S4).
