@@ -87,6 +87,7 @@ func Start(cfg Config) (*Server, error) {
 		Notify:            hub,
 	}
 	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
+	eng.Activity = wire.Activity
 	eng.CancelBackend = func(pid int64) bool { return pid > 0 && pid <= math.MaxUint32 && wire.CancelBackend(uint32(pid)) }
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

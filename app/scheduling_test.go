@@ -217,12 +217,25 @@ func TestPgCancelBackend(t *testing.T) {
 	if err := c1.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
+	// pg_stat_activity lists both sessions, the other one idle.
+	var n int
+	var state string
+	if err := c2.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("pg_stat_activity: %d sessions, %v", n, err)
+	}
+	if err := c2.QueryRow(ctx, fmt.Sprintf(`SELECT state FROM pg_catalog.pg_stat_activity WHERE pid = %d`, pid)).Scan(&state); err != nil || state != "idle" {
+		t.Fatalf("state of %d: %q, %v", pid, state, err)
+	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := c1.Exec(ctx, `REFRESH MATERIALIZED VIEW slow FULL`)
 		done <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
+	var query string
+	if err := c2.QueryRow(ctx, fmt.Sprintf(`SELECT state, query FROM pg_stat_activity WHERE pid = %d`, pid)).Scan(&state, &query); err != nil || state != "active" || !strings.Contains(query, "REFRESH") {
+		t.Fatalf("running session: %q %q, %v", state, query, err)
+	}
 	var ok bool
 	if err := c2.QueryRow(ctx, fmt.Sprintf(`SELECT pg_cancel_backend(%d)`, pid)).Scan(&ok); err != nil || !ok {
 		t.Fatalf("pg_cancel_backend: %v, %v", ok, err)

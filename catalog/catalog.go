@@ -264,7 +264,7 @@ func (c *Catalog) Resolve(parts []string, searchPath []string) (*Table, error) {
 	for _, sn := range schemas {
 		s, ok := c.schemas[sn]
 		if !ok {
-			if len(schemas) == 1 && sn != SystemSchema {
+			if len(schemas) == 1 && sn != SystemSchema && sn != "pg_catalog" {
 				return nil, pgerror.New(pgerror.UndefinedTable, "relation \"%s\" does not exist", strings.Join(parts, "."))
 			}
 			continue
@@ -274,8 +274,8 @@ func (c *Catalog) Resolve(parts []string, searchPath []string) (*Table, error) {
 		}
 	}
 	// The system views answer to their bare name (after the user's
-	// schemas) and to system.name.
-	if len(parts) == 1 || (len(schemas) == 1 && schemas[0] == SystemSchema) {
+	// schemas), to system.name and to pg_catalog.name.
+	if len(parts) == 1 || (len(schemas) == 1 && (schemas[0] == SystemSchema || schemas[0] == "pg_catalog")) {
 		if t, ok := c.systemView(name); ok {
 			return t, nil
 		}

@@ -16,6 +16,7 @@ var (
 const (
 	RefreshHistoryID uint32 = 1001
 	MVInsightsID     uint32 = 1002
+	PgStatActivityID uint32 = 1003
 )
 
 func init() {
@@ -30,6 +31,13 @@ func init() {
 		{Name: "view_name", Type: types.Text}, {Name: "source", Type: types.Text}, {Name: "object", Type: types.Text},
 		{Name: "problem", Type: types.Text}, {Name: "location", Type: types.Text}, {Name: "message", Type: types.Text},
 		{Name: "fix", Type: types.Text}, {Name: "permanent", Type: types.Bool},
+	})
+	// The server's sessions (R-S5), also as pg_catalog.pg_stat_activity.
+	addSystemView(PgStatActivityID, "pg_stat_activity", "SELECT * FROM pg_stat_activity()", []Column{
+		{Name: "datname", Type: types.Text}, {Name: "pid", Type: types.Int4}, {Name: "usename", Type: types.Text},
+		{Name: "application_name", Type: types.Text}, {Name: "client_addr", Type: types.Text},
+		{Name: "backend_start", Type: types.TimestampTZ}, {Name: "query_start", Type: types.TimestampTZ},
+		{Name: "state", Type: types.Text}, {Name: "query", Type: types.Text},
 	})
 }
 

@@ -2,6 +2,9 @@ package server
 
 import (
 	"crypto/subtle"
+	"net"
+	"sort"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 )
@@ -61,4 +64,55 @@ func (s *Server) CancelBackend(pid uint32) bool {
 	}
 	target.cancelStatement()
 	return true
+}
+
+// Activity is one session as pg_stat_activity shows it.
+type Activity struct {
+	PID                 uint32
+	User, Database, App string
+	ClientAddr          string
+	BackendStart        time.Time
+	State               string // "active" or "idle"
+	Query               string
+	QueryStart          time.Time
+}
+
+// noteQuery records the statement text a session runs now.
+func (c *conn) noteQuery(sql string) {
+	c.mu.Lock()
+	c.query, c.queryStart = sql, time.Now()
+	c.mu.Unlock()
+}
+
+// Activity lists the sessions that completed their startup (R-S5: a user
+// finds the pid to give pg_cancel_backend).
+func (s *Server) Activity() []Activity {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.byPID))
+	for _, c := range s.byPID {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	var out []Activity
+	for _, c := range conns {
+		c.mu.Lock()
+		if c.started.IsZero() {
+			c.mu.Unlock()
+			continue
+		}
+		a := Activity{PID: c.pid, User: c.info.User, Database: c.info.Database, App: c.info.ApplicationName,
+			BackendStart: c.started, State: "idle", Query: c.query, QueryStart: c.queryStart}
+		if c.stmtCancel != nil {
+			a.State = "active"
+		}
+		if c.info.RemoteAddr != nil {
+			if h, _, err := net.SplitHostPort(c.info.RemoteAddr.String()); err == nil {
+				a.ClientAddr = h
+			}
+		}
+		c.mu.Unlock()
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
 }

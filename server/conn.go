@@ -76,8 +76,14 @@ type conn struct {
 
 	mu         sync.Mutex
 	stmtCancel context.CancelFunc // of the running statement; nil when idle
-	draining   bool               // Shutdown started: leave at the next blocking read
-	killed     bool               // Shutdown gave up waiting: leave now
+	// What pg_stat_activity shows (under mu): the session, when it
+	// started, the latest statement text and when it started.
+	info       StartupInfo
+	started    time.Time
+	query      string
+	queryStart time.Time
+	draining   bool // Shutdown started: leave at the next blocking read
+	killed     bool // Shutdown gave up waiting: leave now
 }
 
 func newConn(s *Server, nc net.Conn) *conn {

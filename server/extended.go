@@ -25,6 +25,7 @@ func (c *conn) handleParse(m *pgproto3.Parse) error {
 		return c.wireError(pgerror.New(pgerror.DuplicatePreparedStatement,
 			`prepared statement "%s" already exists`, m.Name))
 	}
+	c.noteQuery(m.Query)
 	ctx := c.beginStatement()
 	ps, err := c.sess.Prepare(ctx, m.Query, m.ParameterOIDs)
 	c.endStatement()

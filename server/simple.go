@@ -15,6 +15,7 @@ func (c *conn) handleQuery(sql string) error {
 	c.closePortal("")
 
 	c.rw.extended = false
+	c.noteQuery(sql)
 	ctx := c.beginStatement()
 	err := c.sess.SimpleQuery(ctx, sql, &c.rw)
 	c.endStatement()

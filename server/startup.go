@@ -87,6 +87,9 @@ func (c *conn) startup() error {
 		return c.startupError(err)
 	}
 	c.sess = sess
+	c.mu.Lock()
+	c.info, c.started = info, time.Now()
+	c.mu.Unlock()
 	for _, p := range sess.ParameterStatus() {
 		if err := c.out.parameterStatus(p.Name, p.Value); err != nil {
 			return errQuietClose

@@ -22,6 +22,9 @@ type Ctx struct {
 	// CancelBackend cancels the statement of the session with that process
 	// id (pg_cancel_backend); nil where it cannot.
 	CancelBackend func(pid int64) bool
+	// Activity lists the server's sessions as pg_stat_activity rows; nil
+	// where it cannot.
+	Activity func() [][]types.Datum
 }
 
 // Overload is one signature of a scalar function.

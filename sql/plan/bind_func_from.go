@@ -32,6 +32,11 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 			return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "refresh_history() takes no arguments")
 		}
 		return b.systemRows(&Rows{Cols: RefreshHistoryColumns, Gen: GenRefreshHistory}, rf.Alias, name, fn.Location)
+	case "pg_stat_activity":
+		if len(fn.Args) != 0 {
+			return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "pg_stat_activity() takes no arguments")
+		}
+		return b.systemRows(&Rows{Cols: PgStatActivityColumns, Gen: GenPgStatActivity}, rf.Alias, name, fn.Location)
 	case "mv_insights":
 		if len(fn.Args) != 0 {
 			return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "mv_insights() takes no arguments")

@@ -37,6 +37,15 @@ var MVInsightsColumns = []Column{
 	{Name: "fix", T: types.Text}, {Name: "permanent", T: types.Bool},
 }
 
+// PgStatActivityColumns are the columns of pg_stat_activity (R-S5: the pid
+// pg_cancel_backend takes).
+var PgStatActivityColumns = []Column{
+	{Name: "datname", T: types.Text}, {Name: "pid", T: types.Int4}, {Name: "usename", T: types.Text},
+	{Name: "application_name", T: types.Text}, {Name: "client_addr", T: types.Text},
+	{Name: "backend_start", T: types.TimestampTZ}, {Name: "query_start", T: types.TimestampTZ},
+	{Name: "state", T: types.Text}, {Name: "query", T: types.Text},
+}
+
 // Row generators of the system relations (exec.RegisterRowSource names).
 const (
 	GenEventLog       = "event_log"
@@ -44,4 +53,6 @@ const (
 	// GenMVInsights' argument is the catalog snapshot the statement was
 	// bound against.
 	GenMVInsights = "mv_insights"
+	// GenPgStatActivity reads the sessions through funcs.Ctx.Activity.
+	GenPgStatActivity = "pg_stat_activity"
 )

@@ -39,6 +39,8 @@ type Engine struct {
 	// DatasetsChanged is told, after a commit, which views were created,
 	// altered or dropped.
 	DatasetsChanged func(ids []uint32)
+	// Activity lists the server's sessions (pg_stat_activity); nil: none.
+	Activity func() []server.Activity
 	// CancelBackend cancels the running statement of the session with that
 	// process id (pg_cancel_backend, R-S5); nil: not available.
 	CancelBackend func(pid int64) bool
@@ -355,7 +357,7 @@ func mapStorageErr(err error) error {
 
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
-		CancelBackend: s.eng.CancelBackend}
+		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows}
 }
 
 // statementContext applies statement_timeout (R-S4).

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"time"
+
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -35,6 +37,17 @@ func init() {
 		}
 		return rows, nil
 	})
+	exec.RegisterRowSource(plan.GenPgStatActivity, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
+		if c.Funcs == nil || c.Funcs.Activity == nil {
+			return nil, nil
+		}
+		rows := c.Funcs.Activity()
+		out := make([]exec.Row, len(rows))
+		for i, r := range rows {
+			out[i] = r
+		}
+		return out, nil
+	})
 	exec.RegisterRowSource(plan.GenRefreshHistory, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
 		runs, err := refresh.Runs(c.Txn, 0)
 		if err != nil {
@@ -53,4 +66,26 @@ func init() {
 		}
 		return rows, nil
 	})
+}
+
+// activityRows are the pg_stat_activity rows of the server's sessions.
+func (e *Engine) activityRows() [][]types.Datum {
+	if e.Activity == nil {
+		return nil
+	}
+	ts := func(t time.Time) types.Datum {
+		if t.IsZero() {
+			return types.NullDatum
+		}
+		return types.NewTimestamp(types.KindTimestampTZ, t.UnixMicro())
+	}
+	var rows [][]types.Datum
+	for _, a := range e.Activity() {
+		rows = append(rows, []types.Datum{
+			types.NewText(a.Database), types.NewInt4(int64(a.PID)), types.NewText(a.User),
+			types.NewText(a.App), textOrNull(a.ClientAddr), ts(a.BackendStart), ts(a.QueryStart),
+			types.NewText(a.State), types.NewText(a.Query),
+		})
+	}
+	return rows
 }
