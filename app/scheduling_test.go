@@ -326,3 +326,25 @@ func TestRestartCatchUp(t *testing.T) {
 		t.Fatalf("catch-up runs: %d, %v (missed occurrences make one run)", catchups, err)
 	}
 }
+
+// TestTriggeredTimeout: the statement_timeout in force at CREATE bounds the
+// view's triggered refreshes (R-S4): a slow one is stopped, recorded
+// TIMED_OUT, and the view keeps its previous content.
+func TestTriggeredTimeout(t *testing.T) {
+	c := startTest(t, Config{TriggerMinInterval: 10 * time.Millisecond})
+	ctx := context.Background()
+	mustExec(t, c, `CREATE TABLE big0 (id INT)`)
+	mustExec(t, c, `SET statement_timeout = '300ms'`)
+	mustExec(t, c, `CREATE MATERIALIZED VIEW slow TRIGGER ON UPDATE AS SELECT count(*) AS n FROM big0 a, big0 b, big0 c WHERE a.id + b.id = c.id`)
+	mustExec(t, c, `RESET statement_timeout`)
+	var vals []string
+	for i := 0; i < 3000; i++ {
+		vals = append(vals, fmt.Sprintf("(%d)", i))
+	}
+	mustExec(t, c, `INSERT INTO big0 VALUES `+strings.Join(vals, ", "))
+	waitCount(t, c, `SELECT count(*) FROM refresh_history WHERE view_name = 'slow' AND status = 'TIMED_OUT'`, 1)
+	var n int64
+	if err := c.QueryRow(ctx, `SELECT n FROM slow`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("view after a timed-out refresh: %d, %v (want its previous content, 0)", n, err)
+	}
+}

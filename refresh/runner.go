@@ -37,6 +37,10 @@ type Runner struct {
 // ErrCanceledByUser is the cause of a refresh stopped by CANCEL REFRESH (R-S5).
 var ErrCanceledByUser = pgerror.New(pgerror.QueryCanceled, "canceling refresh due to CANCEL REFRESH")
 
+// ErrTimedOut is the error of a refresh stopped by its timeout (R-S4): the
+// view's stored statement_timeout for scheduled and triggered runs.
+var ErrTimedOut = pgerror.New(pgerror.QueryCanceled, "canceling refresh due to statement timeout")
+
 // Cancel stops the running refresh of view, if any (CANCEL REFRESH): it
 // changes nothing and is recorded CANCELED (R-S5).
 func (r *Runner) Cancel(view uint32) bool {
@@ -135,6 +139,8 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrCanceledByUser) {
 			err = ErrCanceledByUser
+		} else if errors.Is(cause, context.DeadlineExceeded) {
+			err = ErrTimedOut
 		}
 		txn.Rollback()
 		status, runID := r.recordFailure(view, opt, start, err)
@@ -161,7 +167,7 @@ func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause 
 	switch pgerror.Convert(cause).Code {
 	case pgerror.QueryCanceled:
 		status = "CANCELED"
-		if errors.Is(cause, context.DeadlineExceeded) {
+		if errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, ErrTimedOut) {
 			status = "TIMED_OUT"
 		}
 	}
