@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,4 +156,77 @@ func TestRefreshNotifications(t *testing.T) {
 func hasCode(err error, code string) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == code
+}
+
+// TestCronNotifies: a one-second cron schedule refreshes the view by itself
+// and a LISTENing client hears each run on mv_refresh with cause SCHEDULE
+// (R-S2, R-S7).
+func TestCronNotifies(t *testing.T) {
+	cs := startNotifyTest(t, 2)
+	l, s := cs[0], cs[1]
+	mustExec(t, l, "LISTEN mv_refresh")
+	mustExec(t, s, "CREATE TABLE src (id BIGINT)")
+	mustExec(t, s, "CREATE MATERIALIZED VIEW m SCHEDULE CRON '* * * * * ?' TBLPROPERTIES ('pipelines.notifications' = 'success') AS SELECT count(*) AS n FROM src")
+	mustExec(t, s, "INSERT INTO src VALUES (1), (2)")
+	for {
+		_, payload, _ := waitNote(t, l)
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+			t.Fatalf("payload %q: %v", payload, err)
+		}
+		if ev["cause"] != nil && ev["cause"] != "SCHEDULE" {
+			continue
+		}
+		if ev["status"] != "COMPLETED" {
+			t.Fatalf("payload %s", payload)
+		}
+		var n int64
+		if err := s.QueryRow(context.Background(), "SELECT n FROM m").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 2 {
+			return
+		}
+	}
+}
+
+// TestCancelRequestStopsRefresh: the PostgreSQL cancel request (Ctrl-C in
+// psql) stops a manual REFRESH with 57014; nothing changes and the run is
+// recorded CANCELED (R-S5).
+func TestCancelRequestStopsRefresh(t *testing.T) {
+	cs := startNotifyTest(t, 2)
+	c, other := cs[0], cs[1]
+	ctx := context.Background()
+	mustExec(t, c, "CREATE TABLE big0 (id INT)")
+	mustExec(t, c, "CREATE MATERIALIZED VIEW slow AS SELECT count(*) AS n FROM big0 a, big0 b, big0 c WHERE a.id + b.id = c.id")
+	var vals []string
+	for i := 0; i < 3000; i++ {
+		vals = append(vals, fmt.Sprintf("(%d)", i))
+	}
+	mustExec(t, c, "INSERT INTO big0 VALUES "+strings.Join(vals, ", "))
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Exec(ctx, "REFRESH MATERIALIZED VIEW slow FULL")
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if err := c.PgConn().CancelRequest(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if !hasCode(err, "57014") {
+			t.Fatalf("REFRESH after a cancel request: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("REFRESH not canceled")
+	}
+	var status string
+	var n int64
+	if err := other.QueryRow(ctx, "SELECT status FROM refresh_history WHERE view_name = 'slow' ORDER BY start_time DESC LIMIT 1").Scan(&status); err != nil || status != "CANCELED" {
+		t.Fatalf("last run %q, %v", status, err)
+	}
+	if err := other.QueryRow(ctx, "SELECT n FROM slow").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("view after cancel: %d, %v", n, err)
+	}
 }
