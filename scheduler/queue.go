@@ -150,6 +150,7 @@ func (s *Scheduler) execute(v *view, req *request, ctx *runContext) {
 	s.mu.Lock()
 	v.running = nil
 	s.running--
+	s.retryFailed(v, req, ctx, err)
 	if v.rerun {
 		v.rerun = false
 		if !s.stopped && v.registered {
@@ -306,4 +307,41 @@ func (c *runContext) Err() error {
 		return context.DeadlineExceeded
 	}
 	return err
+}
+
+// Retries of a triggered view's failed automatic run: the change it was
+// to refresh is still pending (its checkpoint did not move), so it runs
+// again after 10 s, 40 s, 160 s — as if a source changed, within AT MOST
+// EVERY — then waits for the next commit (a failure that repeats is not
+// transient). A success resets the count; a run stopped by CANCEL REFRESH,
+// DROP or shutdown is not retried.
+const (
+	triggerRetries    = 3
+	triggerRetryFirst = 10 * time.Second
+)
+
+func (s *Scheduler) retryFailed(v *view, req *request, ctx *runContext, err error) {
+	if v.spec.Trigger == nil || req.cause == CauseManual {
+		return
+	}
+	if err == nil {
+		v.retries = 0
+		return
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrCanceled) || errors.Is(cause, ErrStopped) || errors.Is(cause, ErrRemoved) || s.stopped || !v.registered || v.retries >= triggerRetries {
+		return
+	}
+	delay := triggerRetryFirst << (2 * v.retries)
+	v.retries++
+	s.clock.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.stopped || s.views[v.id] != v || !v.registered {
+			return
+		}
+		s.log.Info("retrying a failed triggered refresh", "view", v.spec.Name, "id", v.id, "attempt", v.retries)
+		s.changed(v)
+		s.dispatch()
+	})
 }

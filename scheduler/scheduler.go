@@ -114,8 +114,11 @@ type Scheduler struct {
 
 // view is the scheduler's state of one view.
 type view struct {
-	id         uint32
-	spec       ViewSpec
+	id   uint32
+	spec ViewSpec
+	// retries counts failed automatic runs of a triggered view in a row
+	// (queue.go retryFailed).
+	retries    int
 	registered bool // Upserted (not only known through RunNow)
 	timing     timing
 	window     time.Duration // trigger throttle; 0 = none

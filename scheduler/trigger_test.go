@@ -281,3 +281,44 @@ func TestTriggerLimits(t *testing.T) {
 		t.Fatalf("readers of 100: %d, of 101: %d; want 999 and 3", n100, n101)
 	}
 }
+
+// TestTriggerRetriesFailure: a triggered run that fails is retried after
+// 10 s, 40 s and 160 s, then waits for the next commit; a success resets
+// the count.
+func TestTriggerRetriesFailure(t *testing.T) {
+	h := newHarness(t, t0, nil)
+	h.upsert(triggerSpec(1, 0, []uint32{100}, nil))
+	h.s.Start()
+	h.setHook(func(ctx context.Context, view uint32, cause Cause) error {
+		return pgerror.New(pgerror.SerializationFailure, "could not serialize access")
+	})
+	h.s.Committed(map[uint32]int64{100: 1})
+	h.settle()
+	h.advance(10 * time.Minute)
+	got := h.recorded(1)
+	if len(got) != 4 {
+		t.Fatalf("%d runs, want the failed one and 3 retries: %v", len(got), got)
+	}
+	for i, want := range []time.Duration{0, 10 * time.Second, 50 * time.Second, 210 * time.Second} {
+		if !got[i].at.Equal(t0.Add(want)) || got[i].cause != CauseTrigger {
+			t.Fatalf("run %d at %s (%s), want %s", i, got[i].at, got[i].cause, t0.Add(want))
+		}
+	}
+	// The next commit runs again; once it succeeds, a later failure gets
+	// its retries back.
+	h.setHook(nil)
+	h.s.Committed(map[uint32]int64{100: 2})
+	h.settle()
+	if n := len(h.recorded(1)); n != 5 {
+		t.Fatalf("%d runs after the next commit, want 5", n)
+	}
+	h.setHook(func(ctx context.Context, view uint32, cause Cause) error {
+		return fmt.Errorf("disk full")
+	})
+	h.s.Committed(map[uint32]int64{100: 3})
+	h.settle()
+	h.advance(11 * time.Second)
+	if n := len(h.recorded(1)); n != 7 {
+		t.Fatalf("%d runs, want a retry 10 s after a new failure (7)", n)
+	}
+}
