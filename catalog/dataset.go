@@ -19,6 +19,9 @@ type Dataset struct {
 	Expectations []Expectation `json:"expectations,omitempty"`
 	// SearchPath resolves the query's unqualified names as at CREATE.
 	SearchPath []string `json:"search_path,omitempty"`
+	// TimeZone is the session TimeZone at CREATE: every refresh, manual
+	// or scheduled, evaluates the query in it (casts of timestamptz).
+	TimeZone string `json:"time_zone,omitempty"`
 	// StatementTimeoutMs bounds scheduled and triggered refreshes (R-S4);
 	// 0 = the default of 2 days.
 	StatementTimeoutMs int64 `json:"statement_timeout_ms,omitempty"`

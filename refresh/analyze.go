@@ -157,7 +157,10 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			}
 		}
 		addB(nodeBlocker(n))
-		if f, ok := n.(*plan.Filter); ok {
+		if sc, ok := n.(*plan.Scan); ok && scanReadsTime(sc) {
+			// A time filter on a primary-key column became key bounds.
+			a.TimeDependent = true
+		} else if f, ok := n.(*plan.Filter); ok {
 			// Time functions are allowed in WHERE (R-I2, R-I5).
 			addB(exprBlocker(f.Cond, true))
 			a.TimeDependent = a.TimeDependent || readsTime(f.Cond)
@@ -184,8 +187,12 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 	default:
 		a.Shape = []string{"ROW_BASED"}
 	}
-	if a.partition = findPartition(v, q); a.partition != nil {
+	// PARTITION_OVERWRITE recomputes partitions a change touches; rows that
+	// age out of a time filter touch none.
+	if a.partition = findPartition(v, q); a.partition != nil && !a.TimeDependent {
 		a.Shape = append(a.Shape, "PARTITION_OVERWRITE")
+	} else {
+		a.partition = nil
 	}
 	a.Blockers = append(a.Blockers, structural...)
 	a.Blockers = append(a.Blockers, featureBlockers(cat, v, sources)...)
@@ -427,4 +434,15 @@ func windowBlocker(w *plan.Window) *Blocker {
 		}
 	}
 	return nil
+}
+
+// scanReadsTime reports whether a scan's key bounds read the time (a WHERE
+// on a primary-key column against now(), pushed into the scan).
+func scanReadsTime(s *plan.Scan) bool {
+	for _, e := range plan.NodeExprs(s) {
+		if readsTime(e) {
+			return true
+		}
+	}
+	return false
 }

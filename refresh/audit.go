@@ -138,6 +138,7 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
+	opt.Env = envFor(v, opt.Env)
 	q, cols, err := BindQuery(cat, v, opt.Env)
 	if err != nil {
 		return nil, err
@@ -149,7 +150,7 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 	if ckpt == nil {
 		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", v.Name)
 	}
-	if ckpt.Definition != v.Query {
+	if ckpt.Definition != Fingerprint(cat, v) {
 		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" was redefined since its last refresh; refresh it first", v.Name)
 	}
 	versions, err := SourceVersions(txn, cat, v)

@@ -1,9 +1,15 @@
 package refresh
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
+
+	"github.com/mvserver/mvserver/catalog"
 
 	"github.com/mvserver/mvserver/storage"
 )
@@ -13,8 +19,9 @@ import (
 type Checkpoint struct {
 	Sources map[uint32]int64 `json:"sources"`
 	At      time.Time        `json:"at"`
-	// Definition is the query text the content was computed with: a changed
-	// definition forces a full refresh (R-M8).
+	// Definition is the Fingerprint of what the content was computed with:
+	// a changed definition — of the view or of anything it reads — forces
+	// a full refresh (R-M8).
 	Definition string `json:"definition"`
 	// GroupState: the view's GROUP_AGGREGATE states (groupagg.go) were
 	// written by the refresh that made this checkpoint and match its rows.
@@ -85,4 +92,55 @@ func putJSON(txn *storage.Txn, key []byte, v any) error {
 		return err
 	}
 	return txn.PutMeta(key, b)
+}
+
+// Fingerprint identifies what a view's stored rows were computed with: its
+// query text, columns (ids, types, NOT NULL: the stored rows' encoding),
+// expectations, partitioning and time zone, and for every object it reads
+// (through plain views) its column ids and types and, for a plain view, its
+// query. A checkpoint whose fingerprint differs is not a base an incremental
+// refresh can start from: CREATE OR REPLACE of the view, of a view it
+// reads or of a materialized view below it, or a source's changed schema,
+// all force a full refresh.
+func Fingerprint(cat *catalog.Catalog, v *catalog.Table) string {
+	h := sha256.New()
+	w := func(parts ...any) { fmt.Fprintln(h, parts...) }
+	w("query", v.Query)
+	for _, c := range v.Columns {
+		w("column", c.ID, c.Name, c.Type.String(), c.NotNull)
+	}
+	w("partition", v.PartitionBy)
+	if d := v.Dataset; d != nil {
+		for _, e := range d.Expectations {
+			w("expectation", e.Name, e.Expr, e.Action)
+		}
+		w("timezone", d.TimeZone)
+	}
+	seen := map[uint32]bool{}
+	var walk func(ids []uint32)
+	walk = func(ids []uint32) {
+		ids = slices.Clone(ids)
+		slices.Sort(ids)
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			t, ok := cat.Table(id)
+			if !ok {
+				w("missing", id)
+				continue
+			}
+			w("source", id, t.Kind)
+			for _, c := range t.Columns {
+				w(" column", c.ID, c.Type.String())
+			}
+			if t.Kind == catalog.KindView {
+				w(" query", t.Query)
+				walk(t.DependsOn)
+			}
+		}
+	}
+	walk(v.DependsOn)
+	return "fp1:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -232,7 +232,16 @@ func unchangedOr(n plan.Node, in *diffResult, err error) (*diffResult, error) {
 
 func (df *differ) scan(s *plan.Scan) *diffResult {
 	d := df.deltas[s.Table.ID]
+	timed := scanReadsTime(s)
 	if d == nil || len(d.changed) == 0 {
+		if timed {
+			// Key bounds from a time filter hold for now, not for the
+			// checkpoint: the old side reads without them (the filter
+			// above checks each row at the checkpoint's time).
+			old := *s
+			old.Point, old.Start, old.End = nil, nil, nil
+			return &diffResult{old: &old}
+		}
 		return unchanged(s)
 	}
 	res := &diffResult{changed: true}
@@ -245,6 +254,9 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 	}
 	old := *s
 	old.Exclude = d.changed
+	if timed {
+		old.Point, old.Start, old.End = nil, nil, nil
+	}
 	res.old = &old
 	if len(d.del) > 0 {
 		res.old = unionAll(cols, &old, res.minus)

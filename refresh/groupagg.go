@@ -52,6 +52,23 @@ func findGroupAgg(q plan.Node) *groupAggShape {
 				if exprBlocker(e, false) != nil {
 					return nil
 				}
+				// A group's key is the value its first row brought; keys
+				// whose equal values print apart (1.5 / 1.50, -0 / 0,
+				// '1 day' / '24 hours') are left to GENERIC_AGGREGATE,
+				// which recomputes a touched group whole.
+				switch t := e.Type(); t.Kind {
+				case types.KindFloat4, types.KindFloat8, types.KindInterval:
+					return nil
+				case types.KindNumeric:
+					if t.Precision == 0 {
+						return nil
+					}
+					switch e.(type) {
+					case *plan.ColRef, *plan.Cast:
+					default:
+						return nil
+					}
+				}
 			}
 			for _, c := range x.Aggs {
 				if !retractable(c) {
@@ -82,7 +99,15 @@ func retractable(c plan.AggCall) bool {
 		switch t := c.Args[0].Type(); t.Kind {
 		case types.KindInt2, types.KindInt4, types.KindInt8:
 		case types.KindNumeric:
+			// One fixed scale: a DECIMAL(p,s) column or an explicit CAST
+			// (an expression typed DECIMAL(p,s), like v / w, may still
+			// carry another scale per row).
 			if t.Precision == 0 {
+				return false
+			}
+			switch c.Args[0].(type) {
+			case *plan.ColRef, *plan.Cast:
+			default:
 				return false
 			}
 		default:

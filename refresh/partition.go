@@ -2,10 +2,10 @@ package refresh
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -49,11 +49,52 @@ func findPartition(v *catalog.Table, q plan.Node) *partitionShape {
 		if !ok || (ps.scan != nil && scan != ps.scan) {
 			return nil
 		}
+		// The view's values must hash like the source's (same type).
+		if src := scan.Table.Columns[col].Type; src.Kind != v.Columns[idx].Type.Kind {
+			return nil
+		}
 		ps.scan = scan
 		ps.srcCols = append(ps.srcCols, col)
 		ps.viewCols = append(ps.viewCols, idx)
 	}
+	// The table must be read once: a second read (a self-join, a CTE used
+	// twice, EXISTS on it) would see every partition.
+	if countScans(q, ps.scan.Table.ID) != 1 {
+		return nil
+	}
 	return ps
+}
+
+// countScans counts the scans of table id in n (subquery plans included).
+func countScans(n plan.Node, id uint32) int {
+	count := 0
+	var node func(n plan.Node)
+	node = func(n plan.Node) {
+		if n == nil {
+			return
+		}
+		switch x := n.(type) {
+		case *plan.Scan:
+			if x.Table.ID == id {
+				count++
+			}
+		case *plan.Apply:
+			node(x.Right)
+		}
+		for _, e := range plan.NodeExprs(n) {
+			plan.Walk(e, func(e plan.Expr) bool {
+				if sq, ok := e.(*plan.Subquery); ok {
+					node(sq.Plan)
+				}
+				return true
+			})
+		}
+		for _, c := range plan.NodeInputs(n) {
+			node(c)
+		}
+	}
+	node(n)
+	return count
 }
 
 // traceColumn follows output column idx of n down to the table column it
@@ -172,7 +213,7 @@ func planPartition(ctx context.Context, in *Input, ps *partitionShape, d *source
 	}
 	q, ok := replaceNode(in.Query, ps.scan, &plan.KeyIn{Input: &scan, Keys: keyExprs, Set: keys})
 	if !ok {
-		return nil, nil, 0, fmt.Errorf("refresh: partition source not found in the plan")
+		return nil, nil, 0, pgerror.New(pgerror.InternalError, "refresh: the partition source of \"%s\" is not in its plan", in.View.Name)
 	}
 	// The view's current rows in those partitions.
 	v := in.View

@@ -76,8 +76,8 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		return full("optimal_refresh is off")
 	case ckpt == nil:
 		return full("the view has not been computed yet")
-	case ckpt.Definition != v.Query:
-		return full("the definition changed")
+	case ckpt.Definition != Fingerprint(in.Catalog, v):
+		return full("the definition of the view, or of something it reads, changed")
 	case sameVersions(ckpt.Sources, versions) && !an.TimeDependent && !an.NonTableSource:
 		p.technique, p.reason = NoOp, "no source has changed since the last refresh"
 		return p, nil

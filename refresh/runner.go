@@ -76,6 +76,21 @@ func (r *Runner) lock(view uint32) func() {
 	return l.Unlock
 }
 
+// DatasetEnv, when set (the session package sets it), gives the
+// environment a view's query is evaluated in: the time zone stored with it
+// at CREATE, so a refresh's result does not depend on who runs it.
+var DatasetEnv func(v *catalog.Table) *types.Env
+
+// envFor is v's environment, or fallback.
+func envFor(v *catalog.Table, fallback *types.Env) *types.Env {
+	if DatasetEnv != nil {
+		if e := DatasetEnv(v); e != nil {
+			return e
+		}
+	}
+	return fallback
+}
+
 // Options of one refresh.
 type Options struct {
 	// Full forces a full recompute (REFRESH … FULL).
@@ -215,6 +230,7 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
+	opt.Env = envFor(v, opt.Env)
 	q, cols, err := BindQuery(cat, v, opt.Env)
 	if err != nil {
 		return nil, err
@@ -228,9 +244,11 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err != nil {
 		return nil, err
 	}
-	fctx := opt.Funcs
-	if fctx == nil {
-		fctx = &funcs.Ctx{Env: opt.Env}
+	fctx := &funcs.Ctx{Env: opt.Env}
+	if opt.Funcs != nil {
+		c := *opt.Funcs
+		c.Env = opt.Env
+		fctx = &c
 	}
 	fctx.StatementTime = start
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
@@ -238,6 +256,15 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	res := &Result{Versions: versions, RunID: newID()}
 	an := Analyze(cat, v, q, v.DependsOn)
 	p, err := planRefresh(ctx, in, an, opt, false)
+	var drift *errDrift
+	if errors.As(err, &drift) {
+		// Group states that do not match the view (found while folding
+		// the change): recompute, say so.
+		if invariants {
+			panic("refresh: " + drift.msg)
+		}
+		p, err = &refreshPlan{analysis: an, technique: FullRecompute, reason: "drift: " + drift.msg + "; recomputed in full"}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +307,7 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: v.Query, GroupState: groupState}); err != nil {
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState}); err != nil {
 		return nil, err
 	}
 	end := r.now()
@@ -371,6 +398,7 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
+	opt.Env = envFor(v, opt.Env)
 	q, cols, err := BindQuery(cat, v, opt.Env)
 	if err != nil {
 		return nil, err
@@ -383,9 +411,11 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 	if err != nil {
 		return nil, err
 	}
-	fctx := opt.Funcs
-	if fctx == nil {
-		fctx = &funcs.Ctx{Env: opt.Env}
+	fctx := &funcs.Ctx{Env: opt.Env}
+	if opt.Funcs != nil {
+		c := *opt.Funcs
+		c.Env = opt.Env
+		fctx = &c
 	}
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
 		Exec: &exec.Ctx{Context: context.Background(), Txn: txn, Env: opt.Env, Funcs: fctx}}

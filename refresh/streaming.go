@@ -253,6 +253,7 @@ type streamBatch struct {
 // refreshStreaming runs one refresh of streaming table v inside txn.
 func (r *Runner) refreshStreaming(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table, opt Options) (*Result, error) {
 	start := r.now()
+	opt.Env = envFor(v, opt.Env)
 	q, cols, err := BindQuery(cat, v, opt.Env)
 	if err != nil {
 		return nil, err
@@ -270,9 +271,11 @@ func (r *Runner) refreshStreaming(ctx context.Context, txn *storage.Txn, cat *ca
 	if ckpt != nil && !opt.Full && !opt.ResetCheckpoints {
 		consumed = ckpt.Sources
 	}
-	fctx := opt.Funcs
-	if fctx == nil {
-		fctx = &funcs.Ctx{Env: opt.Env}
+	fctx := &funcs.Ctx{Env: opt.Env}
+	if opt.Funcs != nil {
+		c := *opt.Funcs
+		c.Env = opt.Env
+		fctx = &c
 	}
 	fctx.StatementTime = start
 	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt,

@@ -27,7 +27,17 @@ func newSetOp(c *Ctx, s *plan.SetOp) (Operator, error) {
 		}
 		return op, nil
 	}
-	return &setHashOp{c: c, node: s, left: left, right: right}, nil
+	op := &setHashOp{c: c, node: s, left: left, right: right}
+	if !s.All {
+		// Equal rows written apart (1.5, 1.50): every matching left row
+		// goes through a DISTINCT that keeps the preferred one, so the
+		// result does not depend on the order of the left rows.
+		if d := newDistinct(c, op, s.Cols); d.canonical {
+			op.keepAll = true
+			return d, nil
+		}
+	}
+	return op, nil
 }
 
 // concatOp returns its inputs' rows one input after the other.
@@ -67,8 +77,10 @@ type setHashOp struct {
 	left, right Operator
 	counts      map[string]int // right rows by key
 	emitted     map[string]struct{}
-	built       bool
-	buf         []byte
+	// keepAll: emit every matching left row (a DISTINCT above dedupes).
+	keepAll bool
+	built   bool
+	buf     []byte
 }
 
 func rowKey(buf []byte, r Row) []byte {
@@ -127,7 +139,14 @@ func (o *setHashOp) Next() ([]Row, error) {
 					keep = true
 				}
 			default:
-				if _, done := o.emitted[k]; !done && (n > 0) == intersect {
+				if (n > 0) != intersect {
+					break
+				}
+				if o.keepAll {
+					keep = true
+					break
+				}
+				if _, done := o.emitted[k]; !done {
 					o.emitted[k] = struct{}{}
 					keep = true
 				}

@@ -303,7 +303,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if c.Clauses.Comment != nil {
 		t.Comment = *c.Clauses.Comment
 	}
-	ds := &catalog.Dataset{Policy: string(parse.PolicyAuto), SearchPath: s.searchPath(), QueryText: c.Query.Text}
+	ds := &catalog.Dataset{Policy: string(parse.PolicyAuto), SearchPath: s.searchPath(), QueryText: c.Query.Text, TimeZone: s.setting("TimeZone")}
 	if d, err := ParseDuration(s.setting("statement_timeout")); err == nil && d > 0 {
 		ds.StatementTimeoutMs = d.Milliseconds()
 	}

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/types"
 	"sort"
 	"strconv"
 	"strings"
@@ -223,4 +226,20 @@ func sortedSettings() []*setting {
 	}
 	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].name) < strings.ToLower(out[j].name) })
 	return out
+}
+
+// A view's query is evaluated in the time zone in force at its CREATE,
+// whoever refreshes it and from wherever (a session in another zone, the
+// scheduler): refresh.DatasetEnv.
+func init() {
+	refresh.DatasetEnv = func(v *catalog.Table) *types.Env {
+		if v.Dataset == nil || v.Dataset.TimeZone == "" {
+			return nil
+		}
+		loc, _, err := LoadZone(v.Dataset.TimeZone)
+		if err != nil {
+			return nil
+		}
+		return &types.Env{Loc: loc}
+	}
 }

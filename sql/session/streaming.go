@@ -86,7 +86,7 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	if c.Clauses.Comment != nil {
 		t.Comment = *c.Clauses.Comment
 	}
-	ds := &catalog.Dataset{SearchPath: s.searchPath(), QueryText: c.Query.Text, Streams: streams}
+	ds := &catalog.Dataset{SearchPath: s.searchPath(), QueryText: c.Query.Text, Streams: streams, TimeZone: s.setting("TimeZone")}
 	if d, err := ParseDuration(s.setting("statement_timeout")); err == nil && d > 0 {
 		ds.StatementTimeoutMs = d.Milliseconds()
 	}

@@ -246,5 +246,12 @@ func HashKey(buf []byte, a Datum) []byte {
 // equal values, so the result does not depend on the order rows arrive in
 // (an incremental refresh recomputes from rows read in another order).
 func Preferred(a, b Datum) bool {
-	return a.K == KindNumeric && b.K == KindNumeric && a.D != nil && b.D != nil && b.D.Exponent < a.D.Exponent
+	switch {
+	case a.K == KindNumeric && b.K == KindNumeric:
+		return a.D != nil && b.D != nil && b.D.Exponent < a.D.Exponent
+	case (a.K == KindFloat4 || a.K == KindFloat8) && a.K == b.K:
+		// 0 over -0
+		return a.F == 0 && b.F == 0 && math.Signbit(a.F) && !math.Signbit(b.F)
+	}
+	return false
 }
