@@ -293,7 +293,9 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 		if err != nil {
 			return nil, err
 		}
-		groupState = an.groupAgg != nil
+		// Only GROUP_AGGREGATE and a full recompute maintain the group
+		// states (invariant 4).
+		groupState = an.groupAgg != nil && (res.Technique == "GROUP_AGGREGATE" || res.Technique == FullRecompute)
 		if invariants && res.Technique != FullRecompute {
 			if err := checkInvariant(ctx, in); err != nil {
 				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
