@@ -15,7 +15,7 @@ import (
 
 const (
 	historyWindow = 48 * time.Hour
-	chartW        = 960
+	chartW        = 1200
 	chartH        = 150
 	chartLeft     = 46
 	chartTop      = 8
