@@ -19,7 +19,9 @@ type Principal struct {
 }
 
 // Authenticator decides who a request is (invariant 4). It sees the
-// request and its console session; a login page plugs in by storing the
+// request and its console session (nil for a POST that carries no known
+// session cookie, which the CSRF check then refuses); a login page plugs
+// in by storing the
 // user it checked in the session (Session.SetUser) and returning it here,
 // or returning an *AuthError with LoginURL set to send the browser there.
 type Authenticator interface {

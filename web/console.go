@@ -145,6 +145,9 @@ func (c *Console) Addr() net.Addr {
 // waits for them (a canceled REFRESH changes nothing, R-S5).
 func (c *Console) Shutdown(ctx context.Context) error {
 	c.closing.Store(true)
+	// Cancel first: a POST waiting for its statement then answers at once,
+	// and new ones are refused (closing).
+	c.cancel()
 	var err error
 	if c.srv != nil {
 		err = c.srv.Shutdown(ctx)
@@ -155,7 +158,6 @@ func (c *Console) Shutdown(ctx context.Context) error {
 			err = serr
 		}
 	}
-	c.cancel()
 	c.running.Wait()
 	return err
 }
