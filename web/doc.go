@@ -22,6 +22,6 @@
 //
 // Imports: server (its Engine and Session interfaces), sql/session (the
 // same analysis and texts as DESCRIBE EXTENDED and mv_insights), sql/parse
-// (policy names), refresh,
-// catalog, storage, sql/types, pgerror. Nothing imports web but app.
+// (policy names), refresh, catalog, storage, sql/types, pgerror. Nothing
+// imports web but app.
 package web
