@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
@@ -15,6 +17,7 @@ import (
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/session"
 	"github.com/mvserver/mvserver/storage"
+	"github.com/mvserver/mvserver/web"
 )
 
 // Config is the server's configuration (flags and MVSERVER_* env in cmd/mvserver).
@@ -32,6 +35,12 @@ type Config struct {
 	TriggerMinInterval time.Duration
 	// OptimalRefreshOff makes every refresh full (R-I7, Fabric's switch).
 	OptimalRefreshOff bool
+	// HTTP is the host:port of the console, /metrics, /healthz and
+	// /readyz; "" serves no HTTP.
+	HTTP string
+	// ConsoleActionWait is how long a console action's POST waits for its
+	// statement before answering (0 = the console's default).
+	ConsoleActionWait time.Duration
 }
 
 // DefaultConfig is what `mvserver` with no flags uses.
@@ -42,6 +51,7 @@ func DefaultConfig() Config {
 		Database:       "mvserver",
 		MaxConnections: 100,
 		TableDefaults:  catalog.AllOn,
+		HTTP:           "127.0.0.1:8433",
 	}
 }
 
@@ -49,10 +59,16 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg    Config
 	db     *storage.DB
+	cat    *catalog.Manager
 	wire   *server.Server
 	ln     net.Listener
 	served chan error
 	sched  *scheduling
+	// console serves HTTP (nil without Config.HTTP); mon keeps the
+	// metrics it serves.
+	console *web.Console
+	mon     *web.Monitor
+	closing atomic.Bool
 }
 
 // Start opens the data directory and starts serving. It fails at once when
@@ -74,9 +90,15 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
 	hub := notify.New()
-	runner := &refresh.Runner{DB: db, Catalog: cat, OnRun: publishRefreshEvents(hub)}
+	mon := web.NewMonitor(db.WALSyncLatency)
+	publish := publishRefreshEvents(hub)
+	runner := &refresh.Runner{DB: db, Catalog: cat, OnRun: func(ev refresh.RunEvent) {
+		publish(ev)
+		mon.OnRun(ev)
+	}}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	sched.optimalRefreshOff = cfg.OptimalRefreshOff
+	sched.onResult = mon.OnResult
 	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
 		Refresher:         runner,
 		OptimalRefreshOff: cfg.OptimalRefreshOff,
@@ -86,7 +108,8 @@ func Start(cfg Config) (*Server, error) {
 		NextRun:           sched.sched.NextRun,
 		Notify:            hub,
 	}
-	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, eng)
+	sqlEngine := mon.InstrumentEngine(eng)
+	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, sqlEngine)
 	eng.Activity = wire.Activity
 	eng.CancelBackend = func(pid int64) bool { return pid > 0 && pid <= math.MaxUint32 && wire.CancelBackend(uint32(pid)) }
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -94,15 +117,62 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	s := &Server{cfg: cfg, db: db, cat: cat, wire: wire, ln: ln, served: make(chan error, 1), sched: sched, mon: mon}
+	if cfg.HTTP != "" {
+		s.console, err = web.New(web.Config{Addr: cfg.HTTP, Monitor: mon, Logger: cfg.Logger, ActionWait: cfg.ConsoleActionWait,
+			Backend: web.Backend{DB: db, Catalog: cat, Database: cfg.Database, Engine: sqlEngine, NextRun: sched.sched.NextRun, Ready: s.ready}})
+		if err == nil {
+			err = s.console.Listen()
+		}
+		if err != nil {
+			ln.Close()
+			db.Close()
+			return nil, err
+		}
+	}
 	if err := sched.start(); err != nil {
+		if s.console != nil {
+			_ = s.console.Shutdown(context.Background())
+		}
 		ln.Close()
 		db.Close()
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}
-	s := &Server{cfg: cfg, db: db, wire: wire, ln: ln, served: make(chan error, 1), sched: sched}
 	go func() { s.served <- wire.Serve(ln) }()
+	if s.console != nil {
+		cfg.Logger.Info("mvserver console listening", "url", "http://"+s.console.Addr().String()+"/")
+	}
 	cfg.Logger.Info("mvserver listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "database", cfg.Database)
 	return s, nil
+}
+
+// ready is /readyz: the server takes work while it is not shutting down
+// and can read its catalog.
+func (s *Server) ready() error {
+	if s.closing.Load() {
+		return errors.New("shutting down")
+	}
+	txn := s.db.Begin()
+	defer txn.Rollback()
+	_, err := s.cat.Snapshot(txn)
+	return err
+}
+
+// ConsoleHandler is the HTTP handler the console serves (nil without
+// HTTP), for tests that craft requests a loopback socket cannot send.
+func (s *Server) ConsoleHandler() http.Handler {
+	if s.console == nil {
+		return nil
+	}
+	return s.console.Handler()
+}
+
+// HTTPAddr is the address of the console and /metrics (nil without HTTP).
+func (s *Server) HTTPAddr() net.Addr {
+	if s.console == nil {
+		return nil
+	}
+	return s.console.Addr()
 }
 
 // Addr is the address the server listens on.
@@ -111,10 +181,15 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Shutdown stops accepting, lets running statements finish within grace,
 // cancels the rest, and closes storage cleanly.
 func (s *Server) Shutdown(grace time.Duration) error {
+	s.closing.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	// Scheduled refreshes stop first (a stopped refresh changes nothing).
+	// Scheduled refreshes stop first (a stopped refresh changes nothing),
+	// then the console and the statements of its actions.
 	_ = s.sched.stop(ctx)
+	if s.console != nil {
+		_ = s.console.Shutdown(ctx)
+	}
 	werr := s.wire.Shutdown(ctx)
 	if errors.Is(werr, context.DeadlineExceeded) {
 		werr = nil // statements were canceled, as asked

@@ -25,6 +25,9 @@ type scheduling struct {
 	unsub  func()
 	// optimalRefreshOff: every scheduled refresh is full (R-I7).
 	optimalRefreshOff bool
+	// onResult hears of every completed refresh, manual or scheduled
+	// (the console's metrics of rows read and written).
+	onResult func(*refresh.Result)
 }
 
 func newScheduling(db *storage.DB, cat *catalog.Manager, runner *refresh.Runner, triggerMin time.Duration, log *slog.Logger) *scheduling {
@@ -60,6 +63,9 @@ func (sc *scheduling) run(ctx context.Context, view uint32, cause scheduler.Caus
 
 // refreshed tells the scheduler a view's content changed (chains).
 func (sc *scheduling) refreshed(view uint32, res *refresh.Result) {
+	if sc.onResult != nil && res != nil {
+		sc.onResult(res)
+	}
 	if res != nil && res.Technique != refresh.NoOp {
 		sc.sched.Refreshed(view)
 	}

@@ -33,6 +33,7 @@ func run(args []string) int {
 	def := app.DefaultConfig()
 	fs := flag.NewFlagSet("mvserver", flag.ContinueOnError)
 	listen := fs.String("listen", envDefault("listen", def.Listen), "address to listen on (env MVSERVER_LISTEN)")
+	httpAddr := fs.String("http", envDefault("http", def.HTTP), "address of the web console, /metrics, /healthz and /readyz (env MVSERVER_HTTP); empty serves no HTTP")
 	dataDir := fs.String("data-dir", envDefault("data-dir", def.DataDir), "data directory (env MVSERVER_DATA_DIR)")
 	database := fs.String("database", envDefault("database", def.Database), "name of the database (env MVSERVER_DATABASE)")
 	logLevel := fs.String("log-level", envDefault("log-level", "info"), "debug, info, warn or error (env MVSERVER_LOG_LEVEL)")
@@ -68,6 +69,7 @@ func run(args []string) int {
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
 	cfg.TriggerMinInterval = *trigMin
+	cfg.HTTP = strings.TrimSpace(*httpAddr)
 	switch strings.ToLower(*optimal) {
 	case "on", "true":
 	case "off", "false":

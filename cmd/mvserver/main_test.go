@@ -130,6 +130,11 @@ func spawn(t testing.TB, args []string, env ...string) *proc {
 	t.Helper()
 	p := &proc{t: t, log: newLogBuffer(), exited: make(chan struct{})}
 	p.cmd = exec.Command(binPath, args...)
+	if !hasFlag(args, "http") && !hasEnv(env, "MVSERVER_HTTP") {
+		// Servers under test run side by side: none takes the console's
+		// default port unless the test asks for HTTP.
+		env = append(env, "MVSERVER_HTTP=")
+	}
 	p.cmd.Env = append(cleanEnv(), env...)
 	p.cmd.Stdout = p.log
 	p.cmd.Stderr = p.log
@@ -180,6 +185,28 @@ func startServer(t testing.TB, dataDir string, args []string, env ...string) *pr
 	p := spawn(t, append(all, args...), env...)
 	p.waitReady()
 	return p
+}
+
+// hasFlag reports whether args set --name.
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		for _, dash := range []string{"-", "--"} {
+			if a == dash+name || strings.HasPrefix(a, dash+name+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasEnv reports whether env sets the variable name.
+func hasEnv(env []string, name string) bool {
+	for _, e := range env {
+		if strings.HasPrefix(e, name+"=") {
+			return true
+		}
+	}
+	return false
 }
 
 func hasListen(args, env []string) bool {

@@ -1,0 +1,98 @@
+package session
+
+import (
+	"time"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// What the web console shows of a dataset, computed by the same code as
+// DESCRIBE EXTENDED, mv_insights and ENABLE INCREMENTAL, so the console
+// and SQL never disagree.
+
+// ScheduleText is a dataset's schedule as DESCRIBE EXTENDED shows it ("" if none).
+func ScheduleText(ds *catalog.Dataset) string { return scheduleText(ds) }
+
+// TriggerText is a dataset's trigger as DESCRIBE EXTENDED shows it ("" if none).
+func TriggerText(ds *catalog.Dataset) string { return triggerText(ds) }
+
+// ProcessingStatus is the "Incremental Processing" of a technique:
+// INCREMENTAL, FULL_RECOMPUTE or NO_CHANGES (R-O3).
+func ProcessingStatus(technique string) string { return processingStatus(technique) }
+
+// DatasetAnalysis is a materialized view's incrementality analysis as
+// mv_insights reports it (R-I8, R-I9).
+type DatasetAnalysis struct {
+	*refresh.Analysis
+	// Query is the text the blockers' positions point into.
+	Query string
+	// Relevant are the blockers that rule out a technique the query's
+	// shape allows, each with its Position in Query (0: unknown).
+	Relevant []refresh.Blocker
+	// Where is "line L, column C" of each relevant blocker ("" if unknown).
+	Where []string
+}
+
+// AnalyzeDataset analyses a stored materialized view against cat.
+func AnalyzeDataset(cat *catalog.Catalog, v *catalog.Table) (*DatasetAnalysis, error) {
+	va, err := analyzeStored(cat, v, &types.Env{Loc: time.UTC})
+	if err != nil {
+		return nil, err
+	}
+	out := &DatasetAnalysis{Analysis: va.Analysis}
+	if va.query != nil {
+		out.Query = va.query.Text
+	}
+	out.Relevant, _ = va.relevantBlockers()
+	for _, b := range out.Relevant {
+		out.Where = append(out.Where, va.where(b))
+	}
+	return out, nil
+}
+
+// FeatureChange is one source table that ALTER MATERIALIZED VIEW … ENABLE
+// INCREMENTAL would change, and the properties it would set to true.
+type FeatureChange struct {
+	Table string // schema.name
+	Kind  string // "table", "materialized view", …
+	Keys  []string
+}
+
+// EnableIncrementalChanges lists what ENABLE INCREMENTAL on v would change
+// now: every source of v, through plain views, that lacks the change data
+// feed or row tracking, in the order the statement visits them (R-I9).
+func EnableIncrementalChanges(cat *catalog.Catalog, v *catalog.Table) []FeatureChange {
+	var out []FeatureChange
+	seen := map[uint32]bool{}
+	var walk func(ids []uint32)
+	walk = func(ids []uint32) {
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			t, ok := cat.Table(id)
+			if !ok {
+				continue
+			}
+			if t.Kind == catalog.KindView {
+				walk(t.DependsOn)
+				continue
+			}
+			var keys []string
+			if !t.ChangeDataFeed() {
+				keys = append(keys, catalog.PropChangeDataFeed)
+			}
+			if !t.RowTracking() {
+				keys = append(keys, catalog.PropRowTracking)
+			}
+			if len(keys) > 0 {
+				out = append(out, FeatureChange{Table: cat.QualifiedName(t), Kind: kindName(t.Kind), Keys: keys})
+			}
+		}
+	}
+	walk(v.DependsOn)
+	return out
+}
