@@ -338,9 +338,11 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		if j.Kind == plan.JoinCross {
 			ik = plan.JoinCross
 		}
-		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR
-		add(&plus, withKind(j, ik, l.plus, j.Right))
-		add(&minus, withKind(j, ik, l.minus, j.Right))
+		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR. The executor builds its hash
+		// table on the right input: ΔL ⋈ R_new is run as R_new ⋈ ΔL so the
+		// table holds the change, not the whole other side.
+		add(&plus, deltaOnRight(j, ik, l.plus))
+		add(&minus, deltaOnRight(j, ik, l.minus))
 		add(&plus, withKind(j, ik, l.old, r.plus))
 		add(&minus, withKind(j, ik, l.old, r.minus))
 		if j.Kind == plan.JoinLeft || j.Kind == plan.JoinFull {
@@ -397,6 +399,27 @@ func withKind(j *plan.Join, kind plan.JoinKind, l, r plan.Node) plan.Node {
 	}
 	nj := plan.Join{Kind: kind, Left: l, Right: r, LeftKeys: j.LeftKeys, RightKeys: j.RightKeys, Residual: j.Residual}
 	return &nj
+}
+
+// deltaOnRight is delta ⋈ j.Right (inner or cross) computed as
+// j.Right ⋈ delta, its columns put back in j's order.
+func deltaOnRight(j *plan.Join, kind plan.JoinKind, delta plan.Node) plan.Node {
+	if delta == nil {
+		return nil
+	}
+	sw := swapped(j)
+	sw.Kind, sw.Right = kind, delta
+	cols := j.Columns()
+	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
+	exprs := make([]plan.Expr, len(cols))
+	for i, c := range cols {
+		idx := nr + i // a left column of j
+		if i >= nl {
+			idx = i - nl
+		}
+		exprs[i] = &plan.ColRef{Idx: idx, T: c.T, Name: c.Name}
+	}
+	return &plan.Project{Input: sw, Exprs: exprs, Cols: cols}
 }
 
 // swapped is j with its sides exchanged (for the right side's anti join).
