@@ -174,6 +174,10 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 			p.ga = newGroupAggRun(an.groupAgg, in)
 			p.plus, p.minus, _, err = p.ga.incremental(ctx, df)
 		default:
+			if top := findTopAggregate(in); top != nil && has(an.Techniques, "GENERIC_AGGREGATE") {
+				p.plus, p.minus, err = top.change(df)
+				break
+			}
 			var d *diffResult
 			if d, err = df.diff(in.Query); err == nil {
 				p.plus, p.minus = d.plus, d.minus

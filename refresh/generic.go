@@ -1,0 +1,145 @@
+package refresh
+
+import (
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// GENERIC_AGGREGATE at the top of a view's query: the groups the change
+// touches are recomputed from the current input, and their old rows are
+// taken from the view itself — not recomputed from the input as of the
+// checkpoint, which would read the whole source a second time. It applies
+// when every GROUP BY key is a column of the view (of the same type), so a
+// view row says which group it is.
+type topAggregate struct {
+	shape    *groupAggShape
+	in       *Input
+	viewCols []int // view column of each GROUP BY key
+}
+
+// findTopAggregate finds an aggregate at the top of the query (under
+// projections, HAVING and ORDER BY) whose group keys are view columns.
+func findTopAggregate(in *Input) *topAggregate {
+	var above []plan.Node
+	n := in.Query
+	var agg *plan.Aggregate
+	for agg == nil {
+		switch x := n.(type) {
+		case *plan.Project:
+			above, n = append(above, x), x.Input
+		case *plan.Filter:
+			above, n = append(above, x), x.Input
+		case *plan.Sort:
+			above, n = append(above, x), x.Input
+		case *plan.Aggregate:
+			agg = x
+		default:
+			return nil
+		}
+	}
+	// Where each aggregate output column ends up, bottom to top.
+	pos := make([]int, len(agg.Cols))
+	for i := range pos {
+		pos[i] = i
+	}
+	for i := len(above) - 1; i >= 0; i-- {
+		p, ok := above[i].(*plan.Project)
+		if !ok {
+			continue
+		}
+		for j := range pos {
+			at := -1
+			for k, e := range p.Exprs {
+				if c, ok := e.(*plan.ColRef); ok && c.Idx == pos[j] {
+					at = k
+					break
+				}
+			}
+			pos[j] = at
+		}
+	}
+	t := &topAggregate{shape: &groupAggShape{above: above, agg: agg}, in: in}
+	for g := range agg.GroupBy {
+		o := pos[g]
+		if o < 0 || o >= len(in.View.Columns) || in.View.Columns[o].Type.Kind != agg.Cols[g].T.Kind {
+			return nil
+		}
+		t.viewCols = append(t.viewCols, o)
+	}
+	return t
+}
+
+// change returns the view's change: the touched groups recomputed (rows
+// gained) and the view's rows of those groups (rows lost).
+func (t *topAggregate) change(df *differ) (plus, minus plan.Node, err error) {
+	agg := t.shape.agg
+	if b := exprBlockers(agg); b != nil {
+		return nil, nil, &blockedError{*b}
+	}
+	d, err := df.diff(agg.Input)
+	if err != nil || !d.changed {
+		return nil, nil, err
+	}
+	df.recomputes = true
+	var input plan.Node = agg.Input
+	var keys map[string]struct{}
+	if len(agg.GroupBy) > 0 {
+		if keys, err = df.touchedKeys(agg.GroupBy, d.plus, d.minus); err != nil {
+			return nil, nil, err
+		}
+		input = &plan.KeyIn{Input: agg.Input, Keys: agg.GroupBy, Set: keys}
+	}
+	plus = t.shape.over(&plan.Aggregate{Input: input, GroupBy: agg.GroupBy, Aggs: agg.Aggs, Cols: agg.Cols})
+	// The view's rows of the touched groups.
+	v := t.in.View
+	ids := make([]uint32, len(v.Columns))
+	cols := make([]plan.Column, len(v.Columns))
+	for i, c := range v.Columns {
+		ids[i], cols[i] = c.ID, plan.Column{Name: c.Name, T: c.Type}
+	}
+	dec := types.NewRowDecoder(ids)
+	var old [][]types.Datum
+	var buf []byte
+	it := t.in.Txn.Scan(storage.TableID(v.ID), nil, nil)
+	defer it.Close()
+	for it.Next() {
+		row := make([]types.Datum, len(ids))
+		if err := dec.Decode(it.Row().Value, row); err != nil {
+			return nil, nil, err
+		}
+		if keys != nil {
+			buf = buf[:0]
+			for _, o := range t.viewCols {
+				buf = types.HashKey(buf, row[o])
+			}
+			if _, ok := keys[string(buf)]; !ok {
+				continue
+			}
+		}
+		old = append(old, row)
+	}
+	if err := it.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(old) > 0 {
+		minus = &plan.Given{Cols: cols, Rows: old}
+	}
+	return plus, minus, nil
+}
+
+// exprBlockers finds what in an aggregate's own expressions stops
+// differentiation.
+func exprBlockers(a *plan.Aggregate) *Blocker {
+	for _, e := range a.GroupBy {
+		if b := exprBlocker(e, false); b != nil {
+			return b
+		}
+	}
+	for _, c := range a.Aggs {
+		if b := aggBlocker(c); b != nil {
+			return b
+		}
+	}
+	return nil
+}
