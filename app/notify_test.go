@@ -230,3 +230,25 @@ func TestCancelRequestStopsRefresh(t *testing.T) {
 		t.Fatalf("view after cancel: %d, %v", n, err)
 	}
 }
+
+// TestCreateNotifies: the first population that CREATE runs is a refresh
+// like any other for mv_refresh listeners — announced once the CREATE's
+// transaction commits, never for one that rolls back (R-S7).
+func TestCreateNotifies(t *testing.T) {
+	cs := startNotifyTest(t, 2)
+	l, s := cs[0], cs[1]
+	mustExec(t, l, "LISTEN mv_refresh")
+	mustExec(t, s, "CREATE TABLE src (id BIGINT)")
+	mustExec(t, s, "BEGIN")
+	mustExec(t, s, "CREATE MATERIALIZED VIEW gone TBLPROPERTIES ('pipelines.notifications' = 'success') AS SELECT id FROM src")
+	mustExec(t, s, "ROLLBACK")
+	mustExec(t, s, "CREATE MATERIALIZED VIEW m TBLPROPERTIES ('pipelines.notifications' = 'success') AS SELECT id FROM src")
+	_, payload, _ := waitNote(t, l)
+	var ev map[string]any
+	if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+		t.Fatalf("payload %q: %v", payload, err)
+	}
+	if ev["view"] != "public.m" || ev["status"] != "COMPLETED" {
+		t.Fatalf("payload %s (the rolled-back CREATE must not be announced)", payload)
+	}
+}

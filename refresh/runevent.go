@@ -53,3 +53,15 @@ func (r *Runner) event(cat *catalog.Catalog, view uint32, kind string) (RunEvent
 	n, _ := v.Property("pipelines.notifications")
 	return RunEvent{Kind: kind, View: view, ViewName: cat.QualifiedName(v), Notify: n}, true
 }
+
+// Announce tells OnRun of a run that committed as part of another
+// statement's transaction (CREATE's first population): a success event,
+// sent once that transaction committed (R-S7).
+func (r *Runner) Announce(cat *catalog.Catalog, view uint32, res *Result, cause string) {
+	ev, ok := r.event(cat, view, "success")
+	if !ok || res == nil {
+		return
+	}
+	ev.Status, ev.RunID, ev.Technique, ev.Cause = "COMPLETED", res.RunID, res.Technique, cause
+	r.OnRun(ev)
+}

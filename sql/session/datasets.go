@@ -474,8 +474,16 @@ func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error 
 	if err != nil {
 		return mapStorageErr(err)
 	}
+	s.createRuns = append(s.createRuns, createRun{cat: s.cat, view: id, res: res})
 	s.refreshNotice(res)
 	return nil
+}
+
+// createRun is a refresh run inside a CREATE, announced at commit.
+type createRun struct {
+	cat  *catalog.Catalog
+	view uint32
+	res  *refresh.Result
 }
 
 // refreshNotice tells the client what the refresh did.

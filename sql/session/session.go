@@ -151,6 +151,9 @@ type Session struct {
 	// refreshed (CREATE OR REFRESH): a commit conflict is then another
 	// refresh of them that committed first.
 	streamRefreshes []string
+	// createRuns are the first populations this transaction ran (CREATE):
+	// announced to the runner's listeners once it commits (R-S7).
+	createRuns []createRun
 
 	// LISTEN/UNLISTEN and NOTIFY of the open transaction (notify.go).
 	listenOps []listenOp
@@ -276,6 +279,8 @@ func (s *Session) commit() error {
 	s.datasets = nil
 	streams := s.streamRefreshes
 	s.streamRefreshes = nil
+	runs := s.createRuns
+	s.createRuns = nil
 	if err := txn.Commit(); err != nil {
 		s.restoreSettings()
 		s.forgetNotify()
@@ -291,6 +296,9 @@ func (s *Session) commit() error {
 	}
 	s.savedVals = nil
 	s.afterCommit()
+	for _, r := range runs {
+		s.eng.Refresher.Announce(r.cat, r.view, r.res, "CREATE")
+	}
 	if len(ds) > 0 && s.eng.DatasetsChanged != nil {
 		s.eng.DatasetsChanged(ds)
 	}
@@ -329,6 +337,7 @@ func (s *Session) rollback() {
 		s.txn, s.cat = nil, nil
 		s.datasets = nil
 		s.streamRefreshes = nil
+		s.createRuns = nil
 		s.restoreSettings()
 		s.forgetNotify()
 	}
