@@ -62,6 +62,6 @@ func (r *Runner) Announce(cat *catalog.Catalog, view uint32, res *Result, cause 
 	if !ok || res == nil {
 		return
 	}
-	ev.Status, ev.RunID, ev.Technique, ev.Cause = "COMPLETED", res.RunID, res.Technique, cause
+	ev.Status, ev.RunID, ev.Technique, ev.Cause, ev.Duration = "COMPLETED", res.RunID, res.Technique, cause, res.Duration
 	r.OnRun(ev)
 }

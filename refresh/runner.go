@@ -115,6 +115,8 @@ type Result struct {
 	Reason    string
 	Stats     Stats
 	Versions  map[uint32]int64
+	// Duration is the run's time inside RefreshIn (its commit excluded).
+	Duration time.Duration
 }
 
 // Refresh runs one refresh of view in its own transaction and commits it.
@@ -313,6 +315,7 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 		return nil, err
 	}
 	end := r.now()
+	res.Duration = end.Sub(start)
 	last := &LastRun{Technique: res.Technique, Status: "COMPLETED", Start: start, End: end, RowsWritten: res.Stats.RowsWritten, Reason: res.Reason}
 	if err := putJSON(txn, lastRunKey(view), last); err != nil {
 		return nil, err
