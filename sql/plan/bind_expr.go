@@ -843,6 +843,24 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		parts = append(parts, strVal(n))
 	}
 	name := parts[len(parts)-1]
+	if len(parts) == 1 && fc.Over == nil && !fc.AggStar && !fc.AggDistinct && fc.AggFilter == nil {
+		// Databricks conditionals, bound as the CASE and COALESCE they
+		// are (same type resolution, same errors): if/iff(c, a, b),
+		// nvl/ifnull(a, b).
+		switch strings.ToLower(name) {
+		case "if", "iff":
+			if len(fc.Args) != 3 {
+				return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s takes 3 arguments (condition, value if true, value if false)", name)
+			}
+			when := &pg_query.Node{Node: &pg_query.Node_CaseWhen{CaseWhen: &pg_query.CaseWhen{Expr: fc.Args[0], Result: fc.Args[1], Location: loc}}}
+			return b.bindExpr(&pg_query.Node{Node: &pg_query.Node_CaseExpr{CaseExpr: &pg_query.CaseExpr{Args: []*pg_query.Node{when}, Defresult: fc.Args[2], Location: loc}}}, ec)
+		case "nvl", "ifnull":
+			if len(fc.Args) != 2 {
+				return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s takes 2 arguments", name)
+			}
+			return b.bindExpr(&pg_query.Node{Node: &pg_query.Node_CoalesceExpr{CoalesceExpr: &pg_query.CoalesceExpr{Args: fc.Args, Location: loc}}}, ec)
+		}
+	}
 	f, ok := funcs.Lookup(name)
 	if !ok {
 		var ts []string
