@@ -63,3 +63,33 @@ func (s *countIf) Add(_ *Ctx, a []types.Datum) error {
 }
 
 func (s *countIf) Result(*Ctx) (types.Datum, error) { return types.NewInt8(s.n), nil }
+
+// any_value (R-Q3): some value of the group — the first non-NULL one read,
+// so it depends on the order rows arrive in (not deterministic).
+func init() {
+	register(&Func{Name: "any_value", Deterministic: false, Agg: &AggDef{Resolve: func(args []types.T) (types.T, func() AggState, bool) {
+		if len(args) != 1 {
+			return types.T{}, nil, false
+		}
+		return args[0], func() AggState { return &anyValue{} }, true
+	}}})
+}
+
+type anyValue struct {
+	any bool
+	v   types.Datum
+}
+
+func (s *anyValue) Add(_ *Ctx, a []types.Datum) error {
+	if !s.any && !a[0].IsNull() {
+		s.any, s.v = true, a[0]
+	}
+	return nil
+}
+
+func (s *anyValue) Result(*Ctx) (types.Datum, error) {
+	if !s.any {
+		return types.NullDatum, nil
+	}
+	return s.v, nil
+}
