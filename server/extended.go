@@ -269,6 +269,23 @@ func (c *conn) closeStatement(name string) {
 	}
 }
 
+// deallocate is SQL DEALLOCATE: name's statement, or all named ones.
+func (c *conn) deallocate(name string) bool {
+	if name == "" {
+		for n := range c.stmts {
+			if n != "" {
+				c.closeStatement(n)
+			}
+		}
+		return true
+	}
+	if _, ok := c.stmts[name]; !ok {
+		return false
+	}
+	c.closeStatement(name)
+	return true
+}
+
 func (c *conn) closePortal(name string) {
 	if p, ok := c.portals[name]; ok {
 		delete(c.portals, name)

@@ -20,6 +20,11 @@ type StartupInfo struct {
 	// ProcessID is the backend process id reported in BackendKeyData; the
 	// session may expose it as pg_backend_pid().
 	ProcessID uint32
+	// Deallocate closes this connection's prepared statement name, or
+	// every named one when name is "" (SQL DEALLOCATE, which psqlODBC
+	// sends); it reports whether the statement existed. It may be called
+	// only from the session's own calls (the connection's goroutine).
+	Deallocate func(name string) bool
 }
 
 // Engine creates sessions. The SQL layer implements it; the wire layer knows

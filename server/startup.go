@@ -60,6 +60,7 @@ func (c *conn) startup() error {
 		Params:          params,
 		RemoteAddr:      c.nc.RemoteAddr(),
 		ProcessID:       c.pid,
+		Deallocate:      c.deallocate,
 	}
 
 	ctx := c.ctx

@@ -270,3 +270,38 @@ func itoa(i int) string {
 	}
 	return string(d)
 }
+
+// TestDeallocate: SQL DEALLOCATE closes a statement prepared through the
+// protocol (what psqlODBC sends); an unknown name is 26000; DEALLOCATE ALL
+// closes every named one.
+func TestDeallocate(t *testing.T) {
+	url := startServer(t)
+	ctx := context.Background()
+	c := connect(t, url, pgx.QueryExecModeSimpleProtocol)
+	pc := c.PgConn()
+	for _, name := range []string{"s1", "s2", "s3"} {
+		if _, err := pc.Prepare(ctx, name, "SELECT 1", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Exec(ctx, `DEALLOCATE s1`); err != nil {
+		t.Fatalf("DEALLOCATE s1: %v", err)
+	}
+	if _, err := c.Exec(ctx, `DEALLOCATE PREPARE s1`); pgCode(err) != "26000" {
+		t.Fatalf("second DEALLOCATE s1: %v, want 26000", err)
+	}
+	if _, err := pc.ExecPrepared(ctx, "s1", nil, nil, nil).Close(); err == nil {
+		t.Fatal("executing a deallocated statement succeeded")
+	}
+	if _, err := pc.ExecPrepared(ctx, "s2", nil, nil, nil).Close(); err != nil {
+		t.Fatalf("s2 before DEALLOCATE ALL: %v", err)
+	}
+	if _, err := c.Exec(ctx, `DEALLOCATE ALL`); err != nil {
+		t.Fatalf("DEALLOCATE ALL: %v", err)
+	}
+	for _, name := range []string{"s2", "s3"} {
+		if _, err := pc.ExecPrepared(ctx, name, nil, nil, nil).Close(); err == nil {
+			t.Fatalf("%s survived DEALLOCATE ALL", name)
+		}
+	}
+}

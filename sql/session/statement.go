@@ -157,7 +157,19 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 			return "NOTIFY", s.queueNotify(n.NotifyStmt.Conditionname, n.NotifyStmt.Payload)
 		}
 	case *pg_query.Node_DeallocateStmt:
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "DEALLOCATE is not supported yet; close the statement with the protocol's Close message")
+		name := n.DeallocateStmt.Name
+		p.action = func(context.Context, []types.Datum) (string, error) {
+			if s.info.Deallocate == nil {
+				return "", pgerror.New(pgerror.FeatureNotSupported, "DEALLOCATE is not available on this connection")
+			}
+			if !s.info.Deallocate(name) {
+				return "", pgerror.New(pgerror.InvalidSQLStatementName, "prepared statement \"%s\" does not exist", name)
+			}
+			if name == "" {
+				return "DEALLOCATE ALL", nil
+			}
+			return "DEALLOCATE", nil
+		}
 	default:
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "%s is not supported yet", statementName(st))
 	}
