@@ -35,6 +35,9 @@ type Config struct {
 	TriggerMinInterval time.Duration
 	// OptimalRefreshOff makes every refresh full (R-I7, Fabric's switch).
 	OptimalRefreshOff bool
+	// HistoryRetention is how long a view's events and run records are
+	// kept (0 = refresh.DefaultHistoryRetention, 30 days).
+	HistoryRetention time.Duration
 	// HTTP is the host:port of the console, /metrics, /healthz and
 	// /readyz; "" serves no HTTP.
 	HTTP string
@@ -92,7 +95,7 @@ func Start(cfg Config) (*Server, error) {
 	hub := notify.New()
 	mon := web.NewMonitor(db.WALSyncLatency)
 	publish := publishRefreshEvents(hub)
-	runner := &refresh.Runner{DB: db, Catalog: cat, OnRun: func(ev refresh.RunEvent) {
+	runner := &refresh.Runner{DB: db, Catalog: cat, HistoryRetention: cfg.HistoryRetention, OnRun: func(ev refresh.RunEvent) {
 		publish(ev)
 		mon.OnRun(ev)
 	}}

@@ -348,3 +348,25 @@ func TestTriggeredTimeout(t *testing.T) {
 		t.Fatalf("view after a timed-out refresh: %d, %v (want its previous content, 0)", n, err)
 	}
 }
+
+// TestHistoryRetention: each refresh of a view deletes its event log and
+// run records older than the retention.
+func TestHistoryRetention(t *testing.T) {
+	c := startTest(t, Config{HistoryRetention: time.Second})
+	ctx := context.Background()
+	mustExec(t, c, `CREATE TABLE s (id INT)`)
+	mustExec(t, c, `CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM s`)
+	mustExec(t, c, `REFRESH MATERIALIZED VIEW m`)
+	var runs, events int64
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM refresh_history WHERE view_name = 'm'`).Scan(&runs); err != nil || runs != 2 {
+		t.Fatalf("runs %d, %v", runs, err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	mustExec(t, c, `REFRESH MATERIALIZED VIEW m`)
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM refresh_history WHERE view_name = 'm'`).Scan(&runs); err != nil || runs != 1 {
+		t.Fatalf("runs after the retention: %d, %v (want only the latest)", runs, err)
+	}
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM event_log('m') WHERE timestamp < now() - INTERVAL 1 SECOND`).Scan(&events); err != nil || events != 0 {
+		t.Fatalf("events older than the retention: %d, %v", events, err)
+	}
+}

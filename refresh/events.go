@@ -165,3 +165,35 @@ func forgetLog(txn *storage.Txn, view uint32) error {
 	}
 	return nil
 }
+
+// DefaultHistoryRetention is how long a view's events and run records are
+// kept (Runner.HistoryRetention; 0 there means this).
+const DefaultHistoryRetention = 30 * 24 * time.Hour
+
+// pruneLog deletes a view's events and runs from before cutoff. Keys are
+// ordered by time, so only the expired span is read.
+func pruneLog(txn *storage.Txn, view uint32, cutoff time.Time) error {
+	if cutoff.UnixNano() <= 0 {
+		return nil
+	}
+	for _, p := range []string{eventPrefix, runPrefix} {
+		start := binary.BigEndian.AppendUint32([]byte(p), view)
+		end := binary.BigEndian.AppendUint64(append([]byte(nil), start...), uint64(cutoff.UnixNano()))
+		it := txn.ScanMetaRange(start, end)
+		var keys [][]byte
+		for it.Next() {
+			keys = append(keys, append([]byte(nil), it.Row().Key...))
+		}
+		err := it.Err()
+		it.Close()
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := txn.DeleteMeta(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -24,6 +24,9 @@ type Runner struct {
 	DB      *storage.DB
 	Catalog *catalog.Manager
 	Clock   func() time.Time
+	// HistoryRetention is how long events and run records are kept; each
+	// refresh of a view deletes its older ones (0: DefaultHistoryRetention).
+	HistoryRetention time.Duration
 	// OnRun, when set, hears of every run of Refresh: its start, its
 	// success after the commit and its failure (cancel and timeout
 	// included). It must not block for long.
@@ -318,6 +321,13 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	res.Duration = end.Sub(start)
 	last := &LastRun{Technique: res.Technique, Status: "COMPLETED", Start: start, End: end, RowsWritten: res.Stats.RowsWritten, Reason: res.Reason}
 	if err := putJSON(txn, lastRunKey(view), last); err != nil {
+		return nil, err
+	}
+	retention := r.HistoryRetention
+	if retention <= 0 {
+		retention = DefaultHistoryRetention
+	}
+	if err := pruneLog(txn, view, start.Add(-retention)); err != nil {
 		return nil, err
 	}
 	// The run's events and history row go in the same commit (R-O1, R-S6).

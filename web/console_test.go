@@ -415,6 +415,12 @@ func TestStopAction(t *testing.T) {
 	if got := e.queryString(`SELECT status FROM refresh_history WHERE view_name = 'slow' ORDER BY start_time DESC LIMIT 1`); got != "CANCELED" {
 		t.Fatalf("history: %q", got)
 	}
+	// The action's outcome can show a moment before the run record of
+	// the canceled refresh commits: wait for its bar.
+	body = e.waitPage(page, "the canceled run's bar", func(b string) bool {
+		bs := bars(b)
+		return len(bs) == 2 && bs[0][1] == "CANCELED"
+	})
 	if bs := bars(body); len(bs) != 2 || bs[0][1] != "CANCELED" {
 		t.Fatalf("bars: %v (newest first)", bs)
 	}

@@ -55,6 +55,12 @@ func run(args []string) int {
 		return 2
 	}
 	trigMin := fs.Duration("trigger-min-interval", trigMinDef, "shortest TRIGGER ON UPDATE … AT MOST EVERY window (env MVSERVER_TRIGGER_MIN_INTERVAL); lower it only for tests")
+	retDef, err := time.ParseDuration(envDefault("history-retention", "720h"))
+	if err != nil || retDef <= 0 {
+		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_HISTORY_RETENTION must be a positive duration such as 720h")
+		return 2
+	}
+	retention := fs.Duration("history-retention", retDef, "how long each view's event log and refresh history are kept; each refresh prunes older entries (env MVSERVER_HISTORY_RETENTION)")
 	optimal := fs.String("optimal-refresh", envDefault("optimal-refresh", "on"), "off makes every refresh of every view a full recompute, also when nothing changed (env MVSERVER_OPTIMAL_REFRESH)")
 	grace := fs.Duration("shutdown-grace", graceDef, "how long running statements may finish at shutdown; a second signal ends them at once (env MVSERVER_SHUTDOWN_GRACE)")
 	if err := fs.Parse(args); err != nil {
@@ -69,6 +75,7 @@ func run(args []string) int {
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
 	cfg.TriggerMinInterval = *trigMin
+	cfg.HistoryRetention = *retention
 	cfg.HTTP = strings.TrimSpace(*httpAddr)
 	switch strings.ToLower(*optimal) {
 	case "on", "true":
