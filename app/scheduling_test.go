@@ -18,6 +18,14 @@ import (
 
 func startTest(t *testing.T, cfg Config) *pgx.Conn {
 	t.Helper()
+	_, c := startTestServer(t, cfg)
+	return c
+}
+
+// startTestServer starts an in-memory server with cfg's scheduling
+// settings and connects to it.
+func startTestServer(t *testing.T, cfg Config) (*Server, *pgx.Conn) {
+	t.Helper()
 	cfg.Logger, cfg.InMemory, cfg.Listen, cfg.Database, cfg.MaxConnections, cfg.TableDefaults = slog.New(slog.DiscardHandler), true, "127.0.0.1:0", "mvserver", 10, catalog.AllOn
 	srv, err := Start(cfg)
 	if err != nil {
@@ -29,7 +37,7 @@ func startTest(t *testing.T, cfg Config) *pgx.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
+	return srv, c
 }
 
 func mustExec(t *testing.T, c *pgx.Conn, q string) {
@@ -153,17 +161,7 @@ wait:
 // scheduler's own tests (fake clock) prove when it calls Skipped; this
 // checks the wiring writes the record.
 func TestSkippedRecorded(t *testing.T) {
-	cfg := Config{Logger: slog.New(slog.DiscardHandler), InMemory: true, Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn}
-	srv, err := Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
-	c, err := pgx.Connect(context.Background(), "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
+	srv, c := startTestServer(t, Config{})
 	mustExec(t, c, `CREATE TABLE s (id INT)`)
 	mustExec(t, c, `CREATE MATERIALIZED VIEW v SCHEDULE EVERY 1 HOUR AS SELECT id FROM s`)
 	txn := srv.db.Begin()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
-	"github.com/mvserver/mvserver/sql/funcs"
 
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -138,34 +137,19 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
-	opt.Env = envFor(v, opt.Env)
-	q, cols, err := BindQuery(cat, v, opt.Env)
+	in, _, err := loadInput(ctx, txn, cat, v, opt)
 	if err != nil {
 		return nil, err
 	}
-	ckpt, err := ReadCheckpoint(txn, view)
-	if err != nil {
-		return nil, err
-	}
+	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	if ckpt == nil {
 		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", v.Name)
 	}
 	if ckpt.Definition != Fingerprint(cat, v) {
 		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" was redefined since its last refresh; refresh it first", v.Name)
 	}
-	versions, err := SourceVersions(txn, cat, v)
-	if err != nil {
-		return nil, err
-	}
-	fctx := &funcs.Ctx{Env: opt.Env}
-	if opt.Funcs != nil {
-		c := *opt.Funcs
-		fctx = &c
-	}
 	// Time functions read the time of the checkpoint's refresh (R-I5).
-	fctx.StatementTime = ckpt.At
-	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
-		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
+	in.Exec.Funcs.StatementTime = ckpt.At
 	if !sameVersions(ckpt.Sources, versions) {
 		deltas := map[uint32]*sourceDelta{}
 		for id, ver := range versions {

@@ -21,23 +21,11 @@ type topAggregate struct {
 // findTopAggregate finds an aggregate at the top of the query (under
 // projections, HAVING and ORDER BY) whose group keys are view columns.
 func findTopAggregate(in *Input) *topAggregate {
-	var above []plan.Node
-	n := in.Query
-	var agg *plan.Aggregate
-	for agg == nil {
-		switch x := n.(type) {
-		case *plan.Project:
-			above, n = append(above, x), x.Input
-		case *plan.Filter:
-			above, n = append(above, x), x.Input
-		case *plan.Sort:
-			above, n = append(above, x), x.Input
-		case *plan.Aggregate:
-			agg = x
-		default:
-			return nil
-		}
+	shape := topAggregateChain(in.Query)
+	if shape == nil {
+		return nil
 	}
+	above, agg := shape.above, shape.agg
 	// Where each aggregate output column ends up, bottom to top.
 	pos := make([]int, len(agg.Cols))
 	for i := range pos {
@@ -59,7 +47,7 @@ func findTopAggregate(in *Input) *topAggregate {
 			pos[j] = at
 		}
 	}
-	t := &topAggregate{shape: &groupAggShape{above: above, agg: agg}, in: in}
+	t := &topAggregate{shape: shape, in: in}
 	for g := range agg.GroupBy {
 		o := pos[g]
 		if o < 0 || o >= len(in.View.Columns) || in.View.Columns[o].Type.Kind != agg.Cols[g].T.Kind {

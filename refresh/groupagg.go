@@ -29,52 +29,61 @@ type groupAggShape struct {
 }
 
 func findGroupAgg(q plan.Node) *groupAggShape {
+	g := topAggregateChain(q)
+	if g == nil {
+		return nil
+	}
+	for _, n := range g.above {
+		for _, e := range plan.NodeExprs(n) {
+			if exprBlocker(e, false) != nil {
+				return nil
+			}
+		}
+	}
+	for _, e := range g.agg.GroupBy {
+		if exprBlocker(e, false) != nil {
+			return nil
+		}
+		// A group's key is the value its first row brought; keys whose
+		// equal values print apart (1.5 / 1.50, -0 / 0, '1 day' /
+		// '24 hours') are left to GENERIC_AGGREGATE, which recomputes a
+		// touched group whole.
+		switch t := e.Type(); t.Kind {
+		case types.KindFloat4, types.KindFloat8, types.KindInterval:
+			return nil
+		case types.KindNumeric:
+			if t.Precision == 0 {
+				return nil
+			}
+			switch e.(type) {
+			case *plan.ColRef, *plan.Cast:
+			default:
+				return nil
+			}
+		}
+	}
+	for _, c := range g.agg.Aggs {
+		if !retractable(c) {
+			return nil
+		}
+	}
+	return g
+}
+
+// topAggregateChain finds an aggregate at the top of a query, under
+// projections, filters (HAVING) and sorts.
+func topAggregateChain(q plan.Node) *groupAggShape {
 	var above []plan.Node
 	n := q
 	for {
 		switch x := n.(type) {
 		case *plan.Project:
-			for _, e := range x.Exprs {
-				if exprBlocker(e, false) != nil {
-					return nil
-				}
-			}
 			above, n = append(above, x), x.Input
 		case *plan.Filter:
-			if exprBlocker(x.Cond, false) != nil {
-				return nil
-			}
 			above, n = append(above, x), x.Input
 		case *plan.Sort:
 			above, n = append(above, x), x.Input
 		case *plan.Aggregate:
-			for _, e := range x.GroupBy {
-				if exprBlocker(e, false) != nil {
-					return nil
-				}
-				// A group's key is the value its first row brought; keys
-				// whose equal values print apart (1.5 / 1.50, -0 / 0,
-				// '1 day' / '24 hours') are left to GENERIC_AGGREGATE,
-				// which recomputes a touched group whole.
-				switch t := e.Type(); t.Kind {
-				case types.KindFloat4, types.KindFloat8, types.KindInterval:
-					return nil
-				case types.KindNumeric:
-					if t.Precision == 0 {
-						return nil
-					}
-					switch e.(type) {
-					case *plan.ColRef, *plan.Cast:
-					default:
-						return nil
-					}
-				}
-			}
-			for _, c := range x.Aggs {
-				if !retractable(c) {
-					return nil
-				}
-			}
 			return &groupAggShape{above: above, agg: x}
 		default:
 			return nil
@@ -415,22 +424,7 @@ func (r *groupAggRun) apply(p exec.Row, sign int, load bool) error {
 // clearStates deletes every stored group state of the view.
 func clearGroupStates(txn *storage.Txn, view uint32) error {
 	prefix := groupStatePrefix(view)
-	it := txn.ScanMeta(prefix)
-	var keys [][]byte
-	for it.Next() {
-		keys = append(keys, append([]byte(nil), it.Row().Key...))
-	}
-	err := it.Err()
-	it.Close()
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := txn.DeleteMeta(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return deleteMetaRange(txn, prefix, storage.PrefixEnd(prefix))
 }
 
 // full computes every group from the input, stores the states and returns

@@ -235,29 +235,12 @@ func (r *Runner) RefreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
-	opt.Env = envFor(v, opt.Env)
-	q, cols, err := BindQuery(cat, v, opt.Env)
+	in, opt, err := loadInput(ctx, txn, cat, v, opt)
 	if err != nil {
 		return nil, err
 	}
-	_ = cols
-	versions, err := SourceVersions(txn, cat, v)
-	if err != nil {
-		return nil, err
-	}
-	ckpt, err := ReadCheckpoint(txn, view)
-	if err != nil {
-		return nil, err
-	}
-	fctx := &funcs.Ctx{Env: opt.Env}
-	if opt.Funcs != nil {
-		c := *opt.Funcs
-		c.Env = opt.Env
-		fctx = &c
-	}
-	fctx.StatementTime = start
-	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
-		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
+	in.Exec.Funcs.StatementTime = start
+	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	res := &Result{Versions: versions, RunID: newID()}
 	an := Analyze(cat, v, q, v.DependsOn)
 	p, err := planRefresh(ctx, in, an, opt, false)
@@ -413,27 +396,11 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 	if !ok || v.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.UndefinedTable, "materialized view %d does not exist", view)
 	}
-	opt.Env = envFor(v, opt.Env)
-	q, cols, err := BindQuery(cat, v, opt.Env)
+	in, opt, err := loadInput(context.Background(), txn, cat, v, opt)
 	if err != nil {
 		return nil, err
 	}
-	versions, err := SourceVersions(txn, cat, v)
-	if err != nil {
-		return nil, err
-	}
-	ckpt, err := ReadCheckpoint(txn, view)
-	if err != nil {
-		return nil, err
-	}
-	fctx := &funcs.Ctx{Env: opt.Env}
-	if opt.Funcs != nil {
-		c := *opt.Funcs
-		c.Env = opt.Env
-		fctx = &c
-	}
-	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
-		Exec: &exec.Ctx{Context: context.Background(), Txn: txn, Env: opt.Env, Funcs: fctx}}
+	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	an := Analyze(cat, v, q, v.DependsOn)
 	p, err := planRefresh(context.Background(), in, an, opt, true)
 	if err != nil {
@@ -486,6 +453,34 @@ func changedSources(cat *catalog.Catalog, before, now map[uint32]int64) string {
 		out += n
 	}
 	return out
+}
+
+// loadInput binds v's query in v's environment and reads its source
+// versions and checkpoint at txn's snapshot. The function context is a
+// copy of opt's (a refresh never changes its caller's), in that
+// environment; opt is returned with it.
+func loadInput(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table, opt Options) (*Input, Options, error) {
+	opt.Env = envFor(v, opt.Env)
+	q, cols, err := BindQuery(cat, v, opt.Env)
+	if err != nil {
+		return nil, opt, err
+	}
+	versions, err := SourceVersions(txn, cat, v)
+	if err != nil {
+		return nil, opt, err
+	}
+	ckpt, err := ReadCheckpoint(txn, v.ID)
+	if err != nil {
+		return nil, opt, err
+	}
+	fctx := &funcs.Ctx{Env: opt.Env}
+	if opt.Funcs != nil {
+		c := *opt.Funcs
+		c.Env = opt.Env
+		fctx = &c
+	}
+	return &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
+		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}, opt, nil
 }
 
 // BindQuery binds a view's stored query against cat.

@@ -11,7 +11,6 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
-	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -253,33 +252,21 @@ type streamBatch struct {
 // refreshStreaming runs one refresh of streaming table v inside txn.
 func (r *Runner) refreshStreaming(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table, opt Options) (*Result, error) {
 	start := r.now()
-	opt.Env = envFor(v, opt.Env)
-	q, cols, err := BindQuery(cat, v, opt.Env)
+	in, opt, err := loadInput(ctx, txn, cat, v, opt)
 	if err != nil {
 		return nil, err
 	}
+	in.Exec.Funcs.StatementTime = start
+	q, ckpt := in.Query, in.Checkpoint
 	streams := append([]uint32(nil), v.Dataset.Streams...)
 	slices.Sort(streams)
 	if err := CheckStreamingQuery(q, streams); err != nil {
-		return nil, err
-	}
-	ckpt, err := ReadCheckpoint(txn, v.ID)
-	if err != nil {
 		return nil, err
 	}
 	consumed := map[uint32]int64{}
 	if ckpt != nil && !opt.Full && !opt.ResetCheckpoints {
 		consumed = ckpt.Sources
 	}
-	fctx := &funcs.Ctx{Env: opt.Env}
-	if opt.Funcs != nil {
-		c := *opt.Funcs
-		c.Env = opt.Env
-		fctx = &c
-	}
-	fctx.StatementTime = start
-	in := &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt,
-		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}
 	skip := false
 	if val, ok := v.Property(PropSkipChangeCommits); ok && strings.EqualFold(val, "true") {
 		skip = true

@@ -37,6 +37,35 @@ func (s *Session) references(q *parse.Statement) ([]uint32, error) {
 	return ids, nil
 }
 
+// dependsOnAny reports whether any of ids reads target (a dataset that
+// would read itself).
+func dependsOnAny(c *catalog.Catalog, ids []uint32, target uint32) bool {
+	for _, d := range ids {
+		if dependsOnTransitively(c, d, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// newDataset is the catalog entry of a materialized view or streaming table
+// being created: its table clauses, and what the session stores with it
+// (search path, time zone, statement timeout, the query as written). The
+// caller adds what is its own and applies the dataset clauses.
+func (s *Session) newDataset(kind catalog.ObjectKind, schemaID uint32, name, text string, ids []uint32, c *parse.CreateMaterializedView) (*catalog.Table, *catalog.Dataset) {
+	t := &catalog.Table{SchemaID: schemaID, Name: name, Kind: kind, Query: text, DependsOn: ids, NextColID: 1,
+		PartitionBy: c.Clauses.PartitionedBy, ClusterBy: c.Clauses.ClusterBy}
+	if c.Clauses.Comment != nil {
+		t.Comment = *c.Clauses.Comment
+	}
+	ds := &catalog.Dataset{SearchPath: s.searchPath(), QueryText: c.Query.Text, TimeZone: s.setting("TimeZone")}
+	if d, err := ParseDuration(s.setting("statement_timeout")); err == nil && d > 0 {
+		ds.StatementTimeoutMs = d.Milliseconds()
+	}
+	t.Dataset = ds
+	return t, ds
+}
+
 // dependsOnTransitively reports whether relation id reads target, directly
 // or through other relations (cycle check, R-M7).
 func dependsOnTransitively(c *catalog.Catalog, id, target uint32) bool {
@@ -107,10 +136,8 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 			return "", st.Errorf(vs.View.Location, pgerror.WrongObjectType, "\"%s\" is not a view", name)
 		}
 		t.ID = old.ID
-		for _, d := range ids {
-			if dependsOnTransitively(s.cat, d, old.ID) {
-				return "", pgerror.New(pgerror.InvalidObjectDefinition, "view \"%s\" would depend on itself", name)
-			}
+		if dependsOnAny(s.cat, ids, old.ID) {
+			return "", pgerror.New(pgerror.InvalidObjectDefinition, "view \"%s\" would depend on itself", name)
 		}
 	} else {
 		t.ID = c.AllocID()
@@ -291,24 +318,12 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if err != nil {
 		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
 	}
-	if exists {
-		for _, d := range ids {
-			if dependsOnTransitively(s.cat, d, old.ID) {
-				return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" would depend on itself", name)
-			}
-		}
+	if exists && dependsOnAny(s.cat, ids, old.ID) {
+		return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" would depend on itself", name)
 	}
-	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindMaterializedView, Query: text, DependsOn: ids, NextColID: 1,
-		PartitionBy: c.Clauses.PartitionedBy, ClusterBy: c.Clauses.ClusterBy}
-	if c.Clauses.Comment != nil {
-		t.Comment = *c.Clauses.Comment
-	}
-	ds := &catalog.Dataset{Policy: string(parse.PolicyAuto), SearchPath: s.searchPath(), QueryText: c.Query.Text, TimeZone: s.setting("TimeZone")}
-	if d, err := ParseDuration(s.setting("statement_timeout")); err == nil && d > 0 {
-		ds.StatementTimeoutMs = d.Milliseconds()
-	}
+	t, ds := s.newDataset(catalog.KindMaterializedView, schema.ID, name, text, ids, c)
+	ds.Policy = string(parse.PolicyAuto)
 	datasetClausesToCatalog(&c.Clauses, ds)
-	t.Dataset = ds
 	if err := s.datasetColumns(t, c, q.Cols, "CREATE MATERIALIZED VIEW"); err != nil {
 		return "", err
 	}

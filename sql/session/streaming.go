@@ -74,24 +74,12 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	if err != nil {
 		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
 	}
-	if exists {
-		for _, d := range ids {
-			if dependsOnTransitively(s.cat, d, old.ID) {
-				return "", pgerror.New(pgerror.InvalidObjectDefinition, "streaming table \"%s\" would depend on itself", name)
-			}
-		}
+	if exists && dependsOnAny(s.cat, ids, old.ID) {
+		return "", pgerror.New(pgerror.InvalidObjectDefinition, "streaming table \"%s\" would depend on itself", name)
 	}
-	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindStreamingTable, Query: text, DependsOn: ids, NextColID: 1,
-		PartitionBy: c.Clauses.PartitionedBy, ClusterBy: c.Clauses.ClusterBy}
-	if c.Clauses.Comment != nil {
-		t.Comment = *c.Clauses.Comment
-	}
-	ds := &catalog.Dataset{SearchPath: s.searchPath(), QueryText: c.Query.Text, Streams: streams, TimeZone: s.setting("TimeZone")}
-	if d, err := ParseDuration(s.setting("statement_timeout")); err == nil && d > 0 {
-		ds.StatementTimeoutMs = d.Milliseconds()
-	}
+	t, ds := s.newDataset(catalog.KindStreamingTable, schema.ID, name, text, ids, c)
+	ds.Streams = streams
 	datasetClausesToCatalog(&c.Clauses, ds)
-	t.Dataset = ds
 	if err := s.datasetColumns(t, c, q.Cols, tag); err != nil {
 		return "", err
 	}
