@@ -89,14 +89,13 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	}
 	// A change that is most of the sources is not even read: a full
 	// recompute is cheaper, and the change could be larger than memory.
+	sizes := &sizer{txn: in.Txn, cache: map[uint32]int64{}}
 	if policy != "INCREMENTAL STRICT" {
 		var estimate, sourceRows int64
 		for id, ver := range versions {
-			n, err := in.Txn.RowCount(storage.TableID(id))
-			if err != nil {
-				return nil, err
+			if sourceRows += sizes.rows(id); sizes.err != nil {
+				return nil, sizes.err
 			}
-			sourceRows += n
 			if from, ok := ckpt.Sources[id]; ok && from != ver {
 				c, err := in.Txn.ChangedRows(storage.TableID(id), from, ver)
 				if err != nil {
@@ -211,7 +210,6 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// Cost model (R-I6), in rows-scanned units: a change row costs about
 	// five scanned rows (decode, hash, lookups by key); a written view row
 	// about three (its delete or insert, the change record, the commit).
-	sizes := &sizer{txn: in.Txn, cache: map[uint32]int64{}}
 	viewRows := sizes.rows(v.ID)
 	p.incrCost = float64(sizes.cost(p.plus) + sizes.cost(p.minus) + 5*p.changed)
 	p.fullCost = float64(sizes.cost(in.Query) + 3*viewRows)
@@ -259,6 +257,7 @@ func has(list []string, s string) bool {
 type sizer struct {
 	txn   *storage.Txn
 	cache map[uint32]int64
+	err   error // the first read error (its count reads as 0)
 }
 
 func (s *sizer) rows(id uint32) int64 {
@@ -268,6 +267,9 @@ func (s *sizer) rows(id uint32) int64 {
 	n, err := s.txn.RowCount(storage.TableID(id))
 	if err != nil {
 		n = 0
+		if s.err == nil {
+			s.err = err
+		}
 	}
 	s.cache[id] = n
 	return n
