@@ -14,7 +14,7 @@ func appendKeyDatum(b []byte, d types.Datum) ([]byte, error) {
 		return storage.AppendNull(b), nil
 	case types.KindBool:
 		return storage.AppendBool(b, d.I != 0), nil
-	case types.KindInt2, types.KindInt4, types.KindInt8, types.KindOid, types.KindDate, types.KindTimestamp, types.KindTimestampTZ:
+	case types.KindInt2, types.KindInt4, types.KindInt8, types.KindOid, types.KindRegclass, types.KindRegtype, types.KindRegproc, types.KindRegnamespace, types.KindRegrole, types.KindDate, types.KindTimestamp, types.KindTimestampTZ:
 		return storage.AppendInt64(b, d.I), nil
 	case types.KindFloat4, types.KindFloat8:
 		return storage.AppendFloat64(b, d.F), nil
@@ -22,7 +22,7 @@ func appendKeyDatum(b []byte, d types.Datum) ([]byte, error) {
 		return storage.AppendDecimal(b, d.D), nil
 	case types.KindBytea:
 		return storage.AppendBytes(b, []byte(d.S)), nil
-	case types.KindText, types.KindVarchar, types.KindChar, types.KindName, types.KindUnknown:
+	case types.KindText, types.KindVarchar, types.KindChar, types.KindName, types.KindInternalChar, types.KindUnknown:
 		return storage.AppendString(b, d.S), nil
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "type %s cannot be part of a primary key", types.T{Kind: d.K}.String())

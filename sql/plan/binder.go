@@ -82,6 +82,8 @@ func implicitCast(from, to types.T) bool {
 	switch from.Kind {
 	case types.KindNull, types.KindUnknown:
 		return true
+	case types.KindOid, types.KindRegclass, types.KindRegtype, types.KindRegproc, types.KindRegnamespace, types.KindRegrole:
+		return to.IsOidAlias() || to.Kind == types.KindInt8
 	case types.KindInt2:
 		return to.Kind == types.KindInt4 || to.Kind == types.KindInt8 || to.Kind == types.KindNumeric || to.Kind == types.KindFloat4 || to.Kind == types.KindFloat8
 	case types.KindInt4:
@@ -215,6 +217,12 @@ func commonType(a, b types.T) (types.T, bool) {
 			return types.T{Kind: a.Kind}, true
 		}
 		return a, true
+	case a.IsOidAlias() && b.IsOidAlias():
+		// regclass = oid compares as oid (PostgreSQL's binary coercion).
+		return types.Oid, true
+	case a.IsOidAlias() && (b.Kind == types.KindInt4 || b.Kind == types.KindInt2),
+		b.IsOidAlias() && (a.Kind == types.KindInt4 || a.Kind == types.KindInt2):
+		return types.Oid, true
 	}
 	if a.IsNumeric() && b.IsNumeric() {
 		ra, rb := numericRank(a.Kind), numericRank(b.Kind)

@@ -26,7 +26,7 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return append(buf, 0), nil
 	case KindInt2:
 		return binary.BigEndian.AppendUint16(buf, uint16(d.I)), nil
-	case KindInt4, KindOid:
+	case KindInt4, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return binary.BigEndian.AppendUint32(buf, uint32(d.I)), nil
 	case KindInt8:
 		return binary.BigEndian.AppendUint64(buf, uint64(d.I)), nil
@@ -44,7 +44,7 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(d.I))
 		buf = binary.BigEndian.AppendUint32(buf, uint32(d.Dd))
 		return binary.BigEndian.AppendUint32(buf, uint32(d.M)), nil
-	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindUnknown, KindJSON:
+	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return append(buf, d.S...), nil
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "binary output of type %s is not supported", t.String())
@@ -66,12 +66,12 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 			return bad()
 		}
 		return NewInt(KindInt2, int64(int16(binary.BigEndian.Uint16(b)))), nil
-	case KindInt4, KindOid:
+	case KindInt4, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		if len(b) != 4 {
 			return bad()
 		}
-		if t.Kind == KindOid {
-			return NewInt(KindOid, int64(binary.BigEndian.Uint32(b))), nil
+		if t.IsOidAlias() {
+			return NewInt(t.Kind, int64(binary.BigEndian.Uint32(b))), nil
 		}
 		return NewInt(KindInt4, int64(int32(binary.BigEndian.Uint32(b)))), nil
 	case KindInt8:
@@ -112,7 +112,7 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NewInterval(int32(binary.BigEndian.Uint32(b[12:])), int32(binary.BigEndian.Uint32(b[8:])), int64(binary.BigEndian.Uint64(b))), nil
 	case KindBytea:
 		return NewBytea(b), nil
-	case KindText, KindVarchar, KindChar, KindName, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return ParseText(string(b), t, nil)
 	}
 	return Datum{}, pgerror.New(pgerror.FeatureNotSupported, "binary input of type %s is not supported", t.String())

@@ -15,7 +15,7 @@ func intOutOfRange(k Kind) error {
 		return pgerror.New(pgerror.NumericValueOutOfRange, "smallint out of range")
 	case KindInt4:
 		return pgerror.New(pgerror.NumericValueOutOfRange, "integer out of range")
-	case KindOid:
+	case KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return pgerror.New(pgerror.NumericValueOutOfRange, "OID out of range")
 	}
 	return pgerror.New(pgerror.NumericValueOutOfRange, "bigint out of range")
@@ -56,7 +56,7 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 			return ApplyStringTypmod(d, t, explicit)
 		}
 		return d, nil
-	case from == KindText || from == KindVarchar || from == KindUnknown || from == KindName || from == KindJSON:
+	case from == KindText || from == KindVarchar || from == KindUnknown || from == KindName || from == KindInternalChar || from == KindJSON:
 		if t.IsString() {
 			return ApplyStringTypmod(NewString(t.Kind, d.S), t, explicit)
 		}
@@ -72,10 +72,10 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 		return ApplyStringTypmod(NewString(t.Kind, s), t, explicit)
 	}
 	switch t.Kind {
-	case KindInt2, KindInt4, KindInt8, KindOid:
+	case KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		var v int64
 		switch from {
-		case KindInt2, KindInt4, KindInt8, KindOid, KindBool:
+		case KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindBool:
 			v = d.I
 		case KindFloat4, KindFloat8:
 			f := math.RoundToEven(d.F)
@@ -106,7 +106,7 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 	case KindFloat4, KindFloat8:
 		var f float64
 		switch from {
-		case KindInt2, KindInt4, KindInt8, KindOid:
+		case KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 			f = float64(d.I)
 		case KindFloat4, KindFloat8:
 			f = d.F
@@ -129,7 +129,7 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 	case KindNumeric:
 		var n *apd.Decimal
 		switch from {
-		case KindInt2, KindInt4, KindInt8, KindOid:
+		case KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 			n = NumericFromInt(d.I)
 		case KindFloat4, KindFloat8:
 			if math.IsNaN(d.F) {

@@ -29,7 +29,18 @@ type Datum struct {
 	F  float64
 	S  string
 	D  *apd.Decimal
+	// A holds an array's elements (KindArray, KindInt2Vector, KindOidVector).
+	A *Array
 }
+
+// Array is a one-dimensional array value with lower bound 1 (vectors: 0).
+// Elements may be NULL. An Array is never modified once in a Datum.
+type Array struct {
+	Elems []Datum
+}
+
+// NewArray returns an array datum of kind k (KindArray or a vector kind).
+func NewArray(k Kind, elems []Datum) Datum { return Datum{K: k, A: &Array{Elems: elems}} }
 
 // NullDatum is SQL NULL.
 var NullDatum = Datum{}
@@ -102,7 +113,7 @@ func (d Datum) Bool() bool { return d.I != 0 }
 // different widths, and string kinds, compare with each other.
 func Compare(a, b Datum) int {
 	switch a.K {
-	case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindDate, KindTimestamp, KindTimestampTZ:
+	case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
 		if b.K == KindNumeric {
 			return -b.D.Cmp(apd.New(a.I, 0))
 		}
@@ -139,7 +150,7 @@ func Compare(a, b Datum) int {
 		return bytes.Compare([]byte(a.S), []byte(b.S))
 	case KindChar:
 		return strings.Compare(strings.TrimRight(a.S, " "), strings.TrimRight(b.S, " "))
-	case KindText, KindVarchar, KindName, KindJSON, KindUnknown:
+	case KindText, KindVarchar, KindName, KindInternalChar, KindJSON, KindUnknown:
 		return strings.Compare(a.S, b.S)
 	case KindInterval:
 		x, y := intervalKey(a), intervalKey(b)
@@ -209,7 +220,7 @@ func HashKey(buf []byte, a Datum) []byte {
 	switch a.K {
 	case KindNull:
 		return append(buf, 0)
-	case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindDate, KindTimestamp, KindTimestampTZ:
+	case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
 		u := uint64(a.I)
 		return append(buf, 1, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
 	case KindFloat4, KindFloat8:

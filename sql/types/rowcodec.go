@@ -44,7 +44,7 @@ func AppendRowValue(buf []byte, ids []uint32, vals []Datum) []byte {
 		prev = ids[i]
 		buf = append(buf, byte(d.K))
 		switch d.K {
-		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindDate, KindTimestamp, KindTimestampTZ:
+		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
 			buf = binary.AppendVarint(buf, d.I)
 		case KindFloat4, KindFloat8:
 			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F))
@@ -140,7 +140,7 @@ func (rd *RowDecoder) Decode(value []byte, out []Datum) error {
 		var d Datum
 		d.K = k
 		switch k {
-		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindDate, KindTimestamp, KindTimestampTZ:
+		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
 			v, m := binary.Varint(b)
 			if m <= 0 {
 				return errCorrupt

@@ -50,6 +50,8 @@ func ParseText(s string, t T, env *Env) (Datum, error) {
 			return Datum{}, outOfRange(t, s)
 		}
 		return NewInt(t.Kind, v), nil
+	case KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
+		return parseOidAlias(s, t, env)
 	case KindFloat4, KindFloat8:
 		str := strings.TrimSpace(s)
 		var f float64
@@ -90,7 +92,7 @@ func ParseText(s string, t T, env *Env) (Datum, error) {
 			return Datum{}, pgerror.New(pgerror.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 		}
 		return NewString(t.Kind, s), nil
-	case KindVarchar, KindChar, KindName:
+	case KindVarchar, KindChar, KindName, KindInternalChar:
 		if !utf8.ValidString(s) {
 			return Datum{}, pgerror.New(pgerror.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 		}
@@ -114,7 +116,7 @@ func IntFits(k Kind, v int64) bool {
 		return v >= math.MinInt16 && v <= math.MaxInt16
 	case KindInt4:
 		return v >= math.MinInt32 && v <= math.MaxInt32
-	case KindOid:
+	case KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return v >= math.MinInt32 && v <= math.MaxUint32
 	}
 	return true

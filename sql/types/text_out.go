@@ -12,6 +12,21 @@ import (
 type Env struct {
 	// Loc is the session TimeZone (timestamptz input/output, casts).
 	Loc *time.Location
+	// Names resolves the OID alias types (regclass, …) to and from object
+	// names; nil knows no names (only numeric OIDs are read and written).
+	Names Names
+}
+
+// Names maps OIDs of catalog objects to names and back for the OID alias
+// types, as the session's catalog and search path see them.
+type Names interface {
+	// OIDName returns the name of the object of OID oid as the alias type
+	// of kind k prints it (qualified when not visible), false if unknown.
+	OIDName(k Kind, oid uint32) (string, bool)
+	// NameOID finds the object called name (as written in SQL, possibly
+	// qualified or quoted) for the alias type of kind k; its error is
+	// PostgreSQL's (42P01 relation does not exist, 42704 type …).
+	NameOID(k Kind, name string) (uint32, error)
 }
 
 // DefaultEnv uses UTC.
@@ -34,6 +49,8 @@ func AppendText(buf []byte, d Datum, env *Env) []byte {
 		return append(buf, 'f')
 	case KindInt2, KindInt4, KindInt8, KindOid:
 		return strconv.AppendInt(buf, d.I, 10)
+	case KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
+		return appendOidAlias(buf, d, env)
 	case KindFloat4:
 		return appendFloat(buf, d.F, 32)
 	case KindFloat8:

@@ -32,6 +32,23 @@ const (
 	KindName
 	KindChar
 	KindJSON
+	// KindArray is a one-dimensional array (lower bound 1) of T.Elem; its
+	// Datum holds the elements in A.
+	KindArray
+	// The OID alias types: the Datum holds the OID in I like KindOid; text
+	// input and output go through object names (Ctx.Names in exec).
+	KindRegclass
+	KindRegtype
+	KindRegproc
+	KindRegnamespace
+	KindRegrole
+	// int2vector and oidvector (pg_index.indkey, pg_proc.proargtypes): arrays
+	// whose text form is space separated and whose subscripts start at 0.
+	KindInt2Vector
+	KindOidVector
+	// KindInternalChar is PostgreSQL's one-byte "char" (pg_class.relkind),
+	// not CHAR(n) (KindChar, bpchar).
+	KindInternalChar
 )
 
 // T is a SQL type: its kind and modifiers.
@@ -41,55 +58,117 @@ type T struct {
 	Width int32
 	// Precision and Scale of NUMERIC(p,s); Precision 0 = unconstrained.
 	Precision, Scale int32
+	// Elem is the element kind of an array (KindArray); the element's
+	// modifiers are Width, Precision and Scale.
+	Elem Kind
+}
+
+// ArrayOf returns the array type whose elements are e.
+func ArrayOf(e T) T {
+	return T{Kind: KindArray, Elem: e.Kind, Width: e.Width, Precision: e.Precision, Scale: e.Scale}
+}
+
+// ElemType returns the element type of an array or vector type.
+func (t T) ElemType() T {
+	switch t.Kind {
+	case KindInt2Vector:
+		return Int2
+	case KindOidVector:
+		return Oid
+	}
+	return T{Kind: t.Elem, Width: t.Width, Precision: t.Precision, Scale: t.Scale}
+}
+
+// IsArray reports whether t's values are arrays (KindArray or a vector).
+func (t T) IsArray() bool {
+	return t.Kind == KindArray || t.Kind == KindInt2Vector || t.Kind == KindOidVector
+}
+
+// IsOidAlias reports whether t is oid or one of its alias types (regclass, …).
+func (t T) IsOidAlias() bool {
+	switch t.Kind {
+	case KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
+		return true
+	}
+	return false
 }
 
 // Common types.
 var (
-	Null        = T{Kind: KindNull}
-	Bool        = T{Kind: KindBool}
-	Int2        = T{Kind: KindInt2}
-	Int4        = T{Kind: KindInt4}
-	Int8        = T{Kind: KindInt8}
-	Float4      = T{Kind: KindFloat4}
-	Float8      = T{Kind: KindFloat8}
-	Numeric     = T{Kind: KindNumeric}
-	Text        = T{Kind: KindText}
-	Varchar     = T{Kind: KindVarchar}
-	Bytea       = T{Kind: KindBytea}
-	Date        = T{Kind: KindDate}
-	Timestamp   = T{Kind: KindTimestamp}
-	TimestampTZ = T{Kind: KindTimestampTZ}
-	Interval    = T{Kind: KindInterval}
-	Unknown     = T{Kind: KindUnknown}
-	Oid         = T{Kind: KindOid}
-	Name        = T{Kind: KindName}
-	Char        = T{Kind: KindChar}
-	JSON        = T{Kind: KindJSON}
+	Null         = T{Kind: KindNull}
+	Bool         = T{Kind: KindBool}
+	Int2         = T{Kind: KindInt2}
+	Int4         = T{Kind: KindInt4}
+	Int8         = T{Kind: KindInt8}
+	Float4       = T{Kind: KindFloat4}
+	Float8       = T{Kind: KindFloat8}
+	Numeric      = T{Kind: KindNumeric}
+	Text         = T{Kind: KindText}
+	Varchar      = T{Kind: KindVarchar}
+	Bytea        = T{Kind: KindBytea}
+	Date         = T{Kind: KindDate}
+	Timestamp    = T{Kind: KindTimestamp}
+	TimestampTZ  = T{Kind: KindTimestampTZ}
+	Interval     = T{Kind: KindInterval}
+	Unknown      = T{Kind: KindUnknown}
+	Oid          = T{Kind: KindOid}
+	Name         = T{Kind: KindName}
+	Char         = T{Kind: KindChar}
+	JSON         = T{Kind: KindJSON}
+	Regclass     = T{Kind: KindRegclass}
+	Regtype      = T{Kind: KindRegtype}
+	Regproc      = T{Kind: KindRegproc}
+	Regnamespace = T{Kind: KindRegnamespace}
+	Regrole      = T{Kind: KindRegrole}
+	Int2Vector   = T{Kind: KindInt2Vector}
+	OidVector    = T{Kind: KindOidVector}
+	InternalChar = T{Kind: KindInternalChar}
 )
 
 // PostgreSQL type OIDs.
 const (
-	OidBool        = 16
-	OidBytea       = 17
-	OidChar        = 18
-	OidName        = 19
-	OidInt8        = 20
-	OidInt2        = 21
-	OidInt4        = 23
-	OidText        = 25
-	OidOid         = 26
-	OidJSON        = 114
-	OidFloat4      = 700
-	OidFloat8      = 701
-	OidUnknown     = 705
-	OidBpchar      = 1042
-	OidVarchar     = 1043
-	OidDate        = 1082
-	OidTimestamp   = 1114
-	OidTimestampTZ = 1184
-	OidInterval    = 1186
-	OidNumeric     = 1700
+	OidBool         = 16
+	OidBytea        = 17
+	OidChar         = 18
+	OidName         = 19
+	OidInt8         = 20
+	OidInt2         = 21
+	OidInt4         = 23
+	OidText         = 25
+	OidOid          = 26
+	OidJSON         = 114
+	OidFloat4       = 700
+	OidFloat8       = 701
+	OidUnknown      = 705
+	OidBpchar       = 1042
+	OidVarchar      = 1043
+	OidDate         = 1082
+	OidTimestamp    = 1114
+	OidTimestampTZ  = 1184
+	OidInterval     = 1186
+	OidNumeric      = 1700
+	OidInt2Vector   = 22
+	OidRegproc      = 24
+	OidOidVector    = 30
+	OidRegclass     = 2205
+	OidRegtype      = 2206
+	OidRegnamespace = 4089
+	OidRegrole      = 4096
 )
+
+// arrayOIDs maps an element kind to its array type's OID (pg_type.typarray).
+var arrayOIDs = map[Kind]uint32{
+	KindBool: 1000, KindBytea: 1001, KindInternalChar: 1002, KindName: 1003, KindInt2: 1005,
+	KindInt2Vector: 1006, KindInt4: 1007, KindRegproc: 1008, KindText: 1009, KindOid: 1028,
+	KindOidVector: 1013, KindChar: 1014, KindVarchar: 1015, KindInt8: 1016, KindFloat4: 1021,
+	KindFloat8: 1022, KindDate: 1182, KindTimestamp: 1115, KindTimestampTZ: 1185,
+	KindInterval: 1187, KindNumeric: 1231, KindJSON: 199, KindRegclass: 2210,
+	KindRegtype: 2211, KindRegnamespace: 4090, KindRegrole: 4097,
+}
+
+// ArrayOID returns the OID of the array type whose elements are of kind k
+// (0 if there is none).
+func ArrayOID(k Kind) uint32 { return arrayOIDs[k] }
 
 // OID returns the PostgreSQL type OID.
 func (t T) OID() uint32 {
@@ -130,6 +209,27 @@ func (t T) OID() uint32 {
 		return OidBpchar
 	case KindJSON:
 		return OidJSON
+	case KindArray:
+		if o := arrayOIDs[t.Elem]; o != 0 {
+			return o
+		}
+		return 1009
+	case KindRegclass:
+		return OidRegclass
+	case KindRegtype:
+		return OidRegtype
+	case KindRegproc:
+		return OidRegproc
+	case KindRegnamespace:
+		return OidRegnamespace
+	case KindRegrole:
+		return OidRegrole
+	case KindInt2Vector:
+		return OidInt2Vector
+	case KindOidVector:
+		return OidOidVector
+	case KindInternalChar:
+		return OidChar
 	case KindNull, KindUnknown:
 		return OidText
 	}
@@ -177,6 +277,27 @@ func FromOID(oid uint32) (T, bool) {
 		return JSON, true
 	case OidUnknown:
 		return Unknown, true
+	case OidRegclass:
+		return Regclass, true
+	case OidRegtype:
+		return Regtype, true
+	case OidRegproc:
+		return Regproc, true
+	case OidRegnamespace:
+		return Regnamespace, true
+	case OidRegrole:
+		return Regrole, true
+	case OidInt2Vector:
+		return Int2Vector, true
+	case OidOidVector:
+		return OidVector, true
+	case OidChar:
+		return InternalChar, true
+	}
+	for k, o := range arrayOIDs {
+		if o == oid {
+			return ArrayOf(T{Kind: k}), true
+		}
 	}
 	return T{}, false
 }
@@ -188,8 +309,10 @@ func (t T) Size() int16 {
 		return 1
 	case KindInt2:
 		return 2
-	case KindInt4, KindFloat4, KindDate, KindOid:
+	case KindInt4, KindFloat4, KindDate, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
 		return 4
+	case KindInternalChar:
+		return 1
 	case KindInt8, KindFloat8, KindTimestamp, KindTimestampTZ:
 		return 8
 	case KindInterval:
@@ -267,6 +390,24 @@ func (t T) String() string {
 		return "name"
 	case KindJSON:
 		return "json"
+	case KindArray:
+		return t.ElemType().String() + "[]"
+	case KindRegclass:
+		return "regclass"
+	case KindRegtype:
+		return "regtype"
+	case KindRegproc:
+		return "regproc"
+	case KindRegnamespace:
+		return "regnamespace"
+	case KindRegrole:
+		return "regrole"
+	case KindInt2Vector:
+		return "int2vector"
+	case KindOidVector:
+		return "oidvector"
+	case KindInternalChar:
+		return `"char"`
 	}
 	return "unknown"
 }
@@ -358,8 +499,22 @@ func ParseTypeName(name string, mods []int32) (T, bool) {
 		t = TimestampTZ
 	case "interval":
 		t = Interval
-	case "oid", "regclass", "regtype", "regproc":
+	case "oid":
 		t = Oid
+	case "regclass":
+		t = Regclass
+	case "regtype":
+		t = Regtype
+	case "regproc", "regprocedure":
+		t = Regproc
+	case "regnamespace":
+		t = Regnamespace
+	case "regrole":
+		t = Regrole
+	case "int2vector":
+		t = Int2Vector
+	case "oidvector":
+		t = OidVector
 	case "name":
 		t = Name
 	case "json", "jsonb":
