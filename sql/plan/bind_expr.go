@@ -571,7 +571,7 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	switch op {
-	case "~~", "!~~", "~~*", "!~~*":
+	case "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*":
 		var err error
 		if l, err = b.coerce(l, types.Text, false, loc); err != nil {
 			return nil, undefined()
@@ -579,7 +579,8 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 		if r, err = b.coerce(r, types.Text, false, loc); err != nil {
 			return nil, undefined()
 		}
-		m := map[string]Op{"~~": OpLike, "!~~": OpNotLike, "~~*": OpILike, "!~~*": OpNotILike}
+		m := map[string]Op{"~~": OpLike, "!~~": OpNotLike, "~~*": OpILike, "!~~*": OpNotILike,
+			"~": OpRegex, "!~": OpNotRegex, "~*": OpIRegex, "!~*": OpNotIRegex}
 		return &Binary{Op: m[op], L: l, R: r, T: types.Bool}, nil
 	case "||":
 		if !lt.IsString() && !rt.IsString() {

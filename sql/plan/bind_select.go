@@ -544,8 +544,12 @@ func deriveName(n *pg_query.Node) string {
 	case *pg_query.Node_FuncCall:
 		return strVal(x.FuncCall.Funcname[len(x.FuncCall.Funcname)-1])
 	case *pg_query.Node_TypeCast:
-		if name := deriveName(x.TypeCast.Arg); name != "?column?" {
-			return name
+		// A name from a column or function wins; one from an inner cast
+		// (PostgreSQL's weaker strength) gives way to this cast's type.
+		if x.TypeCast.Arg.GetTypeCast() == nil {
+			if name := deriveName(x.TypeCast.Arg); name != "?column?" {
+				return name
+			}
 		}
 		tn := x.TypeCast.TypeName
 		name := strVal(tn.Names[len(tn.Names)-1])

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/pgcatalog"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
@@ -67,7 +69,8 @@ func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.S
 	if info.Database != e.Database {
 		return nil, pgerror.New(pgerror.InvalidCatalogName, "database \"%s\" does not exist", info.Database)
 	}
-	s := &Session{eng: e, info: info, vals: map[string]string{}, env: &types.Env{Loc: time.UTC}}
+	s := &Session{eng: e, info: info, vals: map[string]string{}}
+	s.env = &types.Env{Loc: time.UTC, Names: sessionNames{s}}
 	s.vals["session_authorization"] = info.User
 	s.vals["application_name"] = info.ApplicationName
 	// Startup parameters are settings too (client_encoding, DateStyle, TimeZone, options …).
@@ -215,7 +218,7 @@ func (s *Session) set(st *setting, v string) error {
 		if err != nil {
 			return err
 		}
-		s.env = &types.Env{Loc: loc}
+		s.env = &types.Env{Loc: loc, Names: sessionNames{s}}
 	}
 	old := s.get(st)
 	s.vals[strings.ToLower(st.name)] = v
@@ -366,7 +369,43 @@ func mapStorageErr(err error) error {
 
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
-		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows}
+		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList,
+		RelationSize: func(id uint32, total bool) (int64, error) {
+			return s.eng.DB.TableSize(storage.TableID(id), total)
+		}}
+}
+
+// sessionNames reads and prints the OID alias types (regclass, …) against
+// the session's current catalog and search path.
+type sessionNames struct{ s *Session }
+
+func (n sessionNames) view() pgcatalog.Names {
+	return pgcatalog.Names{V: pgcatalog.ViewFor(n.s.funcCtx())}
+}
+
+func (n sessionNames) OIDName(k types.Kind, oid uint32) (string, bool) {
+	if n.s.cat == nil {
+		return "", false
+	}
+	return n.view().OIDName(k, oid)
+}
+
+func (n sessionNames) NameOID(k types.Kind, name string) (uint32, error) {
+	if n.s.cat == nil {
+		return 0, types.ErrUndefinedObject(k, name)
+	}
+	return n.view().NameOID(k, name)
+}
+
+// settingsList is pg_settings: every parameter with the session's value.
+func (s *Session) settingsList() []funcs.Setting {
+	out := make([]funcs.Setting, 0, len(settings))
+	for _, st := range settings {
+		out = append(out, funcs.Setting{Name: st.name, Value: s.get(st), Desc: st.desc, ReadOnly: st.readOnly})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // statementContext applies statement_timeout (R-S4).

@@ -142,6 +142,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.truncate(st, n.TruncateStmt) }
 	case *pg_query.Node_AlterTableStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTable(st, n.AlterTableStmt) }
+	case *pg_query.Node_CommentStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
 	case *pg_query.Node_ListenStmt:
