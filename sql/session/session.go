@@ -139,6 +139,7 @@ type Session struct {
 	cat      *catalog.Catalog // the catalog this transaction sees (with its own DDL)
 	txnStart time.Time
 	explicit bool // inside BEGIN … COMMIT
+	cursors  map[string]*cursor
 	failed   bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
 	extErr   bool // a statement of the current extended-protocol batch failed
 
@@ -276,6 +277,10 @@ func (s *Session) commit() error {
 	if s.txn == nil {
 		return nil
 	}
+	if err := s.endCursors(true); err != nil {
+		s.rollback()
+		return err
+	}
 	txn := s.txn
 	s.txn, s.cat = nil, nil
 	ds := s.datasets
@@ -335,6 +340,7 @@ func (s *Session) restoreSettings() {
 }
 
 func (s *Session) rollback() {
+	_ = s.endCursors(false)
 	if s.txn != nil {
 		s.txn.Rollback()
 		s.txn, s.cat = nil, nil

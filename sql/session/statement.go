@@ -142,6 +142,16 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.truncate(st, n.TruncateStmt) }
 	case *pg_query.Node_AlterTableStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTable(st, n.AlterTableStmt) }
+	case *pg_query.Node_DeclareCursorStmt:
+		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
+			return s.declareCursor(ctx, st, n.DeclareCursorStmt, params)
+		}
+	case *pg_query.Node_FetchStmt:
+		if err := s.prepareFetch(p, n.FetchStmt); err != nil {
+			return nil, err
+		}
+	case *pg_query.Node_ClosePortalStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.closeCursor(n.ClosePortalStmt.Portalname) }
 	case *pg_query.Node_CommentStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
