@@ -151,7 +151,9 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 			return nil, err
 		}
 	case *pg_query.Node_ClosePortalStmt:
-		p.action = func(context.Context, []types.Datum) (string, error) { return s.closeCursor(n.ClosePortalStmt.Portalname) }
+		p.action = func(context.Context, []types.Datum) (string, error) {
+			return s.closeCursor(n.ClosePortalStmt.Portalname)
+		}
 	case *pg_query.Node_CommentStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
