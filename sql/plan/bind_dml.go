@@ -30,7 +30,7 @@ type SetClause struct {
 
 // Update is a bound UPDATE.
 type Update struct {
-	Table *catalog.Table
+	Table     *catalog.Table
 	Input     Node // the table's rows to update (table row layout)
 	Sets      []SetClause
 	Returning *Returning
