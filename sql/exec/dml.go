@@ -84,6 +84,12 @@ func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
 	}
 	info := t.StorageInfo()
 	c.Txn.NoteOperation(info.ID, "WRITE")
+	var conflicts *conflictResolver
+	if ins.OnConflict != nil {
+		if conflicts, err = newConflictResolver(c, ins, codec); err != nil {
+			return 0, err
+		}
+	}
 	var n int64
 	err = Drain(src, func(b []Row) error {
 		for _, in := range b {
@@ -108,7 +114,17 @@ func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
 				return err
 			}
 			if _, err := c.Txn.Insert(info, key, codec.value(row)); err != nil {
-				return codec.storageErr(err, row)
+				if conflicts == nil || !errors.Is(err, storage.ErrDuplicateKey) {
+					return codec.storageErr(err, row)
+				}
+				if row, err = conflicts.resolve(key, row); err != nil {
+					return err
+				}
+				if row == nil {
+					continue // DO NOTHING, or DO UPDATE's WHERE said no
+				}
+			} else if conflicts != nil {
+				conflicts.inserted(key)
 			}
 			if written != nil {
 				*written = append(*written, row)

@@ -20,6 +20,8 @@ type Insert struct {
 	Defaults []Expr
 	// Returning is the RETURNING list (nil: none).
 	Returning *Returning
+	// OnConflict is the ON CONFLICT clause (nil: a conflict is an error).
+	OnConflict *OnConflict
 }
 
 // SetClause assigns E (bound over the table row) to table column Col.
@@ -71,9 +73,6 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		}
 		defer pop()
 	}
-	if s.OnConflictClause != nil {
-		return nil, b.errAt(s.OnConflictClause.Location, pgerror.FeatureNotSupported, "ON CONFLICT is not supported yet")
-	}
 	t, err := b.resolveTable(s.Relation)
 	if err != nil {
 		return nil, err
@@ -84,6 +83,11 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 	ins := &Insert{Table: t}
 	if ins.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
 		return nil, err
+	}
+	if s.OnConflictClause != nil {
+		if ins.OnConflict, err = b.bindOnConflict(s.OnConflictClause, t, s.Relation); err != nil {
+			return nil, err
+		}
 	}
 	if len(s.Cols) == 0 {
 		for i := range t.Columns {
