@@ -16,8 +16,10 @@ import (
 	"github.com/mvserver/mvserver/pgerror"
 )
 
-// Credentials are what the password methods know of a role.
+// Credentials are what authentication knows of a role.
 type Credentials struct {
+	// Exists says a role of that name exists; Login that it may log in.
+	Exists, Login bool
 	// Verifier is the stored password: "SCRAM-SHA-256$…", "md5…", or ""
 	// when the role has none (or does not exist).
 	Verifier string
@@ -26,8 +28,7 @@ type Credentials struct {
 }
 
 // CredentialsFunc looks up the credentials of the role named user. A role
-// that does not exist has zero Credentials and no error: the client is
-// told the same as for a wrong password.
+// that does not exist has zero Credentials and no error.
 type CredentialsFunc func(ctx context.Context, user string) (Credentials, error)
 
 // AuthConfig configures NewAuthenticator.
@@ -55,7 +56,10 @@ type AuthConfig struct {
 // A wrong password, an unknown role, a role without a password and an
 // expired one all get FATAL 28P01 "password authentication failed for user
 // …", after the exchange has run to its end, so a client cannot tell them
-// apart.
+// apart. With a Credentials function, a client admitted by trust or by its
+// password must also name a role that exists (else FATAL 28000 "role … does
+// not exist") and may log in (28000 "role … is not permitted to log in"),
+// the checks PostgreSQL makes right after authentication.
 func NewAuthenticator(cfg AuthConfig) Authenticator {
 	a := &authenticator{cfg: cfg}
 	if a.cfg.HBA == nil {
@@ -84,34 +88,48 @@ func (a *authenticator) authenticate(ctx context.Context, info StartupInfo, ex A
 			`no pg_hba.conf entry for host "%s", user "%s", database "%s", %s`,
 			hostOf(info.RemoteAddr), info.User, info.Database, encryptionName(encrypted))
 	}
-	switch rule.Method {
-	case MethodTrust:
-		return nil
-	case MethodReject:
+	if rule.Method == MethodReject {
 		return pgerror.New(pgerror.InvalidAuthorizationSpec,
 			`pg_hba.conf rejects connection for host "%s", user "%s", database "%s", %s`,
 			hostOf(info.RemoteAddr), info.User, info.Database, encryptionName(encrypted))
 	}
-	var cred Credentials
-	if a.cfg.Credentials != nil {
-		var err error
-		if cred, err = a.cfg.Credentials(ctx, info.User); err != nil {
-			return err
-		}
+	if a.cfg.Credentials == nil {
+		return a.method(rule.Method, info.User, Credentials{}, ex)
+	}
+	cred, err := a.cfg.Credentials(ctx, info.User)
+	if err != nil {
+		return err
+	}
+	if err := a.method(rule.Method, info.User, cred, ex); err != nil {
+		return err
+	}
+	if !cred.Exists {
+		return pgerror.New(pgerror.InvalidAuthorizationSpec, `role "%s" does not exist`, info.User)
+	}
+	if !cred.Login {
+		return pgerror.New(pgerror.InvalidAuthorizationSpec, `role "%s" is not permitted to log in`, info.User)
+	}
+	return nil
+}
+
+// method runs a method other than reject for user with the stored cred.
+func (a *authenticator) method(m Method, user string, cred Credentials, ex AuthExchange) error {
+	if m == MethodTrust {
+		return nil
 	}
 	verifier := cred.Verifier
 	if !cred.ValidUntil.IsZero() && !a.cfg.Now().Before(cred.ValidUntil) {
 		verifier = "" // expired: as if there were no password
 	}
-	switch rule.Method {
+	switch m {
 	case MethodPassword:
-		return a.cleartext(ex, info.User, verifier)
+		return a.cleartext(ex, user, verifier)
 	case MethodMD5:
 		if IsMD5Verifier(verifier) {
-			return md5Exchange(ex, info.User, verifier)
+			return md5Exchange(ex, user, verifier)
 		}
 	}
-	x := &scramExchange{ex: ex, user: info.User, mockSalt: a.mockSalt(info.User), binding: ex.ChannelBinding()}
+	x := &scramExchange{ex: ex, user: user, mockSalt: a.mockSalt(user), binding: ex.ChannelBinding()}
 	if s, ok := parseSCRAMVerifier(verifier); ok {
 		x.secret = &s
 	}

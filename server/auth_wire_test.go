@@ -24,16 +24,20 @@ func (ts *testServer) url(user, password, sslmode string) string {
 	return u.String()
 }
 
-// testRoles is a role store: name → verifier.
+// testRoles is a role store: name → verifier. Every role may log in but
+// "nolog".
 var testRoles = map[string]string{
 	"alice": pgSCRAMAlice, // password pencil, made by PostgreSQL 15
 	"bob":   pgMD5Bob,     // password secret, MD5, made by PostgreSQL 15
 	"carol": NewSCRAMVerifier("ça va"),
 	"nopw":  "",
+	"test":  "",
+	"nolog": NewSCRAMVerifier("pw"),
 }
 
 func testCredentials(_ context.Context, user string) (Credentials, error) {
-	return Credentials{Verifier: testRoles[user]}, nil
+	v, ok := testRoles[user]
+	return Credentials{Exists: ok, Login: ok && user != "nolog", Verifier: v}, nil
 }
 
 // authServer serves with rules from hba (one rule a line) and testRoles.
@@ -297,7 +301,7 @@ func TestAuthValidUntil(t *testing.T) {
 	h, _ := ParseHBA("x", strings.NewReader("host all all 127.0.0.1/32 scram-sha-256"))
 	auth := NewAuthenticator(AuthConfig{HBA: h, Now: func() time.Time { return now },
 		Credentials: func(ctx context.Context, user string) (Credentials, error) {
-			return Credentials{Verifier: testRoles[user], ValidUntil: until[user]}, nil
+			return Credentials{Exists: true, Login: true, Verifier: testRoles[user], ValidUntil: until[user]}, nil
 		}})
 	ts := startServer(t, Config{Authenticator: auth})
 	wantLogin(t, ts.url("alice", "pencil", "disable"))
@@ -312,3 +316,19 @@ func TestAuthDefaultRules(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// Once admitted, by trust or by password, the user must be a role that may
+// log in: PostgreSQL's checks right after authentication.
+func TestAuthRoleMustLogIn(t *testing.T) {
+	ts := authServer(t, "host all all 127.0.0.1/32 trust\n", nil)
+	wantLogin(t, ts.url("alice", "", "disable"))
+	wantRefused(t, ts.url("nobody", "", "disable"), pgerror.InvalidAuthorizationSpec, `role "nobody" does not exist`)
+	wantRefused(t, ts.url("nolog", "", "disable"), pgerror.InvalidAuthorizationSpec, `role "nolog" is not permitted to log in`)
+
+	ts = authServer(t, "host all all 127.0.0.1/32 scram-sha-256\n", nil)
+	wantRefused(t, ts.url("nolog", "pw", "disable"), pgerror.InvalidAuthorizationSpec, `role "nolog" is not permitted to log in`)
+	wantRefused(t, ts.url("nolog", "wrong", "disable"), pgerror.InvalidPassword, `password authentication failed for user "nolog"`)
+	if n := ts.eng.opened.Load(); n != 0 {
+		t.Fatalf("%d sessions", n)
+	}
+}
