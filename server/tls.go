@@ -22,7 +22,8 @@ func LoadTLSConfig(certFile, keyFile string) (*tls.Config, error) {
 // startTLS answers an SSLRequest with 'S' and runs the TLS handshake on the
 // socket; afterwards the connection reads and writes through TLS. The
 // startup read deadline bounds the handshake, and Shutdown interrupts it as
-// it does any startup read. A failed handshake ends this connection only.
+// it does any startup read. A failed handshake ends this connection only,
+// without a word: a plain-text FATAL would be noise inside a handshake.
 func (c *conn) startTLS() error {
 	c.out.buf = append(c.out.buf, 'S')
 	if err := c.out.flush(); err != nil {
@@ -31,7 +32,7 @@ func (c *conn) startTLS() error {
 	tc := tls.Server(c.nc, c.srv.cfg.TLS)
 	if err := tc.HandshakeContext(c.ctx); err != nil {
 		c.log.Debug("TLS handshake failed", "err", err)
-		return c.startupReadError(err)
+		return errQuietClose
 	}
 	c.mu.Lock()
 	c.nc = tc

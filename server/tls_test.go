@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -246,5 +247,25 @@ func TestTLSServerEndPoint(t *testing.T) {
 	}
 	if _, err := LoadTLSConfig(cert.certFile, cert.certFile); err == nil {
 		t.Fatal("a certificate as key loaded")
+	}
+}
+
+// Shutdown does not wait for a client stuck in the TLS handshake: the
+// pending read is interrupted and the connection closed without a word.
+func TestShutdownDuringTLSHandshake(t *testing.T) {
+	cert := newTestCert(t)
+	ts := startServer(t, Config{TLS: cert.cfg})
+	c := dialRaw(t, ts.addr)
+	if b := sslRequest(t, c.nc); b != 'S' {
+		t.Fatalf("answer %q", b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ts.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v (the handshake held it)", err)
+	}
+	c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if b, err := io.ReadAll(c.nc); err != nil || len(b) != 0 {
+		t.Fatalf("after shutdown: %q %v, want a silent close", b, err)
 	}
 }
