@@ -168,6 +168,7 @@ type Catalog struct {
 	tables   map[uint32]*Table
 	byName   map[uint32]map[string]*Table // schema id → name → table
 	nextID   uint32
+	roles    roleSet // roles.go
 }
 
 func newCatalog(db string) *Catalog {
@@ -196,6 +197,7 @@ func (c *Catalog) Clone() *Catalog {
 		}
 		n.byName[k] = mm
 	}
+	n.roles = c.roles.clone()
 	return n
 }
 

@@ -88,6 +88,7 @@ const (
 	ProgramLimitExceeded              = "54000"
 	StatementTooComplex               = "54001"
 	ObjectNotInPrerequisiteState      = "55000"
+	ObjectInUse                       = "55006"
 	LockNotAvailable                  = "55P03"
 	QueryCanceled                     = "57014"
 	AdminShutdown                     = "57P01"

@@ -53,6 +53,10 @@ type Engine struct {
 	// Notify is the LISTEN/NOTIFY hub (nil: LISTEN is accepted and nothing
 	// is ever delivered).
 	Notify *notify.Hub
+	// RequireRoles is set when clients authenticate: a session's user
+	// then has the privileges of its role only. Unset, a user name that
+	// is no role acts as a superuser (roles.go).
+	RequireRoles bool
 
 	sessions atomic.Int64
 }
@@ -72,6 +76,11 @@ func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.S
 	s := &Session{eng: e, info: info, vals: map[string]string{}}
 	s.env = &types.Env{Loc: time.UTC, Names: sessionNames{s}}
 	s.vals["session_authorization"] = info.User
+	if super, err := e.loginIsSuperuser(info.User); err != nil {
+		return nil, err
+	} else if !super {
+		s.vals["is_superuser"] = "off"
+	}
 	s.vals["application_name"] = info.ApplicationName
 	// Startup parameters are settings too (client_encoding, DateStyle, TimeZone, options …).
 	for k, v := range info.Params {

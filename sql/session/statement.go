@@ -170,6 +170,11 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
+		if a := s.roleAction(st.AST); a != nil {
+			p.action = a // ALTER ROLE … RENAME TO (roles.go)
+		}
+	case *pg_query.Node_CreateRoleStmt, *pg_query.Node_AlterRoleStmt, *pg_query.Node_DropRoleStmt:
+		p.action = s.roleAction(st.AST)
 	case *pg_query.Node_ListenStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.execListen(n.ListenStmt.Conditionname, false)
