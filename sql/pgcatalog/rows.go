@@ -15,12 +15,12 @@ func init() {
 
 	pg("pg_namespace", func(v *View, b *builder) {
 		for _, n := range v.namespaces() {
-			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": uint32(ownerOID)})
+			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": v.ownerOID()})
 		}
 	})
 	pg("pg_class", func(v *View, b *builder) {
 		for _, r := range v.relations() {
-			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": uint32(ownerOID),
+			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": v.ownerOID(),
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": "p", "relreplident": "d",
 				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
@@ -71,7 +71,7 @@ func init() {
 	pg("pg_type", func(v *View, b *builder) {
 		procs := v.procOIDs()
 		for _, t := range v.pgTypes() {
-			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": uint32(ownerOID),
+			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": v.ownerOID(),
 				"typlen": t.length, "typbyval": t.byVal, "typtype": string(t.typtype), "typcategory": string(t.category),
 				"typispreferred": t.pref, "typisdefined": true, "typdelim": ",", "typrelid": t.relid, "typelem": t.elem,
 				"typarray": t.array, "typinput": procs[t.input], "typoutput": procs[t.output],
@@ -116,13 +116,13 @@ func init() {
 		b.add(vals{"oid": uint32(amBtree), "amname": "btree", "amtype": "i"})
 	})
 	pg("pg_database", func(v *View, b *builder) {
-		b.add(vals{"oid": uint32(databaseOID), "datname": v.Cat.Database, "datdba": uint32(ownerOID), "encoding": 6,
+		b.add(vals{"oid": uint32(databaseOID), "datname": v.Cat.Database, "datdba": v.ownerOID(), "encoding": 6,
 			"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": uint32(1663),
 			"datcollate": "C.UTF-8", "datctype": "C.UTF-8"})
 	})
 	pg("pg_tablespace", func(v *View, b *builder) {
-		b.add(vals{"oid": uint32(1663), "spcname": "pg_default", "spcowner": uint32(ownerOID)})
-		b.add(vals{"oid": uint32(1664), "spcname": "pg_global", "spcowner": uint32(ownerOID)})
+		b.add(vals{"oid": uint32(1663), "spcname": "pg_default", "spcowner": v.ownerOID()})
+		b.add(vals{"oid": uint32(1664), "spcname": "pg_global", "spcowner": v.ownerOID()})
 	})
 	authid := func(v *View, b *builder, pg bool) {
 		for _, r := range v.roles() {
@@ -181,7 +181,7 @@ func init() {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			row := vals{"oid": procs[n], "proname": n, "pronamespace": uint32(nsPgCatalog), "proowner": uint32(ownerOID),
+			row := vals{"oid": procs[n], "proname": n, "pronamespace": uint32(nsPgCatalog), "proowner": v.ownerOID(),
 				"prolang": uint32(langInternal), "procost": 1.0, "prokind": "f", "provolatile": "i", "proparallel": "s",
 				"proargtypes": types.NewArray(types.KindOidVector, nil), "prosrc": n}
 			if f, ok := funcs.Lookup(n); ok {
@@ -212,13 +212,13 @@ func init() {
 		}
 	})
 	pg("pg_language", func(v *View, b *builder) {
-		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": uint32(ownerOID)})
-		b.add(vals{"oid": uint32(langSQL), "lanname": "sql", "lanowner": uint32(ownerOID), "lanpltrusted": true})
+		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": v.ownerOID()})
+		b.add(vals{"oid": uint32(langSQL), "lanname": "sql", "lanowner": v.ownerOID(), "lanpltrusted": true})
 	})
 	pg("pg_collation", func(v *View, b *builder) {
 		b.add(vals{"oid": uint32(collDefault), "collname": "default", "collnamespace": uint32(nsPgCatalog),
-			"collowner": uint32(ownerOID), "collprovider": "d", "collisdeterministic": true, "collencoding": -1})
-		b.add(vals{"oid": uint32(950), "collname": "C", "collnamespace": uint32(nsPgCatalog), "collowner": uint32(ownerOID),
+			"collowner": v.ownerOID(), "collprovider": "d", "collisdeterministic": true, "collencoding": -1})
+		b.add(vals{"oid": uint32(950), "collname": "C", "collnamespace": uint32(nsPgCatalog), "collowner": v.ownerOID(),
 			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "C", "collctype": "C"})
 	})
 	pg("pg_tables", func(v *View, b *builder) {
@@ -383,7 +383,7 @@ func yesNo(b bool) string {
 
 // ownerName is the owner every object has: the bootstrap superuser.
 func (v *View) ownerName() string {
-	n, _ := v.roleName(ownerOID)
+	n, _ := v.roleName(v.ownerOID())
 	return n
 }
 

@@ -15,7 +15,10 @@ const (
 	nsPgCatalog         = 11
 	nsInformationSchema = 13000
 	nsSystem            = 13001
-	ownerOID            = 10 // the bootstrap superuser, as in PostgreSQL
+	// sessionRoleOID is the OID shown for a connected user that is no role
+	// (without authentication any name may connect); PostgreSQL's
+	// bootstrap superuser has it.
+	sessionRoleOID = 10
 	databaseOID         = 5
 	amHeap              = 2
 	amBtree             = 403
@@ -264,12 +267,37 @@ type role struct {
 	password                                    string
 }
 
-// roles lists the roles: the bootstrap superuser (OID 10, named after the
-// connected user when no role store exists) and the catalog's roles.
+// roles lists the catalog's roles, and the connected user as a superuser
+// when it is no role (without authentication any name may connect).
 func (v *View) roles() []role {
-	name := "mvserver"
-	if v.F != nil && v.F.User != "" {
-		name = v.F.User
+	var out []role
+	user := ""
+	if v.F != nil {
+		user = v.F.User
 	}
-	return []role{{oid: ownerOID, name: name, super: true, inherit: true, createRole: true, createDB: true, login: true, connLimit: -1}}
+	known := false
+	for _, r := range v.Cat.Roles() {
+		out = append(out, role{oid: r.ID, name: r.Name, super: r.Superuser, inherit: r.Inherit, createRole: r.CreateRole,
+			createDB: r.CreateDB, login: r.Login, connLimit: r.ConnLimit, password: r.Password})
+		known = known || r.Name == user
+	}
+	if !known && user != "" {
+		out = append(out, role{oid: sessionRoleOID, name: user, super: true, inherit: true, createRole: true, createDB: true, login: true, connLimit: -1})
+	}
+	return out
+}
+
+// ownerOID is the owner of every object: the first superuser role (the
+// bootstrap superuser is created first).
+func (v *View) ownerOID() uint32 {
+	owner := uint32(0)
+	for _, r := range v.roles() {
+		if r.super && (owner == 0 || r.oid < owner) {
+			owner = r.oid
+		}
+	}
+	if owner == 0 {
+		return sessionRoleOID
+	}
+	return owner
 }
