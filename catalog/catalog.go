@@ -76,6 +76,8 @@ type Table struct {
 	DependsOn []uint32 `json:"depends_on,omitempty"`
 	// Dataset is set for materialized views and streaming tables.
 	Dataset *Dataset `json:"dataset,omitempty"`
+	// Sequence is set for sequences.
+	Sequence *Sequence `json:"sequence,omitempty"`
 }
 
 // Dependents lists the relations whose DependsOn names id.
@@ -107,6 +109,10 @@ func (t *Table) Clone() *Table {
 		d.SearchPath = append([]string(nil), t.Dataset.SearchPath...)
 		d.Streams = append([]uint32(nil), t.Dataset.Streams...)
 		c.Dataset = &d
+	}
+	if t.Sequence != nil {
+		sq := *t.Sequence
+		c.Sequence = &sq
 	}
 	return &c
 }

@@ -67,6 +67,7 @@ const (
 	UntranslatableCharacter           = "22P05"
 	NullValueNotAllowed               = "22004"
 	InvalidRegularExpression          = "2201B"
+	SequenceGeneratorLimitExceeded    = "2200H"
 	ArraySubscriptError               = "2202E"
 	InvalidArgumentForLog             = "2201E"
 	InvalidArgumentForPower           = "2201F"

@@ -24,6 +24,9 @@ func init() {
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": "p", "relreplident": "d",
 				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
+			case 'S':
+				row["relam"] = uint32(0)
+				row["relreplident"] = "n"
 			case 'i':
 				row["relam"] = uint32(amBtree)
 				row["relreplident"] = "n"
@@ -109,6 +112,41 @@ func init() {
 			b.add(vals{"oid": pkConOID(t.ID), "conname": r.name, "connamespace": t.SchemaID, "contype": "p",
 				"convalidated": true, "conrelid": t.ID, "conindid": r.oid, "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": keys})
+		}
+	})
+	pg("pg_sequence", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				b.add(vals{"seqrelid": r.oid, "seqtypid": seqTypeOID(sq.Type), "seqstart": sq.Start, "seqincrement": sq.Increment,
+					"seqmax": sq.Max, "seqmin": sq.Min, "seqcache": sq.Cache, "seqcycle": sq.Cycle})
+			}
+		}
+	})
+	pg("pg_sequences", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "sequencename": r.name, "sequenceowner": v.ownerName(),
+					"data_type": types.NewInt(types.KindRegtype, int64(seqTypeOID(sq.Type))), "start_value": sq.Start,
+					"min_value": sq.Min, "max_value": sq.Max, "increment_by": sq.Increment, "cycle": sq.Cycle,
+					"cache_size": sq.Cache, "last_value": nil})
+			}
+		}
+	})
+	is("sequences", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				ns, _ := v.namespaceName(r.ns)
+				prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[sq.Type]
+				cycle := "NO"
+				if sq.Cycle {
+					cycle = "YES"
+				}
+				b.add(vals{"sequence_catalog": v.Cat.Database, "sequence_schema": ns, "sequence_name": r.name,
+					"data_type": sq.Type, "numeric_precision": prec, "numeric_precision_radix": 2, "numeric_scale": 0,
+					"start_value": strconv.FormatInt(sq.Start, 10), "minimum_value": strconv.FormatInt(sq.Min, 10),
+					"maximum_value": strconv.FormatInt(sq.Max, 10), "increment": strconv.FormatInt(sq.Increment, 10), "cycle_option": cycle})
+			}
 		}
 	})
 	pg("pg_am", func(v *View, b *builder) {
@@ -263,7 +301,7 @@ func init() {
 	})
 	is("tables", func(v *View, b *builder) {
 		for _, r := range v.relations() {
-			if r.kind == 'i' {
+			if r.kind == 'i' || r.kind == 'S' {
 				continue
 			}
 			ns, _ := v.namespaceName(r.ns)
@@ -465,4 +503,22 @@ func typeFacts(t types.T) vals {
 		return vals{"datetime_precision": 6}
 	}
 	return nil
+}
+
+// seqOf is the definition of a sequence relation (nil for others).
+func seqOf(r *relation) *catalog.Sequence {
+	if r.kind != 'S' || r.table == nil {
+		return nil
+	}
+	return r.table.Sequence
+}
+
+func seqTypeOID(typ string) uint32 {
+	switch typ {
+	case "smallint":
+		return types.OidInt2
+	case "integer":
+		return types.OidInt4
+	}
+	return types.OidInt8
 }

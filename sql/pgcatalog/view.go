@@ -18,15 +18,15 @@ const (
 	// sessionRoleOID is the OID shown for a connected user that is no role
 	// (without authentication any name may connect); PostgreSQL's
 	// bootstrap superuser has it.
-	sessionRoleOID = 10
-	databaseOID         = 5
-	amHeap              = 2
-	amBtree             = 403
-	collDefault         = 100
-	langInternal        = 12
-	langSQL             = 14
-	classPgClass        = 1259
-	classPgNamespace    = 2615
+	sessionRoleOID   = 10
+	databaseOID      = 5
+	amHeap           = 2
+	amBtree          = 403
+	collDefault      = 100
+	langInternal     = 12
+	langSQL          = 14
+	classPgClass     = 1259
+	classPgNamespace = 2615
 )
 
 // Derived OIDs of what a table implies (see doc.go).
@@ -121,6 +121,8 @@ func (v *View) relations() []*relation {
 			r.kind = 'v'
 		case catalog.KindMaterializedView:
 			r.kind = 'm'
+		case catalog.KindSequence:
+			r.kind = 'S'
 		default:
 			r.kind = 'r'
 		}

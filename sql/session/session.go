@@ -59,6 +59,8 @@ type Engine struct {
 	RequireRoles bool
 
 	sessions atomic.Int64
+	// seqs hands out sequence values (nextval).
+	seqs sequences
 }
 
 func (e *Engine) now() time.Time {
@@ -149,8 +151,12 @@ type Session struct {
 	txnStart time.Time
 	explicit bool // inside BEGIN … COMMIT
 	cursors  map[string]*cursor
-	failed   bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
-	extErr   bool // a statement of the current extended-protocol batch failed
+	// seqLast is each sequence's last nextval in this session (currval),
+	// lastSeq the sequence of the latest one (lastval).
+	seqLast map[uint32]int64
+	lastSeq uint32
+	failed  bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
+	extErr  bool // a statement of the current extended-protocol batch failed
 
 	// savedVals and savedEnv are the settings at transaction start: a
 	// rollback restores them (SET is transactional in PostgreSQL).
@@ -385,7 +391,7 @@ func mapStorageErr(err error) error {
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
-		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList,
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s},
 		RelationSize: func(id uint32, total bool) (int64, error) {
 			return s.eng.DB.TableSize(storage.TableID(id), total)
 		}}

@@ -166,6 +166,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_CreateSeqStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.createSequence(st, n.CreateSeqStmt) }
+	case *pg_query.Node_AlterSeqStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSequence(n.AlterSeqStmt) }
 	case *pg_query.Node_CommentStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
