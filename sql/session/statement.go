@@ -168,6 +168,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_ExplainStmt:
+		if err := s.prepareExplain(p, st, n.ExplainStmt); err != nil {
+			return nil, err
+		}
 	case *pg_query.Node_CreateSeqStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.createSequence(st, n.CreateSeqStmt) }
 	case *pg_query.Node_AlterSeqStmt:
