@@ -1,0 +1,104 @@
+//go:build clients
+
+package clienttest
+
+import (
+	"regexp"
+	"strings"
+)
+
+// normalizer rewrites the lines of the steps it applies to, on both
+// servers' outputs alike, before they are compared. Each one covers a
+// difference that is legitimate (a port, a version, a storage size), never
+// one in what a client was answered. Keep them few; say why for each.
+type normalizer struct {
+	step  func(name string) bool // nil: every step
+	apply func(lines []string) []string
+}
+
+// stepIs applies a normalizer to the named steps only.
+func stepIs(names ...string) func(string) bool {
+	return func(name string) bool {
+		for _, n := range names {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// replaceRE rewrites every match of re.
+func replaceRE(re *regexp.Regexp, repl string) func([]string) []string {
+	return func(lines []string) []string {
+		out := make([]string, len(lines))
+		for i, l := range lines {
+			out[i] = re.ReplaceAllString(l, repl)
+		}
+		return out
+	}
+}
+
+// dropRE removes the lines re matches.
+func dropRE(re *regexp.Regexp) func([]string) []string {
+	return func(lines []string) []string {
+		var out []string
+		for _, l := range lines {
+			if !re.MatchString(l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+}
+
+// maskPsqlColumn rewrites psql's aligned tables without their padding and
+// with the named column's cells replaced by <name>: its values legitimately
+// differ, and their widths would move every other column.
+func maskPsqlColumn(col string) func([]string) []string {
+	sepRE := regexp.MustCompile(`^-+(\+-+)*$`)
+	return func(lines []string) []string {
+		idx := -1
+		var out []string
+		for _, l := range lines {
+			switch {
+			case strings.Contains(l, "|"):
+				cells := strings.Split(l, "|")
+				for i := range cells {
+					cells[i] = strings.TrimSpace(cells[i])
+					if idx < 0 && cells[i] == col {
+						idx = i
+						continue
+					}
+					if i == idx {
+						cells[i] = "<" + strings.ToLower(col) + ">"
+					}
+				}
+				out = append(out, strings.Join(cells, " | "))
+			case sepRE.MatchString(l):
+				out = append(out, "-+-")
+			default:
+				out = append(out, strings.TrimSpace(l))
+			}
+		}
+		return out
+	}
+}
+
+// psqlNorms are the psql session's normalizations.
+var psqlNorms = []normalizer{
+	// Each server listens on a port picked for the run.
+	{stepIs(`\conninfo`), replaceRE(regexp.MustCompile(`at port "\d+"`), `at port "PORT"`)},
+	// \dt+'s Size is pg_table_size: PostgreSQL counts its heap pages,
+	// mvserver reports Pebble's estimate of the table's key range.
+	{stepIs(`\dt+`), maskPsqlColumn("Size")},
+}
+
+// pgbenchNorms are pgbench's: what it prints about time and versions.
+var pgbenchNorms = []normalizer{
+	// The banner names the server's version when it differs from pgbench's.
+	{nil, dropRE(regexp.MustCompile(`^pgbench \(`))},
+	// Speed is not under test.
+	{nil, dropRE(regexp.MustCompile(`^(latency |initial connection time|tps = )`))},
+	{nil, replaceRE(regexp.MustCompile(`\d+\.\d+ s\b`), "… s")},
+}
