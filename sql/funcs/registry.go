@@ -40,6 +40,17 @@ type Ctx struct {
 	// change data feed and history when total (pg_table_size and
 	// pg_total_relation_size); nil where there is no database.
 	RelationSize func(id uint32, total bool) (int64, error)
+	// Sequences runs nextval, currval, setval and lastval; nil where
+	// sequences cannot be used (refreshes).
+	Sequences Sequences
+}
+
+// Sequences is what the sequence functions need from a session.
+type Sequences interface {
+	NextVal(oid uint32) (int64, error)
+	CurrVal(oid uint32) (int64, error)
+	SetVal(oid uint32, v int64, isCalled bool) (int64, error)
+	LastVal() (int64, error)
 }
 
 // Setting is one configuration parameter as a session sees it.

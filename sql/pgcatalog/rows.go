@@ -15,15 +15,18 @@ func init() {
 
 	pg("pg_namespace", func(v *View, b *builder) {
 		for _, n := range v.namespaces() {
-			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": uint32(ownerOID)})
+			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": v.ownerOID()})
 		}
 	})
 	pg("pg_class", func(v *View, b *builder) {
 		for _, r := range v.relations() {
-			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": uint32(ownerOID),
+			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": v.ownerOID(),
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": "p", "relreplident": "d",
 				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
+			case 'S':
+				row["relam"] = uint32(0)
+				row["relreplident"] = "n"
 			case 'i':
 				row["relam"] = uint32(amBtree)
 				row["relreplident"] = "n"
@@ -71,7 +74,7 @@ func init() {
 	pg("pg_type", func(v *View, b *builder) {
 		procs := v.procOIDs()
 		for _, t := range v.pgTypes() {
-			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": uint32(ownerOID),
+			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": v.ownerOID(),
 				"typlen": t.length, "typbyval": t.byVal, "typtype": string(t.typtype), "typcategory": string(t.category),
 				"typispreferred": t.pref, "typisdefined": true, "typdelim": ",", "typrelid": t.relid, "typelem": t.elem,
 				"typarray": t.array, "typinput": procs[t.input], "typoutput": procs[t.output],
@@ -111,18 +114,53 @@ func init() {
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": keys})
 		}
 	})
+	pg("pg_sequence", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				b.add(vals{"seqrelid": r.oid, "seqtypid": seqTypeOID(sq.Type), "seqstart": sq.Start, "seqincrement": sq.Increment,
+					"seqmax": sq.Max, "seqmin": sq.Min, "seqcache": sq.Cache, "seqcycle": sq.Cycle})
+			}
+		}
+	})
+	pg("pg_sequences", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "sequencename": r.name, "sequenceowner": v.ownerName(),
+					"data_type": types.NewInt(types.KindRegtype, int64(seqTypeOID(sq.Type))), "start_value": sq.Start,
+					"min_value": sq.Min, "max_value": sq.Max, "increment_by": sq.Increment, "cycle": sq.Cycle,
+					"cache_size": sq.Cache, "last_value": nil})
+			}
+		}
+	})
+	is("sequences", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				ns, _ := v.namespaceName(r.ns)
+				prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[sq.Type]
+				cycle := "NO"
+				if sq.Cycle {
+					cycle = "YES"
+				}
+				b.add(vals{"sequence_catalog": v.Cat.Database, "sequence_schema": ns, "sequence_name": r.name,
+					"data_type": sq.Type, "numeric_precision": prec, "numeric_precision_radix": 2, "numeric_scale": 0,
+					"start_value": strconv.FormatInt(sq.Start, 10), "minimum_value": strconv.FormatInt(sq.Min, 10),
+					"maximum_value": strconv.FormatInt(sq.Max, 10), "increment": strconv.FormatInt(sq.Increment, 10), "cycle_option": cycle})
+			}
+		}
+	})
 	pg("pg_am", func(v *View, b *builder) {
 		b.add(vals{"oid": uint32(amHeap), "amname": "heap", "amtype": "t"})
 		b.add(vals{"oid": uint32(amBtree), "amname": "btree", "amtype": "i"})
 	})
 	pg("pg_database", func(v *View, b *builder) {
-		b.add(vals{"oid": uint32(databaseOID), "datname": v.Cat.Database, "datdba": uint32(ownerOID), "encoding": 6,
+		b.add(vals{"oid": uint32(databaseOID), "datname": v.Cat.Database, "datdba": v.ownerOID(), "encoding": 6,
 			"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": uint32(1663),
 			"datcollate": "C.UTF-8", "datctype": "C.UTF-8"})
 	})
 	pg("pg_tablespace", func(v *View, b *builder) {
-		b.add(vals{"oid": uint32(1663), "spcname": "pg_default", "spcowner": uint32(ownerOID)})
-		b.add(vals{"oid": uint32(1664), "spcname": "pg_global", "spcowner": uint32(ownerOID)})
+		b.add(vals{"oid": uint32(1663), "spcname": "pg_default", "spcowner": v.ownerOID()})
+		b.add(vals{"oid": uint32(1664), "spcname": "pg_global", "spcowner": v.ownerOID()})
 	})
 	authid := func(v *View, b *builder, pg bool) {
 		for _, r := range v.roles() {
@@ -181,7 +219,7 @@ func init() {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			row := vals{"oid": procs[n], "proname": n, "pronamespace": uint32(nsPgCatalog), "proowner": uint32(ownerOID),
+			row := vals{"oid": procs[n], "proname": n, "pronamespace": uint32(nsPgCatalog), "proowner": v.ownerOID(),
 				"prolang": uint32(langInternal), "procost": 1.0, "prokind": "f", "provolatile": "i", "proparallel": "s",
 				"proargtypes": types.NewArray(types.KindOidVector, nil), "prosrc": n}
 			if f, ok := funcs.Lookup(n); ok {
@@ -212,13 +250,13 @@ func init() {
 		}
 	})
 	pg("pg_language", func(v *View, b *builder) {
-		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": uint32(ownerOID)})
-		b.add(vals{"oid": uint32(langSQL), "lanname": "sql", "lanowner": uint32(ownerOID), "lanpltrusted": true})
+		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": v.ownerOID()})
+		b.add(vals{"oid": uint32(langSQL), "lanname": "sql", "lanowner": v.ownerOID(), "lanpltrusted": true})
 	})
 	pg("pg_collation", func(v *View, b *builder) {
 		b.add(vals{"oid": uint32(collDefault), "collname": "default", "collnamespace": uint32(nsPgCatalog),
-			"collowner": uint32(ownerOID), "collprovider": "d", "collisdeterministic": true, "collencoding": -1})
-		b.add(vals{"oid": uint32(950), "collname": "C", "collnamespace": uint32(nsPgCatalog), "collowner": uint32(ownerOID),
+			"collowner": v.ownerOID(), "collprovider": "d", "collisdeterministic": true, "collencoding": -1})
+		b.add(vals{"oid": uint32(950), "collname": "C", "collnamespace": uint32(nsPgCatalog), "collowner": v.ownerOID(),
 			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "C", "collctype": "C"})
 	})
 	pg("pg_tables", func(v *View, b *builder) {
@@ -263,7 +301,7 @@ func init() {
 	})
 	is("tables", func(v *View, b *builder) {
 		for _, r := range v.relations() {
-			if r.kind == 'i' {
+			if r.kind == 'i' || r.kind == 'S' {
 				continue
 			}
 			ns, _ := v.namespaceName(r.ns)
@@ -383,7 +421,7 @@ func yesNo(b bool) string {
 
 // ownerName is the owner every object has: the bootstrap superuser.
 func (v *View) ownerName() string {
-	n, _ := v.roleName(ownerOID)
+	n, _ := v.roleName(v.ownerOID())
 	return n
 }
 
@@ -465,4 +503,22 @@ func typeFacts(t types.T) vals {
 		return vals{"datetime_precision": 6}
 	}
 	return nil
+}
+
+// seqOf is the definition of a sequence relation (nil for others).
+func seqOf(r *relation) *catalog.Sequence {
+	if r.kind != 'S' || r.table == nil {
+		return nil
+	}
+	return r.table.Sequence
+}
+
+func seqTypeOID(typ string) uint32 {
+	switch typ {
+	case "smallint":
+		return types.OidInt2
+	case "integer":
+		return types.OidInt4
+	}
+	return types.OidInt8
 }

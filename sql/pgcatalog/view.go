@@ -15,15 +15,18 @@ const (
 	nsPgCatalog         = 11
 	nsInformationSchema = 13000
 	nsSystem            = 13001
-	ownerOID            = 10 // the bootstrap superuser, as in PostgreSQL
-	databaseOID         = 5
-	amHeap              = 2
-	amBtree             = 403
-	collDefault         = 100
-	langInternal        = 12
-	langSQL             = 14
-	classPgClass        = 1259
-	classPgNamespace    = 2615
+	// sessionRoleOID is the OID shown for a connected user that is no role
+	// (without authentication any name may connect); PostgreSQL's
+	// bootstrap superuser has it.
+	sessionRoleOID   = 10
+	databaseOID      = 5
+	amHeap           = 2
+	amBtree          = 403
+	collDefault      = 100
+	langInternal     = 12
+	langSQL          = 14
+	classPgClass     = 1259
+	classPgNamespace = 2615
 )
 
 // Derived OIDs of what a table implies (see doc.go).
@@ -118,6 +121,8 @@ func (v *View) relations() []*relation {
 			r.kind = 'v'
 		case catalog.KindMaterializedView:
 			r.kind = 'm'
+		case catalog.KindSequence:
+			r.kind = 'S'
 		default:
 			r.kind = 'r'
 		}
@@ -264,12 +269,37 @@ type role struct {
 	password                                    string
 }
 
-// roles lists the roles: the bootstrap superuser (OID 10, named after the
-// connected user when no role store exists) and the catalog's roles.
+// roles lists the catalog's roles, and the connected user as a superuser
+// when it is no role (without authentication any name may connect).
 func (v *View) roles() []role {
-	name := "mvserver"
-	if v.F != nil && v.F.User != "" {
-		name = v.F.User
+	var out []role
+	user := ""
+	if v.F != nil {
+		user = v.F.User
 	}
-	return []role{{oid: ownerOID, name: name, super: true, inherit: true, createRole: true, createDB: true, login: true, connLimit: -1}}
+	known := false
+	for _, r := range v.Cat.Roles() {
+		out = append(out, role{oid: r.ID, name: r.Name, super: r.Superuser, inherit: r.Inherit, createRole: r.CreateRole,
+			createDB: r.CreateDB, login: r.Login, connLimit: r.ConnLimit, password: r.Password})
+		known = known || r.Name == user
+	}
+	if !known && user != "" {
+		out = append(out, role{oid: sessionRoleOID, name: user, super: true, inherit: true, createRole: true, createDB: true, login: true, connLimit: -1})
+	}
+	return out
+}
+
+// ownerOID is the owner of every object: the first superuser role (the
+// bootstrap superuser is created first).
+func (v *View) ownerOID() uint32 {
+	owner := uint32(0)
+	for _, r := range v.roles() {
+		if r.super && (owner == 0 || r.oid < owner) {
+			owner = r.oid
+		}
+	}
+	if owner == 0 {
+		return sessionRoleOID
+	}
+	return owner
 }

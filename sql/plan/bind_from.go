@@ -33,6 +33,10 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		if t.Kind == catalog.KindView {
 			return b.bindView(t, rv)
 		}
+		if t.Kind == catalog.KindSequence {
+			return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "reading sequence \"%s\" as a table is not supported", t.Name).
+				WithHint("Use nextval, currval or the pg_sequences view.")
+		}
 		alias, aliased := t.Name, false
 		if rv.Alias != nil {
 			alias, aliased = rv.Alias.Aliasname, true

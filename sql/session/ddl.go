@@ -107,6 +107,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	b := s.binder(st, nil)
 	var pk []string
 	pkLoc := int32(-1)
+	var serials []uint32 // sequences of serial columns
 	for _, elt := range cs.TableElts {
 		switch e := elt.Node.(type) {
 		case *pg_query.Node_ColumnDef:
@@ -116,8 +117,10 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			}
 			tn := cd.TypeName
 			typName := strings.ToLower(strVal(tn.Names[len(tn.Names)-1]))
-			if strings.Contains(typName, "serial") {
-				return "", st.Errorf(tn.Location, pgerror.FeatureNotSupported, "serial columns are not supported yet: sequences come later; give the column an explicit value")
+			serial := map[string]string{"smallserial": "smallint", "serial2": "smallint", "serial": "integer",
+				"serial4": "integer", "bigserial": "bigint", "serial8": "bigint"}[typName]
+			if serial != "" && len(tn.ArrayBounds) > 0 {
+				return "", st.Errorf(tn.Location, pgerror.FeatureNotSupported, "array of serial is not implemented")
 			}
 			typ, err := b.TypeName(tn)
 			if err != nil {
@@ -155,6 +158,16 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 				default:
 					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
 				}
+			}
+			if serial != "" {
+				if col.Default != "" {
+					return "", st.Errorf(cd.Location, pgerror.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", cd.Colname, name)
+				}
+				seq, err := s.serialColumn(c, t, &col, serial)
+				if err != nil {
+					return "", err
+				}
+				serials = append(serials, seq.ID)
 			}
 			t.Columns = append(t.Columns, col)
 		case *pg_query.Node_Constraint:
@@ -215,7 +228,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	}
 	t.ApplyDefaults(s.eng.Defaults)
 	c.PutTable(t)
-	if err := s.persist(c, []uint32{t.ID}, nil); err != nil {
+	if err := s.persist(c, append([]uint32{t.ID}, serials...), nil); err != nil {
 		return "", err
 	}
 	params := map[string]string{"isManaged": "true", "description": t.Comment, "partitionBy": jsonList(t.PartitionBy), "properties": propsJSON(t.Properties)}
@@ -325,11 +338,20 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				return "", err
 			}
 			dropped = append(dropped, ids...)
+			// A table takes the sequences it owns (its serial columns') along.
+			for _, seq := range c.OwnedSequences(t.ID) {
+				if err := s.dropSequence(c, seq); err != nil {
+					return "", err
+				}
+				dropped = append(dropped, seq.ID)
+			}
 		}
 		if len(dropped) == 0 {
 			return "DROP TABLE", nil
 		}
 		return "DROP TABLE", s.persist(c, nil, dropped)
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		return s.dropSequences(ds)
 	case pg_query.ObjectType_OBJECT_SCHEMA:
 		c := s.cat.Clone()
 		var dropped []uint32
@@ -355,10 +377,18 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			for _, t := range inSchema {
-				c.DropTable(t.ID)
 				dropped = append(dropped, t.ID)
-				if err := s.txn.DropTable(storageID(t)); err != nil {
-					return "", mapStorageErr(err)
+				if t.Kind == catalog.KindSequence {
+					if err := s.dropSequence(c, t); err != nil {
+						return "", err
+					}
+					continue
+				}
+				c.DropTable(t.ID)
+				if t.Kind != catalog.KindView {
+					if err := s.txn.DropTable(storageID(t)); err != nil {
+						return "", mapStorageErr(err)
+					}
 				}
 			}
 			c.DropSchema(sc)

@@ -53,8 +53,14 @@ type Engine struct {
 	// Notify is the LISTEN/NOTIFY hub (nil: LISTEN is accepted and nothing
 	// is ever delivered).
 	Notify *notify.Hub
+	// RequireRoles is set when clients authenticate: a session's user
+	// then has the privileges of its role only. Unset, a user name that
+	// is no role acts as a superuser (roles.go).
+	RequireRoles bool
 
 	sessions atomic.Int64
+	// seqs hands out sequence values (nextval).
+	seqs sequences
 }
 
 func (e *Engine) now() time.Time {
@@ -72,6 +78,11 @@ func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.S
 	s := &Session{eng: e, info: info, vals: map[string]string{}}
 	s.env = &types.Env{Loc: time.UTC, Names: sessionNames{s}}
 	s.vals["session_authorization"] = info.User
+	if super, err := e.loginIsSuperuser(info.User); err != nil {
+		return nil, err
+	} else if !super {
+		s.vals["is_superuser"] = "off"
+	}
 	s.vals["application_name"] = info.ApplicationName
 	// Startup parameters are settings too (client_encoding, DateStyle, TimeZone, options …).
 	for k, v := range info.Params {
@@ -140,8 +151,12 @@ type Session struct {
 	txnStart time.Time
 	explicit bool // inside BEGIN … COMMIT
 	cursors  map[string]*cursor
-	failed   bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
-	extErr   bool // a statement of the current extended-protocol batch failed
+	// seqLast is each sequence's last nextval in this session (currval),
+	// lastSeq the sequence of the latest one (lastval).
+	seqLast map[uint32]int64
+	lastSeq uint32
+	failed  bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
+	extErr  bool // a statement of the current extended-protocol batch failed
 
 	// savedVals and savedEnv are the settings at transaction start: a
 	// rollback restores them (SET is transactional in PostgreSQL).
@@ -376,7 +391,7 @@ func mapStorageErr(err error) error {
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
-		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList,
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s},
 		RelationSize: func(id uint32, total bool) (int64, error) {
 			return s.eng.DB.TableSize(storage.TableID(id), total)
 		}}

@@ -85,6 +85,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		if err != nil {
 			return nil, err
 		}
+		if ins.Returning != nil {
+			s.returning(p, ins, ins.Table.ID, ins.Returning, "INSERT 0")
+			break
+		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
@@ -99,6 +103,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		if err != nil {
 			return nil, err
 		}
+		if up.Returning != nil {
+			s.returning(p, up, up.Table.ID, up.Returning, "UPDATE")
+			break
+		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
@@ -112,6 +120,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		del, err := b.BindDelete(n.DeleteStmt)
 		if err != nil {
 			return nil, err
+		}
+		if del.Returning != nil {
+			s.returning(p, del, del.Table.ID, del.Returning, "DELETE")
+			break
 		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
@@ -154,10 +166,19 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_CreateSeqStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.createSequence(st, n.CreateSeqStmt) }
+	case *pg_query.Node_AlterSeqStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSequence(n.AlterSeqStmt) }
 	case *pg_query.Node_CommentStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
+		if a := s.roleAction(st.AST); a != nil {
+			p.action = a // ALTER ROLE … RENAME TO (roles.go)
+		}
+	case *pg_query.Node_CreateRoleStmt, *pg_query.Node_AlterRoleStmt, *pg_query.Node_DropRoleStmt:
+		p.action = s.roleAction(st.AST)
 	case *pg_query.Node_ListenStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.execListen(n.ListenStmt.Conditionname, false)
@@ -339,4 +360,15 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		return "", err
 	}
 	return "SET", nil
+}
+
+// returning makes a DML statement with a RETURNING list a row statement:
+// it writes when it runs and returns the list's rows, tagged as the DML
+// (INSERT 0 n, UPDATE n, DELETE n).
+func (s *Session) returning(p *prepared, stmt any, table uint32, ret *plan.Returning, tag string) {
+	p.cols, p.rowsTag = ret.Columns(), tag
+	p.node = &plan.Rows{Cols: p.cols, Gen: genDeferred, Arg: deferredRows(func(c *exec.Ctx) ([]exec.Row, error) {
+		s.txn.CheckUnchanged(catalog.DescriptorKey(table))
+		return exec.ExecReturning(c, stmt)
+	})}
 }
