@@ -89,6 +89,9 @@ func maskPsqlColumn(col string) func([]string) []string {
 var psqlNorms = []normalizer{
 	// Each server listens on a port picked for the run.
 	{stepIs(`\conninfo`), replaceRE(regexp.MustCompile(`at port "\d+"`), `at port "PORT"`)},
+	// Over TLS 1.3 each server picks the cipher: Go's crypto/tls prefers
+	// AES-128-GCM where the CPU has AES instructions, OpenSSL AES-256-GCM.
+	{stepIs(`\conninfo`), replaceRE(regexp.MustCompile(`cipher: [A-Z0-9_-]+`), `cipher: <cipher>`)},
 	// \dt+'s Size is pg_table_size: PostgreSQL counts its heap pages,
 	// mvserver reports Pebble's estimate of the table's key range.
 	{stepIs(`\dt+`), maskPsqlColumn("Size")},
