@@ -33,9 +33,12 @@
 //     databases, the pg_database_owner role as owner of public) and adds
 //     what mvserver always has (its system schema).
 //  4. When the mvserver binary offers password authentication and TLS
-//     (--superuser-password, --tls-cert), every client authenticates with
-//     SCRAM-SHA-256 on both servers and the psycopg2 session runs over TLS;
-//     before that, both servers trust loopback clients.
+//     (--superuser-password, --tls-cert), both servers demand SCRAM-SHA-256
+//     (checked: both refuse a wrong password with 28P01) and offer TLS with
+//     one self-signed certificate. The psycopg2 session requires TLS
+//     (sslmode=require); the others keep their drivers' defaults (libpq's,
+//     pgjdbc's and psqlODBC's "prefer" encrypts, node-postgres does not).
+//     A binary without those flags is tested trusting loopback clients.
 //
 // The package's code is all in _test.go files behind the tag, so `go test
 // ./...` builds nothing here. It imports nothing from the server: it drives

@@ -5,6 +5,7 @@ package clienttest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 const (
@@ -68,6 +70,18 @@ func startTargets(t *testing.T, opts sessionOpts) []target {
 	t.Logf("postgres: %s; mvserver: %s", pgConn, mvConn)
 
 	targets := []target{{"postgres", pgConn, pgLog}, {"mvserver", mvConn, mvLog}}
+	if feat.password {
+		// Authentication is really on: a wrong password is refused alike.
+		for _, tg := range targets {
+			bad := tg.conn
+			bad.Password = "wrong-" + bad.Password
+			err := execAll(bad, nil)
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != "28P01" {
+				t.Fatalf("%s accepted or refused a wrong password oddly (want SQLSTATE 28P01): %v", tg.name, err)
+			}
+		}
+	}
 	stmts, err := readStatements(testdata("schema.sql"))
 	if err != nil {
 		t.Fatal(err)
