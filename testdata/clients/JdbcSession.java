@@ -132,12 +132,18 @@ public class JdbcSession {
             System.out.println("product: " + md.getDatabaseProductName() + " " + md.getDatabaseMajorVersion());
             System.out.println("# version: " + md.getDatabaseProductVersion() + ", driver " + md.getDriverVersion());
             System.out.println("user: " + md.getUserName());
-            System.out.println("autocommit: " + conn.getAutoCommit() + ", isolation: " + conn.getTransactionIsolation() + ", readOnly: " + conn.isReadOnly());
+            System.out.println("autocommit: " + conn.getAutoCommit() + ", readOnly: " + conn.isReadOnly());
+        });
+        if (conn == null) return; // nothing else can run
+
+        // pgjdbc asks the server: SHOW TRANSACTION ISOLATION LEVEL.
+        step("getTransactionIsolation", () -> System.out.println("isolation: " + conn.getTransactionIsolation()));
+
+        step("current_database, current_user, current_schema", () -> {
             try (Statement s = conn.createStatement()) {
                 dump(s.executeQuery("SELECT current_database(), current_user, current_schema()"));
             }
         });
-        if (conn == null) return; // nothing else can run
 
         step("Statement.executeQuery", () -> {
             try (Statement s = conn.createStatement()) {
