@@ -217,6 +217,12 @@ func runPostgres(dataDir string, port int) (*pgProc, error) {
 	if err := asPostgres(p.cmd); err != nil {
 		return nil, err
 	}
+	// Should the test binary die (a go test timeout), the postmaster shuts
+	// down at once instead of outliving it.
+	if p.cmd.SysProcAttr == nil {
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	p.cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start postgres: %v", err)
 	}

@@ -190,6 +190,8 @@ func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *c
 	cmd := exec.Command(bin, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = log, log
+	// Should the test binary die (a go test timeout), mvserver stops too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	exited := make(chan struct{})
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start mvserver: %v", err)
