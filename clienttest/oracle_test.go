@@ -176,7 +176,7 @@ func writeHBA(dir, method string) error {
 
 // startPostgres copies the template into dataDir, starts postgres on a
 // fresh port, fills c.Port and stops the server when the test ends.
-func startPostgres(t *testing.T, template, dataDir string, c *connSettings) *syncBuffer {
+func startPostgres(t *testing.T, template, dataDir string, c *connSettings) {
 	t.Helper()
 	// cp -a keeps the owner (postgres) and modes.
 	if out, err := exec.Command("cp", "-a", template, dataDir).CombinedOutput(); err != nil {
@@ -199,7 +199,6 @@ func startPostgres(t *testing.T, template, dataDir string, c *connSettings) *syn
 	if err := waitConnectable(*c, p.exited, time.Now().Add(startTimeout)); err != nil {
 		t.Fatalf("postgres: %v\n%s", err, p.log.String())
 	}
-	return p.log
 }
 
 // pgProc is a running postmaster, our own child.

@@ -30,14 +30,13 @@ const (
 type target struct {
 	name string // "postgres" or "mvserver"
 	conn connSettings
-	log  *syncBuffer // the server's own log
 }
 
 // sessionOpts are a test's choices about its sessions.
 type sessionOpts struct {
 	// tls asks for TLS (sslmode=require) when the mvserver binary offers
-	// it; otherwise the session is like the others (sslmode=prefer, which
-	// both servers answer with 'N' while mvserver has no TLS).
+	// it. Otherwise the session has libpq's default, sslmode=prefer, which
+	// encrypts when the server offers TLS.
 	tls bool
 }
 
@@ -64,12 +63,12 @@ func startTargets(t *testing.T, opts sessionOpts) []target {
 	}
 
 	pgConn := base
-	pgLog := startPostgres(t, tmpl, filepath.Join(dir, "pgdata"), &pgConn)
+	startPostgres(t, tmpl, filepath.Join(dir, "pgdata"), &pgConn)
 	mvConn := base
-	mvLog := startMvserver(t, bin, feat, filepath.Join(dir, "mvdata"), &mvConn)
+	startMvserver(t, bin, feat, filepath.Join(dir, "mvdata"), &mvConn)
 	t.Logf("postgres: %s; mvserver: %s", pgConn, mvConn)
 
-	targets := []target{{"postgres", pgConn, pgLog}, {"mvserver", mvConn, mvLog}}
+	targets := []target{{"postgres", pgConn}, {"mvserver", mvConn}}
 	if feat.password {
 		// Authentication is really on: a wrong password is refused alike.
 		for _, tg := range targets {
@@ -173,7 +172,7 @@ var listeningRE = regexp.MustCompile(`msg="mvserver listening" addr=127\.0\.0\.1
 // kernel picks, and fills c.Port. With password support the bootstrap
 // superuser is the client user with the client password (SCRAM-SHA-256
 // from loopback); with TLS support it gets the suite's certificate.
-func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *connSettings) *syncBuffer {
+func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *connSettings) {
 	t.Helper()
 	args := []string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--http", "", "--database", c.Database}
 	env := cleanServerEnv()
@@ -207,8 +206,10 @@ func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *c
 			_ = cmd.Process.Kill()
 			<-exited
 		}
-		if t.Failed() {
-			t.Logf("mvserver log (last lines):\n%s", tail(log.String(), 40))
+		// Its log matters when a test failed and the server said more than
+		// that it started and stopped.
+		if l := log.String(); t.Failed() && (strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") || strings.Contains(l, "panic")) {
+			t.Logf("mvserver log (last lines):\n%s", tail(l, 40))
 		}
 	})
 	deadline := time.Now().Add(startTimeout)
@@ -229,7 +230,6 @@ func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *c
 	if err := waitConnectable(*c, exited, deadline); err != nil {
 		t.Fatalf("mvserver: %v\n%s", err, log.String())
 	}
-	return log
 }
 
 // cleanServerEnv is the environment without a developer's MVSERVER_* and
