@@ -153,7 +153,9 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	case *pg_query.Node_TruncateStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.truncate(st, n.TruncateStmt) }
 	case *pg_query.Node_AlterTableStmt:
-		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTable(st, n.AlterTableStmt) }
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.alterTable(ctx, st, n.AlterTableStmt)
+		}
 	case *pg_query.Node_DeclareCursorStmt:
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			return s.declareCursor(ctx, st, n.DeclareCursorStmt, params)
