@@ -150,6 +150,7 @@ type Session struct {
 	cat      *catalog.Catalog // the catalog this transaction sees (with its own DDL)
 	txnStart time.Time
 	explicit bool // inside BEGIN … COMMIT
+	readOnly bool // the transaction is READ ONLY: writes fail with 25006
 	cursors  map[string]*cursor
 	// seqLast is each sequence's last nextval in this session (currval),
 	// lastSeq the sequence of the latest one (lastval).
@@ -215,6 +216,9 @@ func (s *Session) Close() {
 }
 
 func (s *Session) get(st *setting) string {
+	if st.name == "transaction_read_only" {
+		return onOff(s.readOnly)
+	}
 	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
 		return v
 	}
@@ -280,6 +284,7 @@ func (s *Session) ensureTxn() error {
 		return err
 	}
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	s.readOnly = s.setting("default_transaction_read_only") == "on"
 	s.savedVals = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {
 		s.savedVals[k] = v
@@ -297,7 +302,7 @@ func (s *Session) commit() error {
 		return err
 	}
 	txn := s.txn
-	s.txn, s.cat = nil, nil
+	s.txn, s.cat, s.readOnly = nil, nil, false
 	ds := s.datasets
 	s.datasets = nil
 	streams := s.streamRefreshes
@@ -358,7 +363,7 @@ func (s *Session) rollback() {
 	_ = s.endCursors(false)
 	if s.txn != nil {
 		s.txn.Rollback()
-		s.txn, s.cat = nil, nil
+		s.txn, s.cat, s.readOnly = nil, nil, false
 		s.datasets = nil
 		s.streamRefreshes = nil
 		s.createRuns = nil

@@ -54,6 +54,7 @@ func init() {
 		{name: "default_transaction_isolation", def: "repeatable read", check: checkIsolation, desc: "Sets the transaction isolation level of each new transaction."},
 		{name: "transaction_isolation", def: "repeatable read", check: checkIsolation, desc: "Sets the current transaction's isolation level."},
 		{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
+		{name: "transaction_read_only", def: "off", readOnly: true, desc: "Shows whether the current transaction is read-only (BEGIN READ ONLY, SET TRANSACTION READ ONLY)."},
 		{name: "max_index_keys", def: "32", readOnly: true, desc: "Shows the maximum number of index keys."},
 		{name: "block_size", def: "8192", readOnly: true, desc: "Shows the size of a disk block."},
 		{name: "lc_collate", def: "C.UTF-8", readOnly: true, desc: "Shows the collation order locale."},

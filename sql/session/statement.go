@@ -69,6 +69,9 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.ctl = c
 		return p, nil
 	}
+	if err := s.checkReadOnly(st); err != nil {
+		return nil, err
+	}
 	if st.Ext != nil {
 		return s.prepareExt(p)
 	}
@@ -168,6 +171,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_VacuumStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.vacuumPG(n.VacuumStmt) }
 	case *pg_query.Node_ExplainStmt:
 		if err := s.prepareExplain(p, st, n.ExplainStmt); err != nil {
 			return nil, err
@@ -299,8 +304,20 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		}
 		return "RESET", nil
 	case pg_query.VariableSetKind_VAR_SET_MULTI:
-		// SET TRANSACTION … / SET SESSION CHARACTERISTICS: isolation levels
-		// are all snapshot isolation here.
+		// SET TRANSACTION … / SET SESSION CHARACTERISTICS AS TRANSACTION …:
+		// isolation levels are all snapshot isolation here; READ ONLY and
+		// READ WRITE apply to this transaction or to the session's next ones.
+		if strings.EqualFold(v.Name, "TRANSACTION") {
+			s.transactionModes(v.Args)
+		} else {
+			for _, a := range v.Args {
+				if d := a.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
+					if err := s.set(settings["default_transaction_read_only"], onOff(constInt(d.Arg) != 0)); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
 		return "SET", nil
 	}
 	switch strings.ToLower(name) {
@@ -377,4 +394,80 @@ func (s *Session) returning(p *prepared, stmt any, table uint32, ret *plan.Retur
 		s.txn.CheckUnchanged(catalog.DescriptorKey(table))
 		return exec.ExecReturning(c, stmt)
 	})}
+}
+
+// transactionModes applies BEGIN's and SET TRANSACTION's modes to the
+// current transaction: READ ONLY / READ WRITE (isolation levels are all
+// snapshot isolation).
+func (s *Session) transactionModes(opts []*pg_query.Node) {
+	for _, o := range opts {
+		if d := o.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
+			s.readOnly = constInt(d.Arg) != 0
+		}
+	}
+}
+
+// constInt reads an integer or boolean constant of a transaction mode.
+func constInt(n *pg_query.Node) int64 {
+	c := n.GetAConst()
+	if c == nil {
+		return 0
+	}
+	if b := c.GetBoolval(); b != nil && b.Boolval {
+		return 1
+	}
+	return int64(c.GetIval().GetIval())
+}
+
+// checkReadOnly fails a statement that writes in a READ ONLY transaction
+// (25006), as PostgreSQL does.
+func (s *Session) checkReadOnly(st *parse.Statement) error {
+	if !s.readOnly || st.AST == nil {
+		if s.readOnly && st.Ext != nil && !readOnlyExt(st.Text) {
+			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandWords(st.Text))
+		}
+		return nil
+	}
+	switch n := st.AST.Node.(type) {
+	case *pg_query.Node_SelectStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
+		*pg_query.Node_TransactionStmt, *pg_query.Node_DeclareCursorStmt, *pg_query.Node_FetchStmt,
+		*pg_query.Node_ClosePortalStmt, *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt,
+		*pg_query.Node_NotifyStmt, *pg_query.Node_DeallocateStmt:
+		return nil
+	case *pg_query.Node_ExplainStmt:
+		return nil
+	case *pg_query.Node_CopyStmt:
+		if !n.CopyStmt.IsFrom {
+			return nil
+		}
+	}
+	return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandWords(st.Text))
+}
+
+// readOnlyExt reports whether an mvserver statement only reads.
+func readOnlyExt(text string) bool {
+	switch strings.ToUpper(strings.Fields(text + " x")[0]) {
+	case "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "CHECK":
+		return true
+	}
+	return false
+}
+
+// commandWords is the command a statement's text starts with, as
+// PostgreSQL names it in messages (INSERT, CREATE TABLE, …).
+func commandWords(text string) string {
+	f := strings.Fields(strings.ToUpper(text))
+	if len(f) == 0 {
+		return "this statement"
+	}
+	switch f[0] {
+	case "CREATE", "DROP", "ALTER", "REFRESH", "COMMENT":
+		if len(f) > 1 {
+			if f[1] == "MATERIALIZED" && len(f) > 2 {
+				return f[0] + " " + f[1] + " " + f[2]
+			}
+			return f[0] + " " + f[1]
+		}
+	}
+	return f[0]
 }
