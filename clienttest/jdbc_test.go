@@ -32,5 +32,5 @@ func TestJDBC(t *testing.T) {
 	run := clientRun{argv: []string{java, "-Duser.timezone=UTC", "-cp", jdbcJar + string(filepath.ListSeparator) + classes, "JdbcSession"}}
 	pgOut := runClient(t, targets[0], run)
 	mvOut := runClient(t, targets[1], run)
-	compareSessions(t, pgOut, mvOut, nil)
+	compareSessions(t, pgOut, mvOut, jdbcNorms)
 }
