@@ -78,6 +78,10 @@ type Table struct {
 	Dataset *Dataset `json:"dataset,omitempty"`
 	// Sequence is set for sequences.
 	Sequence *Sequence `json:"sequence,omitempty"`
+	// Owner is the role that created the relation (0: created before roles
+	// were checked, owned by the bootstrap superuser); ACL its grants.
+	Owner uint32    `json:"owner,omitempty"`
+	ACL   []ACLItem `json:"acl,omitempty"`
 }
 
 // Dependents lists the relations whose DependsOn names id.
@@ -103,6 +107,7 @@ func (t *Table) Clone() *Table {
 	c.ClusterBy = append([]string(nil), t.ClusterBy...)
 	c.Properties = append([]Property(nil), t.Properties...)
 	c.DependsOn = append([]uint32(nil), t.DependsOn...)
+	c.ACL = append([]ACLItem(nil), t.ACL...)
 	if t.Dataset != nil {
 		d := *t.Dataset
 		d.Expectations = append([]Expectation(nil), t.Dataset.Expectations...)

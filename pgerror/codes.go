@@ -24,6 +24,7 @@ const (
 	DeadlockDetected                  = "40P01"
 	SyntaxError                       = "42601"
 	InsufficientPrivilege             = "42501"
+	InvalidGrantOperation             = "0LP01"
 	UndefinedColumn                   = "42703"
 	UndefinedTable                    = "42P01"
 	UndefinedFunction                 = "42883"

@@ -3,6 +3,7 @@ package pgcatalog
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/funcs"
@@ -20,7 +21,12 @@ func init() {
 	})
 	pg("pg_class", func(v *View, b *builder) {
 		for _, r := range v.relations() {
-			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": v.ownerOID(),
+			owner := v.ownerOID()
+			if r.table != nil && r.table.Owner != 0 {
+				owner = r.table.Owner
+			}
+			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": owner,
+				"relacl":  v.acl(r.table, owner),
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": "p", "relreplident": "d",
 				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
@@ -521,4 +527,38 @@ func seqTypeOID(typ string) uint32 {
 		return types.OidInt4
 	}
 	return types.OidInt8
+}
+
+// acl renders a relation's grants as pg_class.relacl: NULL when it has
+// none (the owner's default rights), else {grantee=privs/grantor,…} with
+// the owner's own entry first, PUBLIC as an empty grantee.
+func (v *View) acl(t *catalog.Table, owner uint32) any {
+	if t == nil || len(t.ACL) == 0 {
+		return nil
+	}
+	ownerName, _ := v.roleName(owner)
+	items := []string{quoteIdent(ownerName) + "=" + aclLetters(catalog.AllTablePrivs) + "/" + quoteIdent(ownerName)}
+	for _, a := range t.ACL {
+		who := ""
+		if a.Grantee != 0 {
+			n, ok := v.roleName(a.Grantee)
+			if !ok {
+				continue // a dropped role
+			}
+			who = quoteIdent(n)
+		}
+		items = append(items, who+"="+aclLetters(a.Privs)+"/"+quoteIdent(ownerName))
+	}
+	return items
+}
+
+// aclLetters orders privilege letters as PostgreSQL prints them.
+func aclLetters(privs string) string {
+	var b strings.Builder
+	for _, l := range "arwdDxtm" {
+		if strings.ContainsRune(privs, l) {
+			b.WriteRune(l)
+		}
+	}
+	return b.String()
 }

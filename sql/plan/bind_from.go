@@ -30,6 +30,11 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if b.CheckRead != nil && len(b.views) == 0 {
+			if err := b.CheckRead(t); err != nil {
+				return nil, nil, withPos(err, b, rv.Location)
+			}
+		}
 		if t.Kind == catalog.KindView {
 			return b.bindView(t, rv)
 		}

@@ -13,6 +13,10 @@ type Binder struct {
 	SearchPath []string
 	Stmt       *parse.Statement
 	Env        *types.Env
+	// CheckRead, when set, is asked about every relation the statement
+	// reads by name — not those a view reads, which run with the view
+	// owner's rights — and fails the bind with its error (privileges).
+	CheckRead func(t *catalog.Table) error
 	// assignTo names the column an assignment coercion targets (messages).
 	assignTo string
 	// Params holds the type of each parameter: preset from the client's

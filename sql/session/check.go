@@ -24,6 +24,9 @@ func (s *Session) prepareCheck(p *prepared, c *parse.CheckDataset) (*prepared, e
 	if err != nil {
 		return nil, err
 	}
+	if err := s.require(t, catalog.PrivSelect); err != nil {
+		return nil, err
+	}
 	if t.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(c.Name.Pos)
 	}

@@ -44,6 +44,9 @@ func (s *Session) comment(cs *pg_query.CommentStmt) (string, error) {
 	if catalog.IsSystem(t) {
 		return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied: \"%s\" is a system view", t.Name)
 	}
+	if err := s.requireOwner(t); err != nil {
+		return "", err
+	}
 	if want != "" && t.Kind != want && !(want == catalog.KindTable && t.Kind == catalog.KindStreamingTable) {
 		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, strings.ReplaceAll(string(want), "_", " "))
 	}

@@ -54,7 +54,7 @@ func dependsOnAny(c *catalog.Catalog, ids []uint32, target uint32) bool {
 // caller adds what is its own and applies the dataset clauses.
 func (s *Session) newDataset(kind catalog.ObjectKind, schemaID uint32, name, text string, ids []uint32, c *parse.CreateMaterializedView) (*catalog.Table, *catalog.Dataset) {
 	t := &catalog.Table{SchemaID: schemaID, Name: name, Kind: kind, Query: text, DependsOn: ids, NextColID: 1,
-		PartitionBy: c.Clauses.PartitionedBy, ClusterBy: c.Clauses.ClusterBy}
+		PartitionBy: c.Clauses.PartitionedBy, ClusterBy: c.Clauses.ClusterBy, Owner: s.ownerID()}
 	if c.Clauses.Comment != nil {
 		t.Comment = *c.Clauses.Comment
 	}
@@ -127,7 +127,10 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		return "", err
 	}
 	c := s.cat.Clone()
-	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindView, Query: text, DependsOn: ids, NextColID: 1}
+	if err := s.requireCreate(schema.Name); err != nil {
+		return "", err
+	}
+	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindView, Query: text, DependsOn: ids, NextColID: 1, Owner: s.ownerID()}
 	if old, exists := s.cat.LookupTable(schema.ID, name); exists {
 		if !vs.Replace {
 			return "", st.Errorf(vs.View.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
@@ -193,6 +196,9 @@ func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExi
 		if t.Kind != kind {
 			return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, what).
 				WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(t.Kind)), kindName(t.Kind))
+		}
+		if err := s.requireOwner(t); err != nil {
+			return "", err
 		}
 		ids, err := s.dropCascade(c, t, cascade)
 		if err != nil {
@@ -320,6 +326,9 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	}
 	if exists && dependsOnAny(s.cat, ids, old.ID) {
 		return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" would depend on itself", name)
+	}
+	if err := s.requireCreate(schema.Name); err != nil {
+		return "", err
 	}
 	t, ds := s.newDataset(catalog.KindMaterializedView, schema.ID, name, text, ids, c)
 	ds.Policy = string(parse.PolicyAuto)
@@ -535,6 +544,9 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	if err := datasetKindOf(t, r.Streaming, r.Name); err != nil {
 		return "", err
 	}
+	if err := s.require(t, catalog.PrivMaintain); err != nil {
+		return "", err
+	}
 	// The refresh takes its own snapshot once it holds the view's lock.
 	s.rollback()
 	defer s.ensureTxn()
@@ -564,6 +576,9 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 		return "", err
 	}
 	if err := datasetKindOf(t, a.Streaming, a.Name); err != nil {
+		return "", err
+	}
+	if err := s.requireOwner(t); err != nil {
 		return "", err
 	}
 	if a.Streaming && a.EnableIncremental {

@@ -69,6 +69,9 @@ func (s *Session) createSchema(st *parse.Statement, cs *pg_query.CreateSchemaStm
 		}
 		return "", pgerror.New(pgerror.DuplicateSchema, "schema \"%s\" already exists", name)
 	}
+	if err := s.requireCreate(name); err != nil {
+		return "", err
+	}
 	if strings.HasPrefix(name, "pg_") {
 		return "", pgerror.New(pgerror.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
 	}
@@ -104,7 +107,10 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 		return "", st.Errorf(loc, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
 	}
 	c := s.cat.Clone()
-	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1}
+	if err := s.requireCreate(schema.Name); err != nil {
+		return "", err
+	}
+	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1, Owner: s.ownerID()}
 	b := s.binder(st, nil)
 	var pk []string
 	pkLoc := int32(-1)
@@ -334,6 +340,9 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name).
 					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(t.Kind)), kindName(t.Kind))
 			}
+			if err := s.requireOwner(t); err != nil {
+				return "", err
+			}
 			ids, err := s.dropCascade(c, t, ds.Behavior == pg_query.DropBehavior_DROP_CASCADE)
 			if err != nil {
 				return "", err
@@ -414,6 +423,9 @@ func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (stri
 		if t.Kind != catalog.KindTable {
 			return "", st.Errorf(rv.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
 		}
+		if err := s.require(t, catalog.PrivTruncate); err != nil {
+			return "", err
+		}
 		s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
 		if err := s.txn.Truncate(t.StorageInfo()); err != nil {
 			return "", mapStorageErr(err)
@@ -425,6 +437,9 @@ func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (stri
 func (s *Session) alterTblProperties(a *parse.AlterTblProperties) (string, error) {
 	t, err := s.resolve(a.Name)
 	if err != nil {
+		return "", err
+	}
+	if err := s.requireOwner(t); err != nil {
 		return "", err
 	}
 	nt := t.Clone()
@@ -476,6 +491,9 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 	}
 	if t.Kind != catalog.KindTable {
 		return "", st.Errorf(at.Relation.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
+	}
+	if err := s.requireOwner(t); err != nil {
+		return "", err
 	}
 	nt := t.Clone()
 	var ops []string
@@ -651,6 +669,9 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 	b := s.binder(st, nil)
 	t, err := b.ResolveTable(rs.Relation)
 	if err != nil {
+		return "", err
+	}
+	if err := s.requireOwner(t); err != nil {
 		return "", err
 	}
 	nt := t.Clone()

@@ -435,7 +435,10 @@ func (s *Session) createSequence(st *parse.Statement, cs *pg_query.CreateSeqStmt
 		return "", err
 	}
 	c := s.cat.Clone()
-	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindSequence, Sequence: sq}
+	if err := s.requireCreate(schema.Name); err != nil {
+		return "", err
+	}
+	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindSequence, Sequence: sq, Owner: s.ownerID()}
 	if err := s.ownSequence(c, t, owned); err != nil {
 		return "", err
 	}
@@ -486,6 +489,9 @@ func (s *Session) alterSequence(as *pg_query.AlterSeqStmt) (string, error) {
 	if t.Kind != catalog.KindSequence {
 		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a sequence", t.Name)
 	}
+	if err := s.requireOwner(t); err != nil {
+		return "", err
+	}
 	nt := t.Clone()
 	restart, owned, err := seqOptions(nt.Sequence, as.Options, false)
 	if err != nil {
@@ -530,6 +536,9 @@ func (s *Session) dropSequences(ds *pg_query.DropStmt) (string, error) {
 		}
 		if t.Kind != catalog.KindSequence {
 			return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a sequence", t.Name)
+		}
+		if err := s.requireOwner(t); err != nil {
+			return "", err
 		}
 		for _, tbl := range c.Tables() {
 			for i, col := range tbl.Columns {
@@ -604,7 +613,7 @@ func (s *Session) serialColumn(c *catalog.Catalog, t *catalog.Table, col *catalo
 	_, hi, _ := seqTypeBounds(typ)
 	sq := &catalog.Sequence{Type: typ, Start: 1, Increment: 1, Min: 1, Max: hi, Cache: 1,
 		OwnedBy: t.ID, OwnedCol: col.ID, Epoch: time.Now().UnixNano()}
-	seq := &catalog.Table{ID: c.AllocID(), SchemaID: t.SchemaID, Name: name, Kind: catalog.KindSequence, Sequence: sq}
+	seq := &catalog.Table{ID: c.AllocID(), SchemaID: t.SchemaID, Name: name, Kind: catalog.KindSequence, Sequence: sq, Owner: t.Owner}
 	c.PutTable(seq)
 	col.Default = "nextval('" + strings.ReplaceAll(name, "'", "''") + "'::regclass)"
 	col.NotNull = true

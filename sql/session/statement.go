@@ -59,7 +59,11 @@ func classifyTxn(st *parse.Statement) txnControl {
 }
 
 func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder {
-	return &plan.Binder{Cat: s.cat, SearchPath: s.searchPath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...)}
+	b := &plan.Binder{Cat: s.cat, SearchPath: s.searchPath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...)}
+	if s.checkedRole() != nil {
+		b.CheckRead = func(t *catalog.Table) error { return s.require(t, catalog.PrivSelect) }
+	}
+	return b
 }
 
 // prepare binds st against s.cat.
@@ -88,7 +92,18 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		if err != nil {
 			return nil, err
 		}
+		if err := s.require(ins.Table, catalog.PrivInsert); err != nil {
+			return nil, err
+		}
+		if ins.OnConflict != nil && !ins.OnConflict.DoNothing {
+			if err := s.require(ins.Table, catalog.PrivUpdate); err != nil {
+				return nil, err
+			}
+		}
 		if ins.Returning != nil {
+			if err := s.require(ins.Table, catalog.PrivSelect); err != nil {
+				return nil, err
+			}
 			s.returning(p, ins, ins.Table.ID, ins.Returning, "INSERT 0")
 			break
 		}
@@ -105,6 +120,14 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		up, err := b.BindUpdate(n.UpdateStmt)
 		if err != nil {
 			return nil, err
+		}
+		if err := s.require(up.Table, catalog.PrivUpdate); err != nil {
+			return nil, err
+		}
+		if n.UpdateStmt.WhereClause != nil || up.Returning != nil {
+			if err := s.require(up.Table, catalog.PrivSelect); err != nil {
+				return nil, err
+			}
 		}
 		if up.Returning != nil {
 			s.returning(p, up, up.Table.ID, up.Returning, "UPDATE")
@@ -123,6 +146,14 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		del, err := b.BindDelete(n.DeleteStmt)
 		if err != nil {
 			return nil, err
+		}
+		if err := s.require(del.Table, catalog.PrivDelete); err != nil {
+			return nil, err
+		}
+		if n.DeleteStmt.WhereClause != nil || del.Returning != nil {
+			if err := s.require(del.Table, catalog.PrivSelect); err != nil {
+				return nil, err
+			}
 		}
 		if del.Returning != nil {
 			s.returning(p, del, del.Table.ID, del.Returning, "DELETE")
@@ -171,6 +202,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_GrantStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.grant(n.GrantStmt) }
 	case *pg_query.Node_VacuumStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.vacuumPG(n.VacuumStmt) }
 	case *pg_query.Node_ExplainStmt:

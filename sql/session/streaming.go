@@ -77,6 +77,9 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	if exists && dependsOnAny(s.cat, ids, old.ID) {
 		return "", pgerror.New(pgerror.InvalidObjectDefinition, "streaming table \"%s\" would depend on itself", name)
 	}
+	if err := s.requireCreate(schema.Name); err != nil {
+		return "", err
+	}
 	t, ds := s.newDataset(catalog.KindStreamingTable, schema.ID, name, text, ids, c)
 	ds.Streams = streams
 	datasetClausesToCatalog(&c.Clauses, ds)

@@ -30,6 +30,9 @@ func (s *Session) vacuum(v *parse.Vacuum) (string, error) {
 	if t.Kind == catalog.KindView {
 		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name).WithPosition(v.Name.Pos)
 	}
+	if err := s.requireOwner(t); err != nil {
+		return "", err
+	}
 	// Only the RETAIN form reports what it kept; plain VACUUM is silent,
 	// as PostgreSQL's is.
 	return "VACUUM", s.vacuumTable(t, v.RetainHours, v.RetainHours >= 0)
@@ -69,6 +72,10 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 		}
 		if t.Kind == catalog.KindView || t.Kind == catalog.KindSequence {
 			s.notice("skipping \"%s\" --- cannot vacuum non-tables or special system tables", t.Name)
+			continue
+		}
+		if s.requireOwner(t) != nil {
+			s.notice("permission denied to vacuum \"%s\", skipping it", t.Name)
 			continue
 		}
 		tables = append(tables, t)

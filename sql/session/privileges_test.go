@@ -1,0 +1,85 @@
+package session_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Privileges: a role that is not a superuser reaches only what it owns or
+// was granted; views read with their owner's rights; REFRESH needs
+// MAINTAIN (GRANT REFRESH); DDL on an object needs its ownership.
+func TestPrivileges(t *testing.T) {
+	url := startServer(t)
+	ctx := context.Background()
+	as := func(user string) *pgx.Conn {
+		return connect(t, strings.Replace(url, "tester@", user+"@", 1), pgx.QueryExecModeSimpleProtocol)
+	}
+	admin := as("tester") // no role: a superuser while authentication is off
+	exec := func(c *pgx.Conn, q string, want string) {
+		t.Helper()
+		_, err := c.Exec(ctx, q)
+		if got := pgCode(err); got != want {
+			t.Fatalf("%s: got %q (%v), want %q", q, got, err, want)
+		}
+	}
+	for _, q := range []string{
+		"CREATE ROLE alice LOGIN",
+		"CREATE ROLE bob LOGIN CREATEDB",
+		"CREATE TABLE t (k INT PRIMARY KEY, v TEXT)",
+		"INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+		"CREATE VIEW v AS SELECT k FROM t",
+		"CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t",
+	} {
+		exec(admin, q, "")
+	}
+	alice, bob := as("alice"), as("bob")
+
+	exec(alice, "SELECT * FROM t", "42501")
+	exec(alice, "INSERT INTO t VALUES (3, 'c')", "42501")
+	exec(admin, "GRANT SELECT ON t TO alice", "")
+	exec(alice, "SELECT * FROM t", "")
+	exec(alice, "INSERT INTO t VALUES (3, 'c')", "42501")
+	exec(alice, "UPDATE t SET v = 'x' WHERE k = 1", "42501")
+	exec(admin, "GRANT INSERT, UPDATE ON TABLE t TO alice", "")
+	exec(alice, "INSERT INTO t VALUES (3, 'c')", "")
+	exec(alice, "UPDATE t SET v = 'x' WHERE k = 1", "")
+	exec(alice, "DELETE FROM t WHERE k = 3", "42501")
+	exec(alice, "TRUNCATE t", "42501")
+
+	// A view runs with its owner's rights: granting the view is enough.
+	exec(admin, "REVOKE SELECT ON t FROM alice", "")
+	exec(alice, "SELECT * FROM t", "42501")
+	exec(alice, "SELECT * FROM v", "42501")
+	exec(admin, "GRANT SELECT ON v TO alice", "")
+	exec(alice, "SELECT * FROM v", "")
+	exec(alice, "SELECT * FROM v JOIN t USING (k)", "42501")
+
+	exec(alice, "REFRESH MATERIALIZED VIEW m", "42501")
+	exec(admin, "GRANT REFRESH ON m TO alice", "")
+	exec(alice, "REFRESH MATERIALIZED VIEW m", "")
+	exec(alice, "SELECT * FROM m", "42501")
+
+	// DDL needs ownership; creating needs CREATEDB.
+	exec(alice, "DROP TABLE t", "42501")
+	exec(alice, "ALTER TABLE t ADD COLUMN z INT", "42501")
+	exec(alice, "GRANT SELECT ON t TO alice", "42501")
+	exec(alice, "CREATE TABLE mine (a INT)", "42501")
+	exec(bob, "CREATE TABLE bt (a INT PRIMARY KEY)", "")
+	exec(bob, "INSERT INTO bt VALUES (1)", "")
+	exec(alice, "SELECT * FROM bt", "42501")
+	exec(bob, "GRANT SELECT ON bt TO PUBLIC", "")
+	exec(alice, "SELECT * FROM bt", "")
+	exec(bob, "SELECT * FROM t", "42501")
+	exec(admin, "DROP TABLE bt", "") // a superuser may
+
+	exec(admin, "GRANT SELECT ON t TO nobody", "42704")
+	exec(admin, "GRANT USAGE ON t TO alice", "0LP01")
+
+	var granted bool
+	if err := admin.QueryRow(ctx, "SELECT relacl IS NOT NULL FROM pg_class WHERE relname = 'm'").Scan(&granted); err != nil || !granted {
+		t.Errorf("relacl of m: %v %v, want the grants", granted, err)
+	}
+}
