@@ -326,6 +326,8 @@ func (t T) Size() int16 {
 // Modifier is the atttypmod of the type (-1 when none).
 func (t T) Modifier() int32 {
 	switch t.Kind {
+	case KindArray:
+		return t.ElemType().Modifier()
 	case KindVarchar, KindChar:
 		if t.Width > 0 {
 			return t.Width + 4
@@ -440,6 +442,9 @@ func (t T) Equivalent(o T) bool { return t.Kind == o.Kind }
 func ParseTypeName(name string, mods []int32) (T, bool) {
 	name = strings.ToLower(name)
 	name = strings.TrimPrefix(name, "pg_catalog.")
+	if e, ok := arrayTypeName(name, mods); ok {
+		return e, ok
+	}
 	var t T
 	switch name {
 	case "bool", "boolean":
@@ -566,6 +571,8 @@ func (t T) SparkName() string {
 		return "timestamp"
 	case KindInterval:
 		return "interval"
+	case KindArray:
+		return "array<" + t.ElemType().SparkName() + ">"
 	}
 	return t.String()
 }
