@@ -218,6 +218,8 @@ func substituteScans(n plan.Node, repl func(*plan.Scan) plan.Node) plan.Node {
 		return &plan.Filter{Input: sub(x.Input), Cond: x.Cond}
 	case *plan.Project:
 		return &plan.Project{Input: sub(x.Input), Exprs: x.Exprs, Cols: x.Cols}
+	case *plan.ProjectSet:
+		return x.WithInput(sub(x.Input))
 	case *plan.Sort:
 		return &plan.Sort{Input: sub(x.Input), Keys: x.Keys}
 	case *plan.Distinct:

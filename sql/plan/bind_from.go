@@ -48,7 +48,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr)
 	case *pg_query.Node_RangeFunction:
-		return b.bindRangeFunction(x.RangeFunction)
+		return b.bindRangeFunction(x.RangeFunction, lat)
 	case *pg_query.Node_RangeSubselect:
 		rs := x.RangeSubselect
 		sel := rs.Subquery.GetSelectStmt()
@@ -556,6 +556,7 @@ func (b *Binder) bindLateralJoin(j *pg_query.JoinExpr, ap *Apply, left Node, lsc
 	}
 	ap.Left = left
 	sc := lsc.add(rsc)
+
 	if j.Quals != nil {
 		cond, err := b.bindExpr(j.Quals, &exprCtx{sc: sc, clause: "JOIN conditions"})
 		if err != nil {
@@ -572,5 +573,5 @@ func (b *Binder) bindLateralJoin(j *pg_query.JoinExpr, ap *Apply, left Node, lsc
 			return nil, nil, err
 		}
 	}
-	return ap, sc, nil
+	return flattenSRFApply(ap), sc, nil
 }

@@ -83,7 +83,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			}
 			if ap, ok := pendingApply(n); ok {
 				ap.Left = input
-				input = ap
+				input = flattenSRFApply(ap)
 			} else {
 				input = &Join{Kind: JoinCross, Left: input, Right: n}
 			}
@@ -104,6 +104,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 	// Target list: bind against the FROM scope, collecting aggregates and
 	// window calls.
 	aggs := &aggCollector{}
+	srfs := &srfCollector{}
 	wins, err := b.newWinCollector(windowDefs)
 	if err != nil {
 		return nil, nil, err
@@ -146,8 +147,11 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				continue
 			}
 		}
-		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "SELECT"})
+		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "SELECT", srfs: srfs})
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := b.checkSRFPlacement(e, rt.Location); err != nil {
 			return nil, nil, err
 		}
 		name := rt.Name
@@ -357,6 +361,11 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				return nil, nil, err
 			}
 		}
+		for _, p := range srfs.srfArgs() {
+			if *p, err = lift(*p, -1); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	// Window functions, then QUALIFY, over the (grouped) rows.
 	if len(wins.calls) > 0 {
@@ -367,12 +376,21 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		for i := range orders {
 			ptrs = append(ptrs, &orders[i].key.E)
 		}
+		ptrs = append(ptrs, srfs.srfArgs()...)
 		if input, err = b.placeWindows(input, wins, lift, ptrs...); err != nil {
 			return nil, nil, err
 		}
 	}
 	if qualify != nil {
 		input = &Filter{Input: input, Cond: qualify}
+	}
+	// Set-returning calls of the select list, over everything above.
+	if len(srfs.calls) > 0 {
+		var ptrs []*Expr
+		for i := range targets {
+			ptrs = append(ptrs, &targets[i].e)
+		}
+		input = placeProjectSet(input, srfs, ptrs...)
 	}
 	// Projection (with hidden ORDER BY columns appended).
 	proj := &Project{Input: input}
@@ -555,6 +573,15 @@ func deriveName(n *pg_query.Node) string {
 		return name
 	case *pg_query.Node_CaseExpr:
 		return "case"
+	case *pg_query.Node_AArrayExpr:
+		return "array"
+	case *pg_query.Node_AIndirection:
+		// A field's name, else the name of what is subscripted.
+		ind := x.AIndirection.Indirection
+		if s := ind[len(ind)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+		return deriveName(x.AIndirection.Arg)
 	case *pg_query.Node_SubLink:
 		switch x.SubLink.SubLinkType {
 		case pg_query.SubLinkType_EXISTS_SUBLINK:
@@ -591,6 +618,10 @@ func deriveName(n *pg_query.Node) string {
 // pgTypeName is the internal type name PostgreSQL shows for a cast column.
 func pgTypeName(t types.T) string {
 	switch t.Kind {
+	case types.KindArray:
+		// PostgreSQL names a column cast to an array after its element
+		// type ('{1}'::int[] is "int4").
+		return pgTypeName(t.ElemType())
 	case types.KindBool:
 		return "bool"
 	case types.KindInt2:

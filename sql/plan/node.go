@@ -99,7 +99,11 @@ type AggCall struct {
 	Args     []Expr
 	Distinct bool
 	Filter   Expr
-	T        types.T
+	// Order sorts the group's values before they are added: the
+	// aggregate's ORDER BY, or, for an order-dependent aggregate with
+	// DISTINCT, its arguments (bind_array_agg.go).
+	Order []SortKey
+	T     types.T
 }
 
 // AggSpec is the resolved aggregate implementation.

@@ -1,0 +1,199 @@
+package plan
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Set-returning functions in a select list (PostgreSQL 10's rules): each
+// call stands as an SRFRef until one ProjectSet, placed over the
+// aggregation, the window functions and QUALIFY, runs every call of the
+// list side by side; several calls give as many rows as the longest, the
+// shorter ones padded with NULLs. A call may sit inside an expression
+// (unnest(a) + 1) but not in CASE or COALESCE, nor inside another
+// set-returning call or an aggregate.
+
+// srfCollector gathers the set-returning calls of a select list.
+type srfCollector struct {
+	calls  []SRFCall
+	inCall bool
+}
+
+// errSRFNotAllowed is PostgreSQL's error for a set-returning call where
+// none may be.
+func (b *Binder) errSRFNotAllowed(loc int32, clause string) error {
+	if clause == "" {
+		clause = "this context"
+	}
+	return b.errAt(loc, pgerror.FeatureNotSupported, "set-returning functions are not allowed in %s", clause)
+}
+
+// bindSRFCall binds a set-returning function called in an expression.
+// field names the column of a several-column function ((f(x)).n); "" for
+// the function's only column.
+func (b *Binder) bindSRFCall(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *exprCtx, field string) (Expr, error) {
+	loc := fc.Location
+	if fc.Over != nil {
+		return nil, b.errAt(loc, pgerror.WrongObjectType, "OVER specified, but %s is not a window function nor an aggregate function", name)
+	}
+	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
+		return nil, b.errAt(loc, pgerror.WrongObjectType, "%s is not an aggregate function", name)
+	}
+	switch {
+	case ec.aggs != nil && ec.aggs.inAgg:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls").
+			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
+	case ec.wins != nil && ec.wins.inCall:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "window function calls cannot contain set-returning function calls").
+			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
+	case ec.srfs == nil:
+		return nil, b.errSRFNotAllowed(loc, ec.clause)
+	case ec.srfs.inCall:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "a set-returning function in the arguments of another is not supported yet").
+			WithHint("Move the inner call into a LATERAL FROM item.")
+	}
+	ec.srfs.inCall = true
+	call, err := b.bindSRFArgs(fc, f, name, ec)
+	ec.srfs.inCall = false
+	if err != nil {
+		return nil, err
+	}
+	col := 0
+	switch {
+	case field != "":
+		col = -1
+		for i, c := range call.Cols {
+			if c.Name == field {
+				col = i
+			}
+		}
+		if col < 0 {
+			return nil, b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" not found in data type record", field)
+		}
+	case len(call.Cols) > 1:
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "%s returns rows of several columns, which only a FROM item or a field selection ((%s(…)).%s) can read", name, name, call.Cols[0].Name)
+	}
+	ec.srfs.calls = append(ec.srfs.calls, *call)
+	return &SRFRef{Idx: len(ec.srfs.calls) - 1, Col: col, T: call.Cols[col].T}, nil
+}
+
+// bindSRFArgs binds the arguments of a set-returning call and resolves its
+// overload and columns.
+func (b *Binder) bindSRFArgs(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *exprCtx) (*SRFCall, error) {
+	var args []Expr
+	for _, a := range fc.Args {
+		e, err := b.bindExpr(a, ec)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	ov, args, err := b.resolveCall(f, name, args, fc.Location)
+	if err != nil {
+		return nil, err
+	}
+	ats := make([]types.T, len(args))
+	for i, a := range args {
+		ats[i] = a.Type()
+	}
+	call := &SRFCall{Name: name, Fn: f, Overload: ov, Args: args}
+	if ov.Cols != nil {
+		for _, c := range ov.Cols(ats) {
+			call.Cols = append(call.Cols, Column{Name: c.Name, T: c.T})
+		}
+	} else {
+		call.Cols = []Column{{Name: name, T: ov.Ret(ats)}}
+	}
+	return call, nil
+}
+
+// checkSRFPlacement rejects a select-list call inside CASE or COALESCE,
+// whose other branches would not see the extra rows (PostgreSQL 10's
+// rule).
+func (b *Binder) checkSRFPlacement(e Expr, loc int32) error {
+	var bad string
+	var in func(e Expr, under string)
+	in = func(e Expr, under string) {
+		if bad != "" || e == nil {
+			return
+		}
+		if _, ok := e.(*SRFRef); ok && under != "" {
+			bad = under
+			return
+		}
+		switch e.(type) {
+		case *Case:
+			under = "CASE"
+		case *Coalesce:
+			under = "COALESCE"
+		}
+		for _, c := range Children(e) {
+			in(c, under)
+		}
+	}
+	in(e, "")
+	if bad != "" {
+		return b.errAt(loc, pgerror.FeatureNotSupported, "set-returning functions are not allowed in %s", bad).
+			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
+	}
+	return nil
+}
+
+// srfArgs returns pointers to the arguments of the collected calls, for
+// the rewrites that bring them over the aggregation and window output.
+func (s *srfCollector) srfArgs() []*Expr {
+	var out []*Expr
+	for i := range s.calls {
+		for j := range s.calls[i].Args {
+			out = append(out, &s.calls[i].Args[j])
+		}
+	}
+	return out
+}
+
+// placeProjectSet puts the ProjectSet of the collected calls over input
+// and turns the SRFRefs in exprs into its columns.
+func placeProjectSet(input Node, s *srfCollector, exprs ...*Expr) Node {
+	ps := &ProjectSet{Input: input, Calls: s.calls}
+	base := len(input.Columns())
+	offsets := make([]int, len(s.calls))
+	for i := range s.calls {
+		offsets[i] = base
+		base += len(s.calls[i].Cols)
+	}
+	for _, p := range exprs {
+		if *p == nil {
+			continue
+		}
+		*p = Rewrite(*p, func(x Expr) Expr {
+			if r, ok := x.(*SRFRef); ok {
+				return &ColRef{Idx: offsets[r.Idx] + r.Col, T: r.T}
+			}
+			return x
+		})
+	}
+	return ps
+}
+
+// srfField reads a field selection from a set-returning call,
+// (f(x)).name: the call and the field, or nil when ind is not that shape.
+func srfField(ind *pg_query.A_Indirection) (*pg_query.FuncCall, *funcs.Func, string) {
+	fc := ind.Arg.GetFuncCall()
+	if fc == nil || len(ind.Indirection) != 1 {
+		return nil, nil, ""
+	}
+	field := ind.Indirection[0].GetString_()
+	if field == nil {
+		return nil, nil, ""
+	}
+	f, ok := funcs.Lookup(strings.ToLower(strVal(fc.Funcname[len(fc.Funcname)-1])))
+	if !ok || !f.ReturnsSet() {
+		return nil, nil, ""
+	}
+	return fc, f, field.Sval
+}
