@@ -44,12 +44,7 @@ func (b *Binder) bindArrayExpr(ae *pg_query.A_ArrayExpr, ec *exprCtx, target *ty
 		et = target.ElemType()
 		for i, e := range elems {
 			var err error
-			if isUnknown(e.Type()) {
-				elems[i], err = b.coerce(e, et, false, nodeLocation(ae.Elements[i]))
-			} else {
-				elems[i], err = b.explicitCast(e, et, nodeLocation(ae.Elements[i]))
-			}
-			if err != nil {
+			if elems[i], err = b.explicitCast(e, et, nodeLocation(ae.Elements[i])); err != nil {
 				return nil, err
 			}
 		}
@@ -351,9 +346,12 @@ func (b *Binder) arrayOperator(op string, l, r Expr, loc int32) (e Expr, ok bool
 	}
 	f, _ := funcs.Lookup(name)
 	ov, args, err := b.resolveCall(f, name, []Expr{l, r}, loc)
-	if err != nil {
+	if pe, ok := err.(*pgerror.Error); ok && pe.Code == pgerror.UndefinedFunction {
 		return nil, true, b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: %s %s %s", lt.String(), op, rt.String()).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if err != nil {
+		return nil, true, err
 	}
 	ats := []types.T{args[0].Type(), args[1].Type()}
 	return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret(ats)}, true, nil

@@ -309,6 +309,9 @@ func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
 	}
 	t, ok := types.ParseTypeName(name, mods)
 	if !ok {
+		if len(tn.ArrayBounds) > 0 {
+			name += "[]"
+		}
 		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", name)
 	}
 	if len(tn.ArrayBounds) > 0 {

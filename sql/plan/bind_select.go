@@ -562,7 +562,13 @@ func deriveName(n *pg_query.Node) string {
 	case *pg_query.Node_FuncCall:
 		return strVal(x.FuncCall.Funcname[len(x.FuncCall.Funcname)-1])
 	case *pg_query.Node_TypeCast:
-		if name := deriveName(x.TypeCast.Arg); name != "?column?" {
+		// A named operand keeps its name; otherwise the outermost cast's
+		// type names the column.
+		base := x.TypeCast.Arg
+		for base.GetTypeCast() != nil {
+			base = base.GetTypeCast().Arg
+		}
+		if name := deriveName(base); name != "?column?" {
 			return name
 		}
 		tn := x.TypeCast.TypeName

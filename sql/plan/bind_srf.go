@@ -45,6 +45,8 @@ func (b *Binder) bindSRFCall(fc *pg_query.FuncCall, f *funcs.Func, name string, 
 		return nil, b.errAt(loc, pgerror.WrongObjectType, "%s is not an aggregate function", name)
 	}
 	switch {
+	case ec.srfs == nil && ec.clause != "SELECT":
+		return nil, b.errSRFNotAllowed(loc, ec.clause)
 	case ec.aggs != nil && ec.aggs.inAgg:
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "aggregate function calls cannot contain set-returning function calls").
 			WithHint("You might be able to move the set-returning function into a LATERAL FROM item.")
@@ -79,7 +81,7 @@ func (b *Binder) bindSRFCall(fc *pg_query.FuncCall, f *funcs.Func, name string, 
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "%s returns rows of several columns, which only a FROM item or a field selection ((%s(…)).%s) can read", name, name, call.Cols[0].Name)
 	}
 	ec.srfs.calls = append(ec.srfs.calls, *call)
-	return &SRFRef{Idx: len(ec.srfs.calls) - 1, Col: col, T: call.Cols[col].T}, nil
+	return &SRFRef{Idx: len(ec.srfs.calls) - 1, Col: col, T: call.Cols[col].T, loc: loc}, nil
 }
 
 // bindSRFArgs binds the arguments of a set-returning call and resolves its
@@ -122,8 +124,8 @@ func (b *Binder) checkSRFPlacement(e Expr, loc int32) error {
 		if bad != "" || e == nil {
 			return
 		}
-		if _, ok := e.(*SRFRef); ok && under != "" {
-			bad = under
+		if r, ok := e.(*SRFRef); ok && under != "" {
+			bad, loc = under, r.loc
 			return
 		}
 		switch e.(type) {

@@ -60,6 +60,7 @@ func (p *ProjectSet) WithInput(in Node) *ProjectSet {
 type SRFRef struct {
 	Idx, Col int
 	T        types.T
+	loc      int32 // the call's position in the query text
 }
 
 // Type returns the column's type.
