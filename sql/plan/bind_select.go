@@ -161,6 +161,10 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				// PostgreSQL names a scalar subquery after its column.
 				name = sq.Plan.Columns()[0].Name
 			}
+			if r, ok := e.(*SRFRef); ok {
+				// A set-returning call names its column (explode's col).
+				name = srfs.calls[r.Idx].Cols[r.Col].Name
+			}
 		}
 		col := Column{Name: name, T: e.Type()}
 		if cr, ok := e.(*ColRef); ok {
