@@ -109,7 +109,7 @@ func streamReads(n plan.Node, streams map[uint32]bool) (int, string, error) {
 		return 0, "", nil
 	}
 	switch x := n.(type) {
-	case *plan.Filter, *plan.Project, *plan.Sort, *plan.CTEScan, *plan.KeyIn, *plan.Apply:
+	case *plan.Filter, *plan.Project, *plan.ProjectSet, *plan.Sort, *plan.CTEScan, *plan.KeyIn, *plan.Apply:
 	case *plan.Join:
 		l, r := counts[0], counts[1]
 		if l > 0 && r > 0 {
