@@ -135,6 +135,11 @@ func (b *Binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (Expr
 		name := strVal(fc.Funcname[len(fc.Funcname)-1])
 		return b.bindSRFCall(fc, f, name, ec, field)
 	}
+	if len(ind.Indirection) == 1 {
+		if s := ind.Indirection[0].GetString_(); s != nil {
+			return b.bindFieldSelect(ind, s.Sval, ec)
+		}
+	}
 	arr, err := b.bindExpr(ind.Arg, ec)
 	if err != nil {
 		return nil, err
@@ -142,9 +147,6 @@ func (b *Binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (Expr
 	t := arr.Type()
 	for _, n := range ind.Indirection {
 		if n.GetAIndices() == nil {
-			if s := n.GetString_(); s != nil {
-				return nil, b.errAt(loc, pgerror.FeatureNotSupported, "field selection .%s is supported only on a set-returning function's row, (f(…)).%s", s.Sval, s.Sval)
-			}
 			return nil, b.errAt(loc, pgerror.FeatureNotSupported, "this indirection is not supported")
 		}
 	}
@@ -209,7 +211,7 @@ func quantifiedFunc(op Op, all bool) *funcs.Func {
 		name = op.String() + " ALL"
 	}
 	if f, ok := quantifiedFuncs[name]; ok {
-		return f
+		return f // read-only after init
 	}
 	test := cmpTest(op)
 	f := &funcs.Func{Name: name, Deterministic: true, Overloads: []*funcs.Overload{{

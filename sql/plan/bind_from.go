@@ -91,7 +91,7 @@ func (b *Binder) derivedScope(cols []Column, alias *pg_query.Alias, name string,
 		s.relIDs = []uint32{0}
 	}
 	for _, c := range cols {
-		s.cols = append(s.cols, scopeCol{rel: rel, name: c.Name, t: c.T, table: c.Table, attnum: c.AttrNum, scanIdx: -1})
+		s.cols = append(s.cols, scopeCol{rel: rel, name: c.Name, t: c.T, table: c.Table, attnum: c.AttrNum, scanIdx: -1, fields: c.Fields})
 	}
 	if alias != nil {
 		if err := b.renameColumns(s, alias, loc); err != nil {

@@ -161,12 +161,15 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				// PostgreSQL names a scalar subquery after its column.
 				name = sq.Plan.Columns()[0].Name
 			}
-			if r, ok := e.(*SRFRef); ok {
+			if r, ok := e.(*SRFRef); ok && r.Col >= 0 {
 				// A set-returning call names its column (explode's col).
 				name = srfs.calls[r.Idx].Cols[r.Col].Name
 			}
 		}
 		col := Column{Name: name, T: e.Type()}
+		if r, ok := e.(*SRFRef); ok && r.Col < 0 {
+			col.Fields = srfs.calls[r.Idx].Cols
+		}
 		if cr, ok := e.(*ColRef); ok {
 			c := sc.cols[cr.Idx]
 			col.Table, col.AttrNum = c.table, c.attnum

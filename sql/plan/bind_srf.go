@@ -78,7 +78,9 @@ func (b *Binder) bindSRFCall(fc *pg_query.FuncCall, f *funcs.Func, name string, 
 			return nil, b.errAt(loc, pgerror.UndefinedColumn, "column \"%s\" not found in data type record", field)
 		}
 	case len(call.Cols) > 1:
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "%s returns rows of several columns, which only a FROM item or a field selection ((%s(…)).%s) can read", name, name, call.Cols[0].Name)
+		// The row used whole: a record of the call's columns.
+		ec.srfs.calls = append(ec.srfs.calls, *call)
+		return &SRFRef{Idx: len(ec.srfs.calls) - 1, Col: -1, T: types.Record, loc: loc}, nil
 	}
 	ec.srfs.calls = append(ec.srfs.calls, *call)
 	return &SRFRef{Idx: len(ec.srfs.calls) - 1, Col: col, T: call.Cols[col].T, loc: loc}, nil
@@ -173,10 +175,19 @@ func placeProjectSet(input Node, s *srfCollector, exprs ...*Expr) Node {
 			continue
 		}
 		*p = Rewrite(*p, func(x Expr) Expr {
-			if r, ok := x.(*SRFRef); ok {
-				return &ColRef{Idx: offsets[r.Idx] + r.Col, T: r.T}
+			r, ok := x.(*SRFRef)
+			switch {
+			case !ok:
+				return x
+			case r.Col < 0:
+				cols := s.calls[r.Idx].Cols
+				fields := make([]Expr, len(cols))
+				for i, c := range cols {
+					fields[i] = &ColRef{Idx: offsets[r.Idx] + i, T: c.T, Name: c.Name}
+				}
+				return &Func{Name: rowFunc.Name, Fn: rowFunc, Overload: rowFunc.Overloads[0], Args: fields, T: types.Record}
 			}
-			return x
+			return &ColRef{Idx: offsets[r.Idx] + r.Col, T: r.T}
 		})
 	}
 	return ps
@@ -198,4 +209,87 @@ func srfField(ind *pg_query.A_Indirection) (*pg_query.FuncCall, *funcs.Func, str
 		return nil, nil, ""
 	}
 	return fc, f, field.Sval
+}
+
+// rowFunc builds a record of its arguments (a set-returning call's row used
+// whole); fieldFuncs select field i of a record.
+var (
+	rowFunc = &funcs.Func{Name: "row", Deterministic: true, Overloads: []*funcs.Overload{{
+		Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NewRecord(append([]types.Datum(nil), a...)), nil
+		}}}}
+	fieldFuncs []*funcs.Func
+)
+
+// fieldFunc is the function selecting field i of a record (the first ones
+// built once, read-only afterwards).
+func fieldFunc(i int) *funcs.Func {
+	if i < len(fieldFuncs) {
+		return fieldFuncs[i]
+	}
+	return &funcs.Func{Name: "field" + itoaInt(i), Deterministic: true, Overloads: []*funcs.Overload{{NullStrict: true,
+		Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			if i >= a[0].ArrayLen() {
+				return types.NullDatum, nil
+			}
+			return a[0].Elems()[i], nil
+		}}}}
+}
+
+func init() {
+	for i := 0; i < 16; i++ {
+		fieldFuncs = append(fieldFuncs, fieldFunc(i))
+	}
+}
+
+// bindFieldSelect binds (col).field on a record column: the field's
+// position comes from the column's Fields, found where the reference
+// resolves.
+func (b *Binder) bindFieldSelect(ind *pg_query.A_Indirection, field string, ec *exprCtx) (Expr, error) {
+	loc := nodeLocation(ind.Arg)
+	arg, err := b.bindExpr(ind.Arg, ec)
+	if err != nil {
+		return nil, err
+	}
+	if arg.Type().Kind != types.KindRecord {
+		return nil, b.errAt(loc, pgerror.WrongObjectType, "column notation .%s applied to type %s, which is not a composite type", field, arg.Type().String())
+	}
+	var fields []Column
+	if cr := ind.Arg.GetColumnRef(); cr != nil {
+		fields = b.columnFields(ec.sc, cr)
+	}
+	for i, f := range fields {
+		if f.Name == field {
+			fn := fieldFunc(i)
+			return &Func{Name: fn.Name, Fn: fn, Overload: fn.Overloads[0], Args: []Expr{arg}, T: f.T}, nil
+		}
+	}
+	return nil, b.errAt(loc, pgerror.UndefinedColumn, "could not identify column \"%s\" in record data type", field)
+}
+
+// columnFields returns the Fields of the record column a reference names,
+// searching the scopes as resolveColumn does.
+func (b *Binder) columnFields(sc *scope, cr *pg_query.ColumnRef) []Column {
+	var parts []string
+	for _, f := range cr.Fields {
+		parts = append(parts, strVal(f))
+	}
+	var rel, name string
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		rel, name = parts[0], parts[1]
+	default:
+		rel, name = parts[len(parts)-2], parts[len(parts)-1]
+	}
+	if sc == nil {
+		sc = b.newScope()
+	}
+	for cur := sc; cur != nil; cur = cur.outer {
+		if i, err := cur.find(rel, name, b, parts, cr.Location); err == nil && i >= 0 {
+			return cur.cols[i].fields
+		}
+	}
+	return nil
 }

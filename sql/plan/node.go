@@ -13,6 +13,9 @@ type Column struct {
 	// table OID and attribute number), 0 otherwise.
 	Table   uint32
 	AttrNum int16
+	// Fields name the fields of a record column (a set-returning call's
+	// row used whole), which (col).field selects.
+	Fields []Column
 }
 
 // Node is a relational operator.

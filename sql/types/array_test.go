@@ -235,3 +235,14 @@ func TestArrayTypeNames(t *testing.T) {
 		t.Errorf("FromOID(1007) = %v", ft)
 	}
 }
+
+// TestRecordText: record_out's quoting (expected values from PostgreSQL 15).
+func TestRecordText(t *testing.T) {
+	r := NewRecord([]Datum{NewText("a b"), NullDatum, NewText(""), NewText(`q"\`), NewInt4(1), NewArrayOf(NewInt4(1), NewInt4(2))})
+	if got, want := r.String(), `("a b",,"","q""\\",1,"{1,2}")`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if _, err := AppendBinary(nil, r, Record); err != nil {
+		t.Error(err)
+	}
+}

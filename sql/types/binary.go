@@ -48,6 +48,8 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return append(buf, d.S...), nil
 	case KindArray, KindInt2Vector, KindOidVector:
 		return appendArrayBinary(buf, d, t)
+	case KindRecord:
+		return appendRecordBinary(buf, d)
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "binary output of type %s is not supported", t.String())
 }

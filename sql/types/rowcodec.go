@@ -17,7 +17,7 @@ import (
 //	numeric: form/sign byte, zigzag varint exponent, uvarint length, coefficient bytes
 //	strings, bytea: uvarint length, bytes
 //	interval: zigzag varints months, days, micros
-//	arrays, vectors: uvarint element count, then per element its kind
+//	arrays, vectors, records: uvarint element (field) count, then per element its kind
 //	  byte and payload (a NULL element: the KindNull byte alone)
 
 const (
@@ -64,7 +64,7 @@ func appendPayload(buf []byte, d Datum) []byte {
 		buf = binary.AppendVarint(buf, int64(d.M))
 		buf = binary.AppendVarint(buf, int64(d.Dd))
 		buf = binary.AppendVarint(buf, d.I)
-	case KindArray, KindInt2Vector, KindOidVector:
+	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
 		buf = appendArrayPayload(buf, d)
 	default:
 		buf = binary.AppendUvarint(buf, uint64(len(d.S)))
@@ -205,7 +205,7 @@ func decodePayload(k Kind, b []byte, want bool) (Datum, []byte, error) {
 		}
 		b = b[e:]
 		d.M, d.Dd, d.I = int32(m1), int32(d1), us
-	case KindArray, KindInt2Vector, KindOidVector:
+	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
 		return decodeArrayPayload(k, b, want)
 	default:
 		l, m := binary.Uvarint(b)

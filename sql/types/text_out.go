@@ -70,6 +70,8 @@ func AppendText(buf []byte, d Datum, env *Env) []byte {
 		return appendInterval(buf, d)
 	case KindArray, KindInt2Vector, KindOidVector:
 		return appendArrayText(buf, d, env)
+	case KindRecord:
+		return appendRecordText(buf, d, env)
 	default:
 		return append(buf, d.S...)
 	}
