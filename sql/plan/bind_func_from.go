@@ -211,11 +211,21 @@ func (b *Binder) bindFromCalls(rf *pg_query.RangeFunction) ([]SRFCall, error) {
 			return nil, b.errAt(fc.Location, pgerror.UndefinedFunction, "function %s does not exist", strings.Join(parts, ".")).
 				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 		}
-		if !f.ReturnsSet() {
-			return nil, b.errAt(fc.Location, pgerror.FeatureNotSupported, "%s is not a set-returning function: only set-returning functions (generate_series, unnest, …) can be called in FROM", name)
+		if f.Agg != nil || f.Window != nil {
+			return nil, b.errAt(fc.Location, pgerror.FeatureNotSupported, "%s is not a set-returning function: aggregate and window functions cannot be called in FROM", name)
 		}
 		if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
 			return nil, b.errAt(fc.Location, pgerror.WrongObjectType, "%s is not an aggregate function", name)
+		}
+		if !f.ReturnsSet() {
+			// A scalar function in FROM is one row of one column.
+			call, err := b.bindSRFArgs(fc, f, name, ec)
+			if err != nil {
+				return nil, err
+			}
+			call.Overload = scalarAsSRF(call.Overload)
+			calls = append(calls, *call)
+			continue
 		}
 		if name == "unnest" && len(fc.Args) > 1 && !rf.IsRowsfrom {
 			// unnest(a, b, …) in FROM is ROWS FROM (unnest(a), unnest(b), …).
@@ -236,6 +246,36 @@ func (b *Binder) bindFromCalls(rf *pg_query.RangeFunction) ([]SRFCall, error) {
 		calls = append(calls, *call)
 	}
 	return calls, nil
+}
+
+// scalarAsSRF wraps a scalar overload as a set-returning one giving one
+// row (NULL when a strict overload has a NULL argument, as PostgreSQL
+// gives for a scalar function in FROM).
+func scalarAsSRF(ov *funcs.Overload) *funcs.Overload {
+	w := *ov
+	w.NullStrict = false
+	w.SRF = func(c *funcs.Ctx, args []types.Datum) (funcs.RowIter, error) {
+		d := types.NullDatum
+		null := false
+		for _, a := range args {
+			null = null || a.IsNull()
+		}
+		if !null || !ov.NullStrict {
+			var err error
+			if d, err = ov.Fn(c, args); err != nil {
+				return nil, err
+			}
+		}
+		done := false
+		return func() ([]types.Datum, bool, error) {
+			if done {
+				return nil, false, nil
+			}
+			done = true
+			return []types.Datum{d}, true, nil
+		}, nil
+	}
+	return &w
 }
 
 // flattenSRFApply turns an inner Apply of set-returning calls that read
