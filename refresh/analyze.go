@@ -158,6 +158,9 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			}
 		}
 		addB(nodeBlocker(n))
+		if ps, ok := n.(*plan.ProjectSet); ok {
+			addB(projectSetBlocker(ps))
+		}
 		if sc, ok := n.(*plan.Scan); ok && scanReadsTime(sc) {
 			// A time filter on a primary-key column became key bounds.
 			a.TimeDependent = true
@@ -326,6 +329,21 @@ func exprBlocker(e plan.Expr, allowTime bool) *Blocker {
 		return true
 	})
 	return b
+}
+
+// projectSetBlocker finds a call of a ProjectSet that is not a function of
+// its input row alone: a non-deterministic function in FROM or in a select
+// list.
+func projectSetBlocker(ps *plan.ProjectSet) *Blocker {
+	for _, c := range ps.Calls {
+		if c.Fn != nil && !c.Fn.Deterministic {
+			name := strings.ToLower(c.Name)
+			return &Blocker{Code: ReasonNonDeterministic, Object: name + "()", Func: name,
+				Message: fmt.Sprintf("%s() returns a different value at each evaluation", name),
+				Fix:     "remove the call or compute the value in a source table", Permanent: true}
+		}
+	}
+	return nil
 }
 
 // nodeBlocker names the plan nodes that are never differentiated.

@@ -196,6 +196,9 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 	case *plan.ProjectSet:
 		// Set-returning calls run on each input row alone: the rows an
 		// input row gives come and go with it (linear, as a projection).
+		if b := projectSetBlocker(x); b != nil {
+			return nil, &blockedError{*b}
+		}
 		for _, c := range x.Calls {
 			for _, e := range c.Args {
 				if b := exprBlocker(e, false); b != nil {

@@ -89,6 +89,9 @@ func (b *Binder) bindSRFCall(fc *pg_query.FuncCall, f *funcs.Func, name string, 
 // bindSRFArgs binds the arguments of a set-returning call and resolves its
 // overload and columns.
 func (b *Binder) bindSRFArgs(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *exprCtx) (*SRFCall, error) {
+	if !f.Deterministic {
+		b.volatile++
+	}
 	var args []Expr
 	for _, a := range fc.Args {
 		e, err := b.bindExpr(a, ec)
