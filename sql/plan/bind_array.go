@@ -448,8 +448,12 @@ func arrayCommonType(a, b types.T) (types.T, bool) {
 	if a.ElemType().Kind != b.ElemType().Kind {
 		return types.T{}, false
 	}
-	if a.Kind != types.KindArray {
-		return b, true
+	switch {
+	case a == b:
+		return a, true
+	case a.Kind != types.KindArray && b.Kind != types.KindArray:
+		return a, true // two vectors of one kind
 	}
-	return a, true
+	// A modifier survives only when both have it (as for scalars).
+	return types.ArrayOf(types.T{Kind: a.ElemType().Kind}), true
 }
