@@ -44,6 +44,19 @@ type Config struct {
 	// ConsoleActionWait is how long a console action's POST waits for its
 	// statement before answering (0 = the console's default).
 	ConsoleActionWait time.Duration
+	// HBAFile holds pg_hba.conf-style authentication rules ("" = none).
+	HBAFile string
+	// Superuser is the bootstrap superuser, created SUPERUSER LOGIN at
+	// startup when missing ("" = DefaultSuperuser); the console acts as it.
+	Superuser string
+	// SuperuserPassword, when set, becomes the bootstrap superuser's
+	// password at startup. With neither it nor HBAFile, clients are not
+	// authenticated: any user name is trusted from loopback addresses.
+	// With it alone, the rules are server.DefaultHBA (SCRAM from loopback).
+	SuperuserPassword string
+	// TLSCert and TLSKey are PEM files of the server's certificate (chain)
+	// and key; both set turns TLS on.
+	TLSCert, TLSKey string
 }
 
 // DefaultConfig is what `mvserver` with no flags uses.
@@ -92,6 +105,11 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
+	auth, err := setupAuth(cfg, db, cat)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	hub := notify.New()
 	mon := web.NewMonitor(db.WALSyncLatency)
 	publish := publishRefreshEvents(hub)
@@ -110,9 +128,11 @@ func Start(cfg Config) (*Server, error) {
 		Refreshed:         sched.refreshed,
 		NextRun:           sched.sched.NextRun,
 		Notify:            hub,
+		RequireRoles:      auth.auth != nil,
 	}
 	sqlEngine := mon.InstrumentEngine(eng)
-	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger}, sqlEngine)
+	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger,
+		Authenticator: auth.auth, TLS: auth.tls}, sqlEngine)
 	eng.Activity = wire.Activity
 	eng.CancelBackend = func(pid int64) bool { return pid > 0 && pid <= math.MaxUint32 && wire.CancelBackend(uint32(pid)) }
 	ln, err := net.Listen("tcp", cfg.Listen)
@@ -123,6 +143,7 @@ func Start(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, db: db, cat: cat, wire: wire, ln: ln, served: make(chan error, 1), sched: sched, mon: mon}
 	if cfg.HTTP != "" {
 		s.console, err = web.New(web.Config{Addr: cfg.HTTP, Monitor: mon, Logger: cfg.Logger, ActionWait: cfg.ConsoleActionWait,
+			Auth:    web.LoopbackOnly{User: auth.superuser},
 			Backend: web.Backend{DB: db, Catalog: cat, Database: cfg.Database, Engine: sqlEngine, NextRun: sched.sched.NextRun, Ready: s.ready}})
 		if err == nil {
 			err = s.console.Listen()

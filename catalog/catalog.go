@@ -76,6 +76,8 @@ type Table struct {
 	DependsOn []uint32 `json:"depends_on,omitempty"`
 	// Dataset is set for materialized views and streaming tables.
 	Dataset *Dataset `json:"dataset,omitempty"`
+	// Sequence is set for sequences.
+	Sequence *Sequence `json:"sequence,omitempty"`
 }
 
 // Dependents lists the relations whose DependsOn names id.
@@ -107,6 +109,10 @@ func (t *Table) Clone() *Table {
 		d.SearchPath = append([]string(nil), t.Dataset.SearchPath...)
 		d.Streams = append([]uint32(nil), t.Dataset.Streams...)
 		c.Dataset = &d
+	}
+	if t.Sequence != nil {
+		sq := *t.Sequence
+		c.Sequence = &sq
 	}
 	return &c
 }
@@ -168,6 +174,7 @@ type Catalog struct {
 	tables   map[uint32]*Table
 	byName   map[uint32]map[string]*Table // schema id → name → table
 	nextID   uint32
+	roles    roleSet // roles.go
 }
 
 func newCatalog(db string) *Catalog {
@@ -196,6 +203,7 @@ func (c *Catalog) Clone() *Catalog {
 		}
 		n.byName[k] = mm
 	}
+	n.roles = c.roles.clone()
 	return n
 }
 

@@ -1,8 +1,9 @@
 // Package catalog owns the schema objects of the one database a server
 // holds: schemas, tables, views, materialized views and streaming tables
 // (later functions), their columns, keys, partitioning and table properties
-// (R-T1, R-T5). Descriptors are persisted through storage's metadata key
-// space in the same transaction as the data they describe.
+// (R-T1, R-T5), and the roles that log in (roles.go). Descriptors are
+// persisted through storage's metadata key space in the same transaction
+// as the data they describe.
 //
 // Invariants:
 //  1. A *Catalog is an immutable snapshot; DDL works on a Clone and persists

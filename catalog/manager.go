@@ -30,6 +30,7 @@ type descriptor struct {
 	Kind   string  `json:"kind"`
 	Schema *Schema `json:"schema,omitempty"`
 	Table  *Table  `json:"table,omitempty"`
+	Role   *Role   `json:"role,omitempty"`
 }
 
 // Manager caches the latest catalog and loads the one matching a
@@ -138,6 +139,8 @@ func (m *Manager) load(txn *storage.Txn) (*Catalog, error) {
 			c.PutSchema(d.Schema)
 		case d.Table != nil:
 			tables = append(tables, d.Table)
+		case d.Role != nil:
+			c.PutRole(d.Role)
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -158,6 +161,8 @@ func (m *Manager) Persist(txn *storage.Txn, c *Catalog, changed, dropped []uint3
 			d = descriptor{Kind: string(t.Kind), Table: t}
 		} else if s, ok := c.SchemaByID(id); ok {
 			d = descriptor{Kind: "schema", Schema: s}
+		} else if r, ok := c.RoleByID(id); ok {
+			d = descriptor{Kind: "role", Role: r}
 		} else {
 			return fmt.Errorf("catalog: object %d not in catalog", id)
 		}

@@ -1,6 +1,10 @@
 package catalog
 
-import "github.com/mvserver/mvserver/sql/types"
+import (
+	"sort"
+
+	"github.com/mvserver/mvserver/sql/types"
+)
 
 // SystemSchema qualifies the built-in system views (system.refresh_history).
 const SystemSchema = "system"
@@ -60,4 +64,14 @@ func (c *Catalog) systemView(name string) (*Table, bool) {
 		return nil, false
 	}
 	return t, true
+}
+
+// SystemViews lists the built-in system views by id.
+func SystemViews() []*Table {
+	out := make([]*Table, 0, len(systemViewsByID))
+	for _, t := range systemViewsByID {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -6,8 +6,9 @@
 # through cgo): those are verified and their versions printed. The console's
 # browser test (`go test -tags browser ./web/...`) drives headless Chromium:
 # Debian's `chromium` package is installed with apt-get when it is missing.
-# The client and PostgreSQL-oracle suites (build tags `clients`, `pgoracle`)
-# will add their installs here.
+# The client suite (build tag `clients`) gets the real clients, PostgreSQL
+# 15 and `npm ci` of node-postgres; the PostgreSQL-oracle suite (`pgoracle`)
+# will add its installs here.
 set -euo pipefail
 
 missing=0
@@ -48,6 +49,49 @@ apt_install() {
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@"
 }
 
+# The client suite (build tag `clients`, clienttest/): the real clients,
+# PostgreSQL 15 as the oracle they also run against, and Java, Python and
+# Node.js for the client programs. Each is checked by a file or a command;
+# what is missing is installed with apt-get in one go.
+client_pkgs=()
+need_pkg() { # PACKAGE PATH: PACKAGE is missing when PATH does not exist
+	if [[ ! -e $2 ]]; then
+		client_pkgs+=("$1")
+	fi
+}
+need_pkg postgresql-15 /usr/lib/postgresql/15/bin/postgres          # server (the oracle), initdb
+need_pkg postgresql-client-15 /usr/lib/postgresql/15/bin/psql       # psql, pgbench
+need_pkg libpostgresql-jdbc-java /usr/share/java/postgresql.jar     # pgjdbc 42.x
+need_pkg default-jdk-headless /usr/bin/javac                        # javac and java
+need_pkg python3-psycopg2 /usr/lib/python3/dist-packages/psycopg2   # for /usr/bin/python3
+need_pkg odbc-postgresql /usr/lib/x86_64-linux-gnu/odbc/psqlodbcw.so # psqlODBC
+need_pkg unixodbc /usr/bin/isql                                     # unixODBC's isql
+need_pkg nodejs /usr/bin/node
+need_pkg npm /usr/bin/npm
+if ((${#client_pkgs[@]})); then
+	echo "install-test-deps: installing ${client_pkgs[*]} (the client suite needs them)"
+	apt_install "${client_pkgs[@]}"
+fi
+# psql and pgbench are on PATH through Debian's postgresql-common wrappers.
+for tool in psql pgbench isql javac java node npm; do
+	need "$tool" "install the client suite's Debian packages (see above in this script)"
+done
+if ! /usr/bin/python3 -c 'import psycopg2' 2>/dev/null; then
+	echo "install-test-deps: /usr/bin/python3 cannot import psycopg2 (apt-get install python3-psycopg2)" >&2
+	missing=1
+fi
+if ((missing)); then
+	exit 1
+fi
+# node-postgres, at the version package-lock.json pins, into
+# testdata/clients/node/node_modules (npm ci: exactly the lock file; run
+# again only when the lock file is newer than what is installed).
+node_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/testdata/clients/node"
+if [[ ! -f $node_dir/node_modules/.package-lock.json || $node_dir/package-lock.json -nt $node_dir/node_modules/.package-lock.json ]]; then
+	echo "install-test-deps: npm ci in testdata/clients/node (node-postgres for the client suite)"
+	(cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # Headless Chromium for the console's browser test (build tag `browser`),
 # with a font so that screenshots show text.
 if ! command -v chromium >/dev/null 2>&1; then
@@ -63,3 +107,9 @@ echo "go:  $(go version)"
 # sed, not head: head may close the pipe early and pipefail would see SIGPIPE.
 echo "gcc: $(gcc --version | sed -n 1p)"
 echo "chromium: $(chromium --version 2>/dev/null | sed -n 1p)"
+echo "postgres: $(/usr/lib/postgresql/15/bin/postgres --version)"
+echo "psql: $(psql --version), pgbench: $(pgbench --version)"
+echo "pgjdbc: $(dpkg-query -W -f='${Version}' libpostgresql-jdbc-java 2>/dev/null || echo '?'), $(javac -version 2>&1)"
+echo "psycopg2: $(/usr/bin/python3 -c 'import psycopg2; print(psycopg2.__version__)')"
+echo "node: $(node --version), pg: $(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$node_dir/node_modules/pg/package.json")"
+echo "isql: $(isql --version), psqlODBC: $(dpkg-query -W -f='${Version}' odbc-postgresql 2>/dev/null || echo '?')"

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 
 	"github.com/jackc/pgx/v5/pgproto3"
@@ -9,15 +10,13 @@ import (
 )
 
 // Authenticator decides whether the client described by info may log in
-// (R-P2 plugs its password methods and HBA rules in here). It
-// returns nil to admit it, or an error sent to the client as FATAL (28000
-// for a refused host, 28P01 for a wrong password). The server sends
-// AuthenticationOk itself after a nil return.
+// (R-P2). It returns nil to admit it, or an error sent to the client as
+// FATAL (28000 for a refused host, 28P01 for a wrong password). The server
+// sends AuthenticationOk itself after a nil return.
 //
 // Password methods (cleartext, MD5, SCRAM-SHA-256) talk to the client
-// through ex; a host-based rule set (pg_hba.conf) is a function that picks
-// one of them from info.RemoteAddr, info.User and info.Database. Both run
-// under Config.StartupTimeout.
+// through ex; NewAuthenticator picks one of them per connection from
+// pg_hba.conf-style rules (hba.go). Both run under Config.StartupTimeout.
 type Authenticator func(ctx context.Context, info StartupInfo, ex AuthExchange) error
 
 // AuthExchange is the connection as an Authenticator sees it during startup.
@@ -29,13 +28,20 @@ type AuthExchange interface {
 	Send(msg pgproto3.BackendMessage) error
 	// Receive reads the client's next message.
 	Receive() (pgproto3.FrontendMessage, error)
+	// TLS returns the state of the connection's TLS session, nil when the
+	// connection is not encrypted.
+	TLS() *tls.ConnectionState
+	// ChannelBinding returns the tls-server-end-point channel binding data
+	// of a TLS connection (RFC 5929: a hash of the server's certificate),
+	// nil without TLS or when the certificate is not known in advance.
+	ChannelBinding() []byte
 }
 
 // TrustLoopback admits clients connecting over loopback (127.0.0.0/8, ::1) or
 // a unix socket without a password and refuses every other address, like a
 // pg_hba.conf holding only "local all all trust" and "host all all
-// 127.0.0.1/32 trust" / "::1/128 trust" lines. It is the default until
-// password methods exist.
+// 127.0.0.1/32 trust" / "::1/128 trust" lines. It is the default when no
+// authentication is configured.
 func TrustLoopback(_ context.Context, info StartupInfo, _ AuthExchange) error {
 	if isLoopback(info.RemoteAddr) {
 		return nil
@@ -107,4 +113,19 @@ func (a authExchange) Send(msg pgproto3.BackendMessage) error {
 
 func (a authExchange) Receive() (pgproto3.FrontendMessage, error) {
 	return a.c.be.Receive()
+}
+
+func (a authExchange) TLS() *tls.ConnectionState {
+	if tc, ok := a.c.nc.(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		return &st
+	}
+	return nil
+}
+
+func (a authExchange) ChannelBinding() []byte {
+	if _, ok := a.c.nc.(*tls.Conn); !ok {
+		return nil
+	}
+	return tlsServerEndPoint(a.c.srv.cfg.TLS)
 }

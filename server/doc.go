@@ -11,21 +11,35 @@
 //     (conn.serve). The goroutine owns the socket: it alone reads and writes,
 //     so no lock guards the protocol state. Other goroutines (cancel requests,
 //     Shutdown) only cancel contexts and set socket deadlines.
-//  2. Negotiation. The first packet has no type byte. An SSLRequest or a
-//     GSSENCRequest is answered with the single byte 'N' (no TLS yet, no GSS
-//     encryption: R-P1) and the real startup packet is read from the same
-//     socket, as libpq expects. A CancelRequest is handled (step 8) and the socket
-//     closed without a reply.
+//  2. Negotiation. The first packet has no type byte. An SSLRequest is
+//     answered 'S' when Config.TLS is set: the TLS handshake (TLS 1.2 at
+//     least) runs on the socket at once and everything after it, the
+//     startup packet included, goes through TLS (tls.go); a failed
+//     handshake ends that connection only. Without Config.TLS the answer
+//     is 'N', and to a GSSENCRequest always (no GSS encryption), and the
+//     real startup packet is read from the same socket in plain text, as
+//     libpq expects. A CancelRequest, plain or inside TLS (libpq 17 and
+//     pgx encrypt the cancel connection of an encrypted session), is
+//     handled (step 8) and the socket closed without a reply.
 //  3. Startup. The StartupMessage must ask for protocol 3.x; a later minor
 //     version or unknown "_pq_." options get a NegotiateProtocolVersion
 //     down to 3.0, anything else is FATAL 0A000. "user" is required (FATAL
 //     28000); "database" defaults to the user name. Steps 2–5 must finish
 //     within Config.StartupTimeout, so a silent client costs nothing for long.
 //  4. Authentication. Config.Authenticator decides; it may exchange
-//     messages with the client (the hook for R-P2: SCRAM, MD5, password,
-//     HBA rules). The
-//     default trusts loopback and unix-socket clients and refuses others
-//     with FATAL 28000, as a pg_hba.conf without a matching line would.
+//     messages with the client through an AuthExchange, which also tells
+//     whether the connection is encrypted. The default, TrustLoopback,
+//     trusts loopback and unix-socket clients and refuses others with
+//     FATAL 28000, as a pg_hba.conf without a matching line would.
+//     NewAuthenticator follows pg_hba.conf-style rules (hba.go: local,
+//     host, hostssl, hostnossl; trust, reject, password, md5,
+//     scram-sha-256) and checks passwords against stored verifiers it
+//     looks up through a function (the role catalog is not ours):
+//     SCRAM-SHA-256 (scram.go; SCRAM-SHA-256-PLUS with tls-server-end-point
+//     channel binding over TLS), MD5 and cleartext (auth_methods.go). A
+//     wrong password, an unknown role and a role without a password fail
+//     alike, 28P01, after a complete exchange; an admitted user that is no
+//     role, or one without LOGIN, gets 28000.
 //     Then a connection slot is taken (more than MaxConnections
 //     authenticated sessions: FATAL 53300, R-X3) and AuthenticationOk is
 //     sent.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -50,6 +51,9 @@ type Config struct {
 	StartupTimeout time.Duration
 	// Authenticator admits or refuses a connection. Nil means TrustLoopback.
 	Authenticator Authenticator
+	// TLS, when set, makes the server answer SSLRequest with 'S' and
+	// encrypt the connection (tls.go); nil answers 'N'.
+	TLS *tls.Config
 }
 
 // Server accepts PostgreSQL connections and serves each with a Session from

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -105,9 +106,11 @@ func (c *conn) startup() error {
 	return c.ioErr(c.out.readyForQuery('I'))
 }
 
-// readStartup reads packets until a StartupMessage, answering SSLRequest and
-// GSSENCRequest with 'N' and serving a CancelRequest (which ends the
-// connection). It returns the startup parameters.
+// readStartup reads packets until a StartupMessage, answering SSLRequest
+// with 'S' and a TLS handshake when TLS is configured, and with 'N'
+// otherwise, GSSENCRequest with 'N', and serving a CancelRequest (which
+// ends the connection; it may come over TLS too). It returns the startup
+// parameters.
 func (c *conn) readStartup() (map[string]string, error) {
 	for negotiations := 0; ; negotiations++ {
 		body, err := c.readStartupPacket()
@@ -120,8 +123,18 @@ func (c *conn) readStartup() (map[string]string, error) {
 			if negotiations >= maxNegotiations || len(body) != 4 {
 				return nil, fatalf(pgerror.ProtocolViolation, "invalid startup packet layout")
 			}
-			// No TLS, no GSS encryption: libpq and pgx go on in plain text
-			// on this socket (or give up, if they require encryption).
+			if code == sslRequestCode && c.srv.cfg.TLS != nil {
+				if _, encrypted := c.nc.(*tls.Conn); encrypted {
+					return nil, fatalf(pgerror.ProtocolViolation, "SSL negotiation while already encrypted")
+				}
+				if err := c.startTLS(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			// No TLS (none configured), no GSS encryption: libpq and pgx go
+			// on in plain text on this socket (or give up, if they require
+			// encryption).
 			c.out.buf = append(c.out.buf, 'N')
 			if err := c.out.flush(); err != nil {
 				return nil, errQuietClose

@@ -63,6 +63,11 @@ func run(args []string) int {
 	retention := fs.Duration("history-retention", retDef, "how long each view's event log and refresh history are kept; each refresh prunes older entries (env MVSERVER_HISTORY_RETENTION)")
 	optimal := fs.String("optimal-refresh", envDefault("optimal-refresh", "on"), "off makes every refresh of every view a full recompute, also when nothing changed (env MVSERVER_OPTIMAL_REFRESH)")
 	grace := fs.Duration("shutdown-grace", graceDef, "how long running statements may finish at shutdown; a second signal ends them at once (env MVSERVER_SHUTDOWN_GRACE)")
+	hba := fs.String("hba", envDefault("hba", ""), "pg_hba.conf-style file of authentication rules (env MVSERVER_HBA); without it and without a superuser password, loopback clients are trusted under any user name")
+	superuser := fs.String("superuser", envDefault("superuser", app.DefaultSuperuser), "bootstrap superuser, created at startup when missing (env MVSERVER_SUPERUSER)")
+	superuserPassword := fs.String("superuser-password", envDefault("superuser-password", ""), "password the bootstrap superuser gets at startup; alone (no --hba) it turns on SCRAM-SHA-256 from loopback (env MVSERVER_SUPERUSER_PASSWORD; prefer the variable: flags show in ps)")
+	tlsCert := fs.String("tls-cert", envDefault("tls-cert", ""), "PEM certificate (chain) for TLS; with --tls-key, clients may encrypt (env MVSERVER_TLS_CERT)")
+	tlsKey := fs.String("tls-key", envDefault("tls-key", ""), "PEM private key of --tls-cert (env MVSERVER_TLS_KEY)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -77,6 +82,8 @@ func run(args []string) int {
 	cfg.TriggerMinInterval = *trigMin
 	cfg.HistoryRetention = *retention
 	cfg.HTTP = strings.TrimSpace(*httpAddr)
+	cfg.HBAFile, cfg.Superuser, cfg.SuperuserPassword = *hba, *superuser, *superuserPassword
+	cfg.TLSCert, cfg.TLSKey = *tlsCert, *tlsKey
 	switch strings.ToLower(*optimal) {
 	case "on", "true":
 	case "off", "false":

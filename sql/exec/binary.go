@@ -3,6 +3,7 @@ package exec
 import (
 	"math"
 	"regexp"
+	"strings"
 
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -84,6 +85,30 @@ func compileBinary(x *plan.Binary, c *Ctx) (evalFn, error) {
 			re := fixed
 			if re == nil {
 				if re, err = likeToRegexp(b.S, ci); err != nil {
+					return types.Datum{}, err
+				}
+			}
+			return types.NewBool(re.MatchString(a.S) != neg), nil
+		}, nil
+	case plan.OpRegex, plan.OpNotRegex, plan.OpIRegex, plan.OpNotIRegex:
+		ci := x.Op == plan.OpIRegex || x.Op == plan.OpNotIRegex
+		neg := x.Op == plan.OpNotRegex || x.Op == plan.OpNotIRegex
+		var fixed *regexp.Regexp
+		if pc, ok := x.R.(*plan.Const); ok && !pc.D.IsNull() {
+			re, err := compileRegex(pc.D.S, ci)
+			if err != nil {
+				return nil, err
+			}
+			fixed = re
+		}
+		return func(row Row) (types.Datum, error) {
+			a, b, ok, err := both(row)
+			if !ok {
+				return types.NullDatum, err
+			}
+			re := fixed
+			if re == nil {
+				if re, err = compileRegex(b.S, ci); err != nil {
 					return types.Datum{}, err
 				}
 			}
@@ -223,4 +248,18 @@ func arithFn(op plan.Op, lt, rt, out types.T, env *types.Env) func(a, b types.Da
 		}
 	}
 	return nil
+}
+
+// compileRegex compiles a POSIX regular expression of ~ and friends. Go's
+// RE2 syntax covers the extended expressions clients send; what it lacks
+// (back references, lookaround) is 2201B, as an invalid pattern is.
+func compileRegex(pat string, ci bool) (*regexp.Regexp, error) {
+	if ci {
+		pat = "(?i)" + pat
+	}
+	re, err := regexp.Compile(pat)
+	if err != nil {
+		return nil, pgerror.New(pgerror.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return re, nil
 }

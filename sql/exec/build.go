@@ -7,6 +7,14 @@ import (
 
 // Build creates the operator tree for a plan.
 func Build(c *Ctx, n plan.Node) (Operator, error) {
+	op, err := build(c, n)
+	if err != nil || c.stmt == nil || c.stmt.analyze == nil {
+		return op, err
+	}
+	return c.stmt.analyze.wrap(n, op), nil
+}
+
+func build(c *Ctx, n plan.Node) (Operator, error) {
 	switch x := n.(type) {
 	case *plan.Scan:
 		return newScan(c, x)

@@ -50,7 +50,10 @@ func (c *tableCodec) storageErr(err error, row Row) error {
 }
 
 // ExecInsert runs an INSERT and returns the number of rows inserted.
-func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
+func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) { return execInsert(c, ins, nil) }
+
+// execInsert runs an INSERT; with written set, it also collects the new rows.
+func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
 	t := ins.Table
 	codec := newTableCodec(t)
 	defaults := make([]evalFn, len(ins.Defaults))
@@ -81,6 +84,12 @@ func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
 	}
 	info := t.StorageInfo()
 	c.Txn.NoteOperation(info.ID, "WRITE")
+	var conflicts *conflictResolver
+	if ins.OnConflict != nil {
+		if conflicts, err = newConflictResolver(c, ins, codec); err != nil {
+			return 0, err
+		}
+	}
 	var n int64
 	err = Drain(src, func(b []Row) error {
 		for _, in := range b {
@@ -105,7 +114,20 @@ func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
 				return err
 			}
 			if _, err := c.Txn.Insert(info, key, codec.value(row)); err != nil {
-				return codec.storageErr(err, row)
+				if conflicts == nil || !errors.Is(err, storage.ErrDuplicateKey) {
+					return codec.storageErr(err, row)
+				}
+				if row, err = conflicts.resolve(key, row); err != nil {
+					return err
+				}
+				if row == nil {
+					continue // DO NOTHING, or DO UPDATE's WHERE said no
+				}
+			} else if conflicts != nil {
+				conflicts.inserted(key)
+			}
+			if written != nil {
+				*written = append(*written, row)
 			}
 			n++
 		}
@@ -130,7 +152,10 @@ func collect(c *Ctx, n plan.Node) ([]Row, error) {
 
 // ExecUpdate runs an UPDATE and returns the number of rows updated. The rows
 // to change are read completely before any is written.
-func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) {
+func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) { return execUpdate(c, up, nil) }
+
+// execUpdate runs an UPDATE; with written set, it also collects the new rows.
+func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 	t := up.Table
 	codec := newTableCodec(t)
 	sets := make([]evalFn, len(up.Sets))
@@ -183,12 +208,18 @@ func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) {
 		if err := c.Txn.Update(info, oldKey, newKey, codec.value(nw)); err != nil {
 			return 0, codec.storageErr(err, nw)
 		}
+		if written != nil {
+			*written = append(*written, nw)
+		}
 	}
 	return int64(len(rows)), c.Context.Err()
 }
 
 // ExecDelete runs a DELETE and returns the number of rows deleted.
-func ExecDelete(c *Ctx, del *plan.Delete) (int64, error) {
+func ExecDelete(c *Ctx, del *plan.Delete) (int64, error) { return execDelete(c, del, nil) }
+
+// execDelete runs a DELETE; with written set, it also collects the old rows.
+func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 	t := del.Table
 	codec := newTableCodec(t)
 	rows, err := collect(c, del.Input)
@@ -209,6 +240,44 @@ func ExecDelete(c *Ctx, del *plan.Delete) (int64, error) {
 		if err := c.Txn.Delete(info, key); err != nil {
 			return 0, err
 		}
+		if written != nil {
+			*written = append(*written, old)
+		}
 	}
 	return int64(len(rows)), nil
+}
+
+// ExecReturning runs a DML statement with a RETURNING list (an *plan.Insert,
+// *plan.Update or *plan.Delete whose Returning is set) and returns the
+// list's rows, one per row written, in the order written.
+func ExecReturning(c *Ctx, stmt any) ([]Row, error) {
+	var written []Row
+	var ret *plan.Returning
+	var err error
+	switch s := stmt.(type) {
+	case *plan.Insert:
+		ret = s.Returning
+		_, err = execInsert(c, s, &written)
+	case *plan.Update:
+		ret = s.Returning
+		_, err = execUpdate(c, s, &written)
+	case *plan.Delete:
+		ret = s.Returning
+		_, err = execDelete(c, s, &written)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The RETURNING list reads the rows in the table's scan layout: the
+	// hidden row-tracking columns are not known here and read NULL.
+	width := len(ret.Rows.Cols)
+	given := &plan.Given{Cols: ret.Rows.Cols, Rows: make([][]types.Datum, len(written))}
+	for i, r := range written {
+		full := make([]types.Datum, width)
+		copy(full, r)
+		given.Rows[i] = full
+	}
+	proj := *ret.Project
+	proj.Input = given
+	return collect(c, &proj)
 }

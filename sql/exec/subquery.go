@@ -16,6 +16,9 @@ type stmtState struct {
 	// work holds, per WITH RECURSIVE evaluation, the rows of its previous
 	// round, read by its WorkTableScan.
 	work map[*plan.RecursiveUnion][]Row
+	// analyze, when set, counts each node's rows, runs and time (EXPLAIN
+	// ANALYZE).
+	analyze *analyzer
 }
 
 // memoLimit bounds how many results of a correlated subquery are kept per

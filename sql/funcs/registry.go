@@ -1,6 +1,7 @@
 package funcs
 
 import (
+	"sort"
 	"strings"
 	"time"
 
@@ -25,7 +26,42 @@ type Ctx struct {
 	// Activity lists the server's sessions as pg_stat_activity rows; nil
 	// where it cannot.
 	Activity func() [][]types.Datum
+	// Catalog is the catalog snapshot the statement runs against (a
+	// *catalog.Catalog; any keeps funcs free of the catalog package) for
+	// the catalog functions of sql/pgcatalog; nil where there is none.
+	Catalog any
+	// SearchPath is the session's schema search path (current_schemas).
+	SearchPath []string
+	// Settings lists the session's configuration parameters as
+	// pg_settings rows (name, setting, short_desc, read-only); nil where
+	// there is no session.
+	Settings func() []Setting
+	// RelationSize estimates a stored relation's bytes on disk, with its
+	// change data feed and history when total (pg_table_size and
+	// pg_total_relation_size); nil where there is no database.
+	RelationSize func(id uint32, total bool) (int64, error)
+	// Sequences runs nextval, currval, setval and lastval; nil where
+	// sequences cannot be used (refreshes).
+	Sequences Sequences
 }
+
+// Sequences is what the sequence functions need from a session.
+type Sequences interface {
+	NextVal(oid uint32) (int64, error)
+	CurrVal(oid uint32) (int64, error)
+	SetVal(oid uint32, v int64, isCalled bool) (int64, error)
+	LastVal() (int64, error)
+}
+
+// Setting is one configuration parameter as a session sees it.
+type Setting struct {
+	Name, Value, Desc string
+	ReadOnly          bool
+}
+
+// Register adds a function to the registry (packages that own functions
+// needing more than funcs knows, like sql/pgcatalog's, register them at init).
+func Register(f *Func) { register(f) }
 
 // Overload is one signature of a scalar function.
 type Overload struct {
@@ -105,4 +141,14 @@ func sameAsFirst(args []types.T) types.T {
 		return types.Text
 	}
 	return args[0]
+}
+
+// All lists every registered function, sorted by name (pg_proc).
+func All() []*Func {
+	out := make([]*Func, 0, len(registry))
+	for _, f := range registry {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

@@ -111,6 +111,12 @@ func init() {
 	}})
 	register(&Func{Name: "version", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Text),
 		Fn: func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewText(VersionString), nil }}}})
+	// current_user, session_user, user and current_role (the binder maps
+	// the SQL keywords here): the role the session logged in as.
+	register(&Func{Name: "current_user", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Name),
+		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			return types.NewString(types.KindName, c.User), nil
+		}}}})
 	register(&Func{Name: "current_database", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Name),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
 			return types.NewString(types.KindName, c.Database), nil

@@ -18,6 +18,10 @@ type Insert struct {
 	Targets []int
 	// Defaults[c] computes table column c when it is not a target (nil = NULL).
 	Defaults []Expr
+	// Returning is the RETURNING list (nil: none).
+	Returning *Returning
+	// OnConflict is the ON CONFLICT clause (nil: a conflict is an error).
+	OnConflict *OnConflict
 }
 
 // SetClause assigns E (bound over the table row) to table column Col.
@@ -28,15 +32,17 @@ type SetClause struct {
 
 // Update is a bound UPDATE.
 type Update struct {
-	Table *catalog.Table
-	Input Node // the table's rows to update (table row layout)
-	Sets  []SetClause
+	Table     *catalog.Table
+	Input     Node // the table's rows to update (table row layout)
+	Sets      []SetClause
+	Returning *Returning
 }
 
 // Delete is a bound DELETE.
 type Delete struct {
-	Table *catalog.Table
-	Input Node
+	Table     *catalog.Table
+	Input     Node
+	Returning *Returning
 }
 
 func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
@@ -67,12 +73,6 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		}
 		defer pop()
 	}
-	if len(s.ReturningList) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
-	}
-	if s.OnConflictClause != nil {
-		return nil, b.errAt(s.OnConflictClause.Location, pgerror.FeatureNotSupported, "ON CONFLICT is not supported yet")
-	}
 	t, err := b.resolveTable(s.Relation)
 	if err != nil {
 		return nil, err
@@ -81,6 +81,14 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		return nil, err
 	}
 	ins := &Insert{Table: t}
+	if ins.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
+		return nil, err
+	}
+	if s.OnConflictClause != nil {
+		if ins.OnConflict, err = b.bindOnConflict(s.OnConflictClause, t, s.Relation); err != nil {
+			return nil, err
+		}
+	}
 	if len(s.Cols) == 0 {
 		for i := range t.Columns {
 			ins.Targets = append(ins.Targets, i)
@@ -113,7 +121,13 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		ins.Source = &Values{Rows: [][]Expr{{}}}
 	} else {
 		sel := s.SelectStmt.GetSelectStmt()
+		// Without a column list, fewer values than columns fill the first
+		// columns; the rest take their defaults (as in PostgreSQL).
+		implicit := len(s.Cols) == 0
 		if len(sel.ValuesLists) > 0 {
+			if n := len(sel.ValuesLists[0].GetList().Items); implicit && n < len(ins.Targets) {
+				ins.Targets, targetTypes = ins.Targets[:n], targetTypes[:n]
+			}
 			for _, l := range sel.ValuesLists {
 				n := len(l.GetList().Items)
 				if n > len(ins.Targets) {
@@ -154,6 +168,9 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 			src, cols, err := b.bindSelectOpts(sel, true)
 			if err != nil {
 				return nil, err
+			}
+			if implicit && len(cols) < len(ins.Targets) {
+				ins.Targets, targetTypes = ins.Targets[:len(cols)], targetTypes[:len(cols)]
 			}
 			if len(cols) > len(ins.Targets) {
 				return nil, b.errAt(-1, pgerror.SyntaxError, "INSERT has more expressions than target columns")
@@ -267,14 +284,14 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		}
 		defer pop()
 	}
-	if len(s.ReturningList) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
-	}
 	t, input, sc, err := b.tableInput(s.Relation, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}
 	up := &Update{Table: t, Input: input}
+	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
+		return nil, err
+	}
 	seen := map[int]bool{}
 	for _, n := range s.TargetList {
 		rt := n.GetResTarget()
@@ -328,12 +345,13 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		}
 		defer pop()
 	}
-	if len(s.ReturningList) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "RETURNING is not supported yet")
-	}
 	t, input, _, err := b.tableInput(s.Relation, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}
-	return &Delete{Table: t, Input: input}, nil
+	del := &Delete{Table: t, Input: input}
+	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
+		return nil, err
+	}
+	return del, nil
 }

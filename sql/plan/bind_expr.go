@@ -595,7 +595,7 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	switch op {
-	case "~~", "!~~", "~~*", "!~~*":
+	case "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*":
 		var err error
 		if l, err = b.coerce(l, types.Text, false, loc); err != nil {
 			return nil, undefined()
@@ -603,7 +603,8 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 		if r, err = b.coerce(r, types.Text, false, loc); err != nil {
 			return nil, undefined()
 		}
-		m := map[string]Op{"~~": OpLike, "!~~": OpNotLike, "~~*": OpILike, "!~~*": OpNotILike}
+		m := map[string]Op{"~~": OpLike, "!~~": OpNotLike, "~~*": OpILike, "!~~*": OpNotILike,
+			"~": OpRegex, "!~": OpNotRegex, "~*": OpIRegex, "!~*": OpNotIRegex}
 		return &Binary{Op: m[op], L: l, R: r, T: types.Bool}, nil
 	case "||":
 		if !lt.IsString() && !rt.IsString() {
@@ -856,6 +857,13 @@ func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 		db, _ := funcs.Lookup("current_database")
 		return &Func{Name: "current_database", Fn: db, Overload: db.Overloads[0], T: types.Name}, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE,
+		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		u, _ := funcs.Lookup("current_user")
+		return &Func{Name: "current_user", Fn: u, Overload: u.Overloads[0], T: types.Name}, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		cs, _ := funcs.Lookup("current_schema")
+		return &Func{Name: "current_schema", Fn: cs, Overload: cs.Overloads[0], T: types.Name}, nil
 	}
 	return nil, b.errAt(f.Location, pgerror.FeatureNotSupported, "this SQL value function is not supported yet")
 }

@@ -23,12 +23,19 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 				return b.bindCTERef(d, rv)
 			}
 		}
+		if r := b.systemRelation(rv); r != nil {
+			return b.systemRows(&Rows{Cols: r.Cols, Gen: GenCatalog, Arg: CatalogRelArg{Rel: r, Cat: b.Cat}}, rv.Alias, r.Name, rv.Location)
+		}
 		t, err := b.resolveTable(rv)
 		if err != nil {
 			return nil, nil, err
 		}
 		if t.Kind == catalog.KindView {
 			return b.bindView(t, rv)
+		}
+		if t.Kind == catalog.KindSequence {
+			return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "reading sequence \"%s\" as a table is not supported", t.Name).
+				WithHint("Use nextval, currval or the pg_sequences view.")
 		}
 		alias, aliased := t.Name, false
 		if rv.Alias != nil {
@@ -574,4 +581,19 @@ func (b *Binder) bindLateralJoin(j *pg_query.JoinExpr, ap *Apply, left Node, lsc
 		}
 	}
 	return flattenSRFApply(ap), sc, nil
+}
+
+// systemRelation finds the pg_catalog or information_schema relation rv
+// names, nil if it names none. Bare names look in pg_catalog first, as
+// PostgreSQL searches it before the search path.
+func (b *Binder) systemRelation(rv *pg_query.RangeVar) *SystemRelation {
+	if rv.Catalogname != "" && rv.Catalogname != b.Cat.Database {
+		return nil
+	}
+	schema := rv.Schemaname
+	if schema == "" {
+		schema = "pg_catalog"
+	}
+	r, _ := LookupSystemRelation(schema, rv.Relname)
+	return r
 }

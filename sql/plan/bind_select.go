@@ -623,6 +623,16 @@ func deriveName(n *pg_query.Node) string {
 			return "localtimestamp"
 		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
 			return "current_catalog"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+			return "current_user"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+			return "current_role"
+		case pg_query.SQLValueFunctionOp_SVFOP_USER:
+			return "user"
+		case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+			return "session_user"
+		case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+			return "current_schema"
 		}
 	}
 	return "?column?"

@@ -61,9 +61,14 @@ const (
 	OpNotLike
 	OpILike
 	OpNotILike
+	// POSIX regular expression matches: ~ !~ ~* !~*.
+	OpRegex
+	OpNotRegex
+	OpIRegex
+	OpNotIRegex
 )
 
-var opNames = [...]string{"+", "-", "*", "/", "%", "||", "=", "<>", "<", "<=", ">", ">=", "~~", "!~~", "~~*", "!~~*"}
+var opNames = [...]string{"+", "-", "*", "/", "%", "||", "=", "<>", "<", "<=", ">", ">=", "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*"}
 
 func (o Op) String() string { return opNames[o] }
 

@@ -1,6 +1,9 @@
 package plan
 
-import "github.com/mvserver/mvserver/sql/types"
+import (
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/types"
+)
 
 // EventLogColumns are the columns of event_log(TABLE(name)) (R-O1).
 var EventLogColumns = []Column{
@@ -56,3 +59,48 @@ const (
 	// GenPgStatActivity reads the sessions through funcs.Ctx.Activity.
 	GenPgStatActivity = "pg_stat_activity"
 )
+
+// GenCatalog generates the rows of a pg_catalog or information_schema
+// relation; its argument is a CatalogRelArg.
+const GenCatalog = "pg_catalog"
+
+// SystemRelation is a relation of pg_catalog or information_schema (R-P3):
+// computed from the catalog snapshot a statement binds against, never
+// stored. sql/pgcatalog registers them.
+type SystemRelation struct {
+	Schema, Name string
+	OID          uint32
+	Cols         []Column
+}
+
+// CatalogRelArg is the argument of a GenCatalog Rows node.
+type CatalogRelArg struct {
+	Rel *SystemRelation
+	Cat *catalog.Catalog
+}
+
+var systemRelations = map[string]*SystemRelation{}
+
+// RegisterSystemRelation makes r readable as schema.name (and, for
+// pg_catalog, by its bare name, as pg_catalog is searched first).
+func RegisterSystemRelation(r *SystemRelation) {
+	for i := range r.Cols {
+		r.Cols[i].Table, r.Cols[i].AttrNum = r.OID, int16(i+1)
+	}
+	systemRelations[r.Schema+"."+r.Name] = r
+}
+
+// LookupSystemRelation finds a registered relation.
+func LookupSystemRelation(schema, name string) (*SystemRelation, bool) {
+	r, ok := systemRelations[schema+"."+name]
+	return r, ok
+}
+
+// SystemRelations lists every registered relation (any order).
+func SystemRelations() []*SystemRelation {
+	out := make([]*SystemRelation, 0, len(systemRelations))
+	for _, r := range systemRelations {
+		out = append(out, r)
+	}
+	return out
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -107,6 +108,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	b := s.binder(st, nil)
 	var pk []string
 	pkLoc := int32(-1)
+	var serials []uint32 // sequences of serial columns
 	for _, elt := range cs.TableElts {
 		switch e := elt.Node.(type) {
 		case *pg_query.Node_ColumnDef:
@@ -116,8 +118,10 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			}
 			tn := cd.TypeName
 			typName := strings.ToLower(strVal(tn.Names[len(tn.Names)-1]))
-			if strings.Contains(typName, "serial") {
-				return "", st.Errorf(tn.Location, pgerror.FeatureNotSupported, "serial columns are not supported yet: sequences come later; give the column an explicit value")
+			serial := map[string]string{"smallserial": "smallint", "serial2": "smallint", "serial": "integer",
+				"serial4": "integer", "bigserial": "bigint", "serial8": "bigint"}[typName]
+			if serial != "" && len(tn.ArrayBounds) > 0 {
+				return "", st.Errorf(tn.Location, pgerror.FeatureNotSupported, "array of serial is not implemented")
 			}
 			typ, err := b.TypeName(tn)
 			if err != nil {
@@ -155,6 +159,16 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 				default:
 					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
 				}
+			}
+			if serial != "" {
+				if col.Default != "" {
+					return "", st.Errorf(cd.Location, pgerror.SyntaxError, "multiple default values specified for column \"%s\" of table \"%s\"", cd.Colname, name)
+				}
+				seq, err := s.serialColumn(c, t, &col, serial)
+				if err != nil {
+					return "", err
+				}
+				serials = append(serials, seq.ID)
 			}
 			t.Columns = append(t.Columns, col)
 		case *pg_query.Node_Constraint:
@@ -215,7 +229,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	}
 	t.ApplyDefaults(s.eng.Defaults)
 	c.PutTable(t)
-	if err := s.persist(c, []uint32{t.ID}, nil); err != nil {
+	if err := s.persist(c, append([]uint32{t.ID}, serials...), nil); err != nil {
 		return "", err
 	}
 	params := map[string]string{"isManaged": "true", "description": t.Comment, "partitionBy": jsonList(t.PartitionBy), "properties": propsJSON(t.Properties)}
@@ -325,11 +339,20 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				return "", err
 			}
 			dropped = append(dropped, ids...)
+			// A table takes the sequences it owns (its serial columns') along.
+			for _, seq := range c.OwnedSequences(t.ID) {
+				if err := s.dropSequence(c, seq); err != nil {
+					return "", err
+				}
+				dropped = append(dropped, seq.ID)
+			}
 		}
 		if len(dropped) == 0 {
 			return "DROP TABLE", nil
 		}
 		return "DROP TABLE", s.persist(c, nil, dropped)
+	case pg_query.ObjectType_OBJECT_SEQUENCE:
+		return s.dropSequences(ds)
 	case pg_query.ObjectType_OBJECT_SCHEMA:
 		c := s.cat.Clone()
 		var dropped []uint32
@@ -355,10 +378,18 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			for _, t := range inSchema {
-				c.DropTable(t.ID)
 				dropped = append(dropped, t.ID)
-				if err := s.txn.DropTable(storageID(t)); err != nil {
-					return "", mapStorageErr(err)
+				if t.Kind == catalog.KindSequence {
+					if err := s.dropSequence(c, t); err != nil {
+						return "", err
+					}
+					continue
+				}
+				c.DropTable(t.ID)
+				if t.Kind != catalog.KindView {
+					if err := s.txn.DropTable(storageID(t)); err != nil {
+						return "", mapStorageErr(err)
+					}
 				}
 			}
 			c.DropSchema(sc)
@@ -433,7 +464,7 @@ func (s *Session) alterTblProperties(a *parse.AlterTblProperties) (string, error
 }
 
 // alterTable handles ALTER TABLE … ADD/DROP COLUMN (R-T1).
-func (s *Session) alterTable(st *parse.Statement, at *pg_query.AlterTableStmt) (string, error) {
+func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_query.AlterTableStmt) (string, error) {
 	b := s.binder(st, nil)
 	t, err := b.ResolveTable(at.Relation)
 	if err != nil {
@@ -448,9 +479,86 @@ func (s *Session) alterTable(st *parse.Statement, at *pg_query.AlterTableStmt) (
 	}
 	nt := t.Clone()
 	var ops []string
+	var notNull []int // columns SET NOT NULL: existing rows are checked
+	addPK := false
 	for _, cn := range at.Cmds {
 		cmd := cn.GetAlterTableCmd()
+		colIdx := func() (int, error) {
+			i := nt.ColumnIndex(cmd.Name)
+			if i < 0 {
+				return 0, pgerror.New(pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
+			}
+			return i, nil
+		}
 		switch cmd.Subtype {
+		case pg_query.AlterTableType_AT_AddConstraint:
+			con := cmd.Def.GetConstraint()
+			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
+				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
+			}
+			if len(nt.PrimaryKey) > 0 {
+				return "", st.Errorf(con.Location, pgerror.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", t.Name)
+			}
+			if len(at.Cmds) > 1 {
+				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "ADD PRIMARY KEY must be the only change of its ALTER TABLE")
+			}
+			for _, k := range con.Keys {
+				name := strVal(k)
+				i := nt.ColumnIndex(name)
+				if i < 0 {
+					return "", st.Errorf(con.Location, pgerror.UndefinedColumn, "column \"%s\" named in key does not exist", name)
+				}
+				for _, id := range nt.PrimaryKey {
+					if id == nt.Columns[i].ID {
+						return "", st.Errorf(con.Location, pgerror.DuplicateColumn, "column \"%s\" appears twice in primary key constraint", name)
+					}
+				}
+				switch nt.Columns[i].Type.Kind {
+				case types.KindInterval, types.KindJSON:
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "a column of type %s cannot be part of a primary key", nt.Columns[i].Type.String())
+				}
+				nt.Columns[i].NotNull = true
+				nt.PrimaryKey = append(nt.PrimaryKey, nt.Columns[i].ID)
+			}
+			addPK = true
+			ops = append(ops, "ADD CONSTRAINT")
+		case pg_query.AlterTableType_AT_ColumnDefault:
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			nt.Columns[i].Default = ""
+			if cmd.Def != nil {
+				if _, err := b.BindDefault(cmd.Def, nt.Columns[i].Type); err != nil {
+					return "", err
+				}
+				if nt.Columns[i].Default, err = deparseExpr(cmd.Def); err != nil {
+					return "", err
+				}
+			}
+			ops = append(ops, "CHANGE COLUMN")
+		case pg_query.AlterTableType_AT_SetNotNull:
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			if !nt.Columns[i].NotNull {
+				nt.Columns[i].NotNull = true
+				notNull = append(notNull, i)
+			}
+			ops = append(ops, "CHANGE COLUMN")
+		case pg_query.AlterTableType_AT_DropNotNull:
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			for _, id := range nt.PrimaryKey {
+				if id == nt.Columns[i].ID {
+					return "", pgerror.New(pgerror.InvalidTableDefinition, "column \"%s\" is in a primary key", cmd.Name)
+				}
+			}
+			nt.Columns[i].NotNull = false
+			ops = append(ops, "CHANGE COLUMN")
 		case pg_query.AlterTableType_AT_AddColumn:
 			cd := cmd.Def.GetColumnDef()
 			if nt.ColumnIndex(cd.Colname) >= 0 {
@@ -505,6 +613,23 @@ func (s *Session) alterTable(st *parse.Statement, at *pg_query.AlterTableStmt) (
 	}
 	if len(ops) == 0 {
 		return "ALTER TABLE", nil
+	}
+	if addPK || len(notNull) > 0 {
+		ec, err := s.execCtx(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
+		for _, i := range notNull {
+			if err := exec.CheckNotNull(ec, t, i); err != nil {
+				return "", err
+			}
+		}
+		if addPK {
+			if err := exec.AddPrimaryKey(ec, t, nt); err != nil {
+				return "", mapStorageErr(err)
+			}
+		}
 	}
 	c := s.cat.Clone()
 	c.PutTable(nt)

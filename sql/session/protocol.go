@@ -62,7 +62,7 @@ func (s *Session) AbortTransaction(*pgerror.Error) {
 }
 
 // txnCommand runs BEGIN / COMMIT / ROLLBACK and returns the command tag.
-func (s *Session) txnCommand(ctl txnControl) (string, error) {
+func (s *Session) txnCommand(st *parse.Statement, ctl txnControl) (string, error) {
 	switch ctl {
 	case txnBegin:
 		if s.explicit {
@@ -73,6 +73,7 @@ func (s *Session) txnCommand(ctl txnControl) (string, error) {
 			return "", err
 		}
 		s.explicit = true
+		s.transactionModes(st.AST.GetTransactionStmt().GetOptions())
 		return "BEGIN", nil
 	case txnCommit:
 		if !s.explicit {
@@ -98,7 +99,7 @@ func (s *Session) txnCommand(ctl txnControl) (string, error) {
 
 func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.ResultWriter) error {
 	if ctl := classifyTxn(st); ctl != notTxnControl {
-		tag, err := s.txnCommand(ctl)
+		tag, err := s.txnCommand(st, ctl)
 		if err != nil {
 			return err
 		}
@@ -365,7 +366,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 	if !p.started {
 		p.started = true
 		if ctl := classifyTxn(p.ps.st); ctl != notTxnControl {
-			tag, err := s.txnCommand(ctl)
+			tag, err := s.txnCommand(p.ps.st, ctl)
 			if err != nil {
 				return false, err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/pgcatalog"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
@@ -51,8 +53,14 @@ type Engine struct {
 	// Notify is the LISTEN/NOTIFY hub (nil: LISTEN is accepted and nothing
 	// is ever delivered).
 	Notify *notify.Hub
+	// RequireRoles is set when clients authenticate: a session's user
+	// then has the privileges of its role only. Unset, a user name that
+	// is no role acts as a superuser (roles.go).
+	RequireRoles bool
 
 	sessions atomic.Int64
+	// seqs hands out sequence values (nextval).
+	seqs sequences
 }
 
 func (e *Engine) now() time.Time {
@@ -67,8 +75,14 @@ func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.S
 	if info.Database != e.Database {
 		return nil, pgerror.New(pgerror.InvalidCatalogName, "database \"%s\" does not exist", info.Database)
 	}
-	s := &Session{eng: e, info: info, vals: map[string]string{}, env: &types.Env{Loc: time.UTC}}
+	s := &Session{eng: e, info: info, vals: map[string]string{}}
+	s.env = &types.Env{Loc: time.UTC, Names: sessionNames{s}}
 	s.vals["session_authorization"] = info.User
+	if super, err := e.loginIsSuperuser(info.User); err != nil {
+		return nil, err
+	} else if !super {
+		s.vals["is_superuser"] = "off"
+	}
 	s.vals["application_name"] = info.ApplicationName
 	// Startup parameters are settings too (client_encoding, DateStyle, TimeZone, options …).
 	for k, v := range info.Params {
@@ -136,8 +150,14 @@ type Session struct {
 	cat      *catalog.Catalog // the catalog this transaction sees (with its own DDL)
 	txnStart time.Time
 	explicit bool // inside BEGIN … COMMIT
-	failed   bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
-	extErr   bool // a statement of the current extended-protocol batch failed
+	readOnly bool // the transaction is READ ONLY: writes fail with 25006
+	cursors  map[string]*cursor
+	// seqLast is each sequence's last nextval in this session (currval),
+	// lastSeq the sequence of the latest one (lastval).
+	seqLast map[uint32]int64
+	lastSeq uint32
+	failed  bool // explicit transaction failed: only ROLLBACK/COMMIT allowed
+	extErr  bool // a statement of the current extended-protocol batch failed
 
 	// savedVals and savedEnv are the settings at transaction start: a
 	// rollback restores them (SET is transactional in PostgreSQL).
@@ -196,6 +216,9 @@ func (s *Session) Close() {
 }
 
 func (s *Session) get(st *setting) string {
+	if st.name == "transaction_read_only" {
+		return onOff(s.readOnly)
+	}
 	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
 		return v
 	}
@@ -215,7 +238,7 @@ func (s *Session) set(st *setting, v string) error {
 		if err != nil {
 			return err
 		}
-		s.env = &types.Env{Loc: loc}
+		s.env = &types.Env{Loc: loc, Names: sessionNames{s}}
 	}
 	old := s.get(st)
 	s.vals[strings.ToLower(st.name)] = v
@@ -261,6 +284,7 @@ func (s *Session) ensureTxn() error {
 		return err
 	}
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	s.readOnly = s.setting("default_transaction_read_only") == "on"
 	s.savedVals = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {
 		s.savedVals[k] = v
@@ -273,8 +297,12 @@ func (s *Session) commit() error {
 	if s.txn == nil {
 		return nil
 	}
+	if err := s.endCursors(true); err != nil {
+		s.rollback()
+		return err
+	}
 	txn := s.txn
-	s.txn, s.cat = nil, nil
+	s.txn, s.cat, s.readOnly = nil, nil, false
 	ds := s.datasets
 	s.datasets = nil
 	streams := s.streamRefreshes
@@ -332,9 +360,10 @@ func (s *Session) restoreSettings() {
 }
 
 func (s *Session) rollback() {
+	_ = s.endCursors(false)
 	if s.txn != nil {
 		s.txn.Rollback()
-		s.txn, s.cat = nil, nil
+		s.txn, s.cat, s.readOnly = nil, nil, false
 		s.datasets = nil
 		s.streamRefreshes = nil
 		s.createRuns = nil
@@ -366,7 +395,43 @@ func mapStorageErr(err error) error {
 
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
-		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows}
+		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s},
+		RelationSize: func(id uint32, total bool) (int64, error) {
+			return s.eng.DB.TableSize(storage.TableID(id), total)
+		}}
+}
+
+// sessionNames reads and prints the OID alias types (regclass, …) against
+// the session's current catalog and search path.
+type sessionNames struct{ s *Session }
+
+func (n sessionNames) view() pgcatalog.Names {
+	return pgcatalog.Names{V: pgcatalog.ViewFor(n.s.funcCtx())}
+}
+
+func (n sessionNames) OIDName(k types.Kind, oid uint32) (string, bool) {
+	if n.s.cat == nil {
+		return "", false
+	}
+	return n.view().OIDName(k, oid)
+}
+
+func (n sessionNames) NameOID(k types.Kind, name string) (uint32, error) {
+	if n.s.cat == nil {
+		return 0, types.ErrUndefinedObject(k, name)
+	}
+	return n.view().NameOID(k, name)
+}
+
+// settingsList is pg_settings: every parameter with the session's value.
+func (s *Session) settingsList() []funcs.Setting {
+	out := make([]funcs.Setting, 0, len(settings))
+	for _, st := range settings {
+		out = append(out, funcs.Setting{Name: st.name, Value: s.get(st), Desc: st.desc, ReadOnly: st.readOnly})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }
 
 // statementContext applies statement_timeout (R-S4).

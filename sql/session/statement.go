@@ -69,6 +69,9 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.ctl = c
 		return p, nil
 	}
+	if err := s.checkReadOnly(st); err != nil {
+		return nil, err
+	}
 	if st.Ext != nil {
 		return s.prepareExt(p)
 	}
@@ -85,6 +88,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		if err != nil {
 			return nil, err
 		}
+		if ins.Returning != nil {
+			s.returning(p, ins, ins.Table.ID, ins.Returning, "INSERT 0")
+			break
+		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
@@ -99,6 +106,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		if err != nil {
 			return nil, err
 		}
+		if up.Returning != nil {
+			s.returning(p, up, up.Table.ID, up.Returning, "UPDATE")
+			break
+		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
@@ -112,6 +123,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		del, err := b.BindDelete(n.DeleteStmt)
 		if err != nil {
 			return nil, err
+		}
+		if del.Returning != nil {
+			s.returning(p, del, del.Table.ID, del.Returning, "DELETE")
+			break
 		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
@@ -141,9 +156,40 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	case *pg_query.Node_TruncateStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.truncate(st, n.TruncateStmt) }
 	case *pg_query.Node_AlterTableStmt:
-		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTable(st, n.AlterTableStmt) }
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.alterTable(ctx, st, n.AlterTableStmt)
+		}
+	case *pg_query.Node_DeclareCursorStmt:
+		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
+			return s.declareCursor(ctx, st, n.DeclareCursorStmt, params)
+		}
+	case *pg_query.Node_FetchStmt:
+		if err := s.prepareFetch(p, n.FetchStmt); err != nil {
+			return nil, err
+		}
+	case *pg_query.Node_ClosePortalStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) {
+			return s.closeCursor(n.ClosePortalStmt.Portalname)
+		}
+	case *pg_query.Node_VacuumStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.vacuumPG(n.VacuumStmt) }
+	case *pg_query.Node_ExplainStmt:
+		if err := s.prepareExplain(p, st, n.ExplainStmt); err != nil {
+			return nil, err
+		}
+	case *pg_query.Node_CreateSeqStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.createSequence(st, n.CreateSeqStmt) }
+	case *pg_query.Node_AlterSeqStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSequence(n.AlterSeqStmt) }
+	case *pg_query.Node_CommentStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
+		if a := s.roleAction(st.AST); a != nil {
+			p.action = a // ALTER ROLE … RENAME TO (roles.go)
+		}
+	case *pg_query.Node_CreateRoleStmt, *pg_query.Node_AlterRoleStmt, *pg_query.Node_DropRoleStmt:
+		p.action = s.roleAction(st.AST)
 	case *pg_query.Node_ListenStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.execListen(n.ListenStmt.Conditionname, false)
@@ -258,8 +304,20 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		}
 		return "RESET", nil
 	case pg_query.VariableSetKind_VAR_SET_MULTI:
-		// SET TRANSACTION … / SET SESSION CHARACTERISTICS: isolation levels
-		// are all snapshot isolation here.
+		// SET TRANSACTION … / SET SESSION CHARACTERISTICS AS TRANSACTION …:
+		// isolation levels are all snapshot isolation here; READ ONLY and
+		// READ WRITE apply to this transaction or to the session's next ones.
+		if strings.EqualFold(v.Name, "TRANSACTION") {
+			s.transactionModes(v.Args)
+		} else {
+			for _, a := range v.Args {
+				if d := a.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
+					if err := s.set(settings["default_transaction_read_only"], onOff(constInt(d.Arg) != 0)); err != nil {
+						return "", err
+					}
+				}
+			}
+		}
 		return "SET", nil
 	}
 	switch strings.ToLower(name) {
@@ -325,4 +383,91 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		return "", err
 	}
 	return "SET", nil
+}
+
+// returning makes a DML statement with a RETURNING list a row statement:
+// it writes when it runs and returns the list's rows, tagged as the DML
+// (INSERT 0 n, UPDATE n, DELETE n).
+func (s *Session) returning(p *prepared, stmt any, table uint32, ret *plan.Returning, tag string) {
+	p.cols, p.rowsTag = ret.Columns(), tag
+	p.node = &plan.Rows{Cols: p.cols, Gen: genDeferred, Arg: deferredRows(func(c *exec.Ctx) ([]exec.Row, error) {
+		s.txn.CheckUnchanged(catalog.DescriptorKey(table))
+		return exec.ExecReturning(c, stmt)
+	})}
+}
+
+// transactionModes applies BEGIN's and SET TRANSACTION's modes to the
+// current transaction: READ ONLY / READ WRITE (isolation levels are all
+// snapshot isolation).
+func (s *Session) transactionModes(opts []*pg_query.Node) {
+	for _, o := range opts {
+		if d := o.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
+			s.readOnly = constInt(d.Arg) != 0
+		}
+	}
+}
+
+// constInt reads an integer or boolean constant of a transaction mode.
+func constInt(n *pg_query.Node) int64 {
+	c := n.GetAConst()
+	if c == nil {
+		return 0
+	}
+	if b := c.GetBoolval(); b != nil && b.Boolval {
+		return 1
+	}
+	return int64(c.GetIval().GetIval())
+}
+
+// checkReadOnly fails a statement that writes in a READ ONLY transaction
+// (25006), as PostgreSQL does.
+func (s *Session) checkReadOnly(st *parse.Statement) error {
+	if !s.readOnly || st.AST == nil {
+		if s.readOnly && st.Ext != nil && !readOnlyExt(st.Text) {
+			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandWords(st.Text))
+		}
+		return nil
+	}
+	switch n := st.AST.Node.(type) {
+	case *pg_query.Node_SelectStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
+		*pg_query.Node_TransactionStmt, *pg_query.Node_DeclareCursorStmt, *pg_query.Node_FetchStmt,
+		*pg_query.Node_ClosePortalStmt, *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt,
+		*pg_query.Node_NotifyStmt, *pg_query.Node_DeallocateStmt:
+		return nil
+	case *pg_query.Node_ExplainStmt:
+		return nil
+	case *pg_query.Node_CopyStmt:
+		if !n.CopyStmt.IsFrom {
+			return nil
+		}
+	}
+	return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandWords(st.Text))
+}
+
+// readOnlyExt reports whether an mvserver statement only reads.
+func readOnlyExt(text string) bool {
+	switch strings.ToUpper(strings.Fields(text + " x")[0]) {
+	case "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "CHECK":
+		return true
+	}
+	return false
+}
+
+// commandWords is the command a statement's text starts with, as
+// PostgreSQL names it in messages (INSERT, CREATE TABLE, …).
+func commandWords(text string) string {
+	f := strings.Fields(strings.ToUpper(text))
+	if len(f) == 0 {
+		return "this statement"
+	}
+	switch f[0] {
+	case "CREATE", "DROP", "ALTER", "REFRESH", "COMMENT":
+		if len(f) > 1 {
+			if f[1] == "MATERIALIZED" && len(f) > 2 {
+				return f[0] + " " + f[1] + " " + f[2]
+			}
+			return f[0] + " " + f[1]
+		}
+	}
+	return f[0]
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -28,25 +30,85 @@ func (s *Session) vacuum(v *parse.Vacuum) (string, error) {
 	if t.Kind == catalog.KindView {
 		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name).WithPosition(v.Name.Pos)
 	}
-	retain := DefaultChangeRetention
-	if v.RetainHours >= 0 {
-		if v.RetainHours > math.MaxInt64/float64(time.Hour) {
-			return "", pgerror.New(pgerror.InvalidParameterValue, "RETAIN %g HOURS is out of range", v.RetainHours)
+	// Only the RETAIN form reports what it kept; plain VACUUM is silent,
+	// as PostgreSQL's is.
+	return "VACUUM", s.vacuumTable(t, v.RetainHours, v.RetainHours >= 0)
+}
+
+// vacuumPG runs PostgreSQL's VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE]
+// [(options)] [table [, …]]: each table's change feed is trimmed to the
+// default retention (the FULL, FREEZE and ANALYZE work PostgreSQL does has
+// no counterpart here); VERBOSE reports what each kept.
+func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
+	tag := "VACUUM"
+	if !vs.IsVacuumcmd {
+		tag = "ANALYZE"
+	}
+	if s.explicit {
+		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
+	}
+	verbose := false
+	for _, o := range vs.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
+			verbose = d.Arg == nil || d.Arg.GetBoolean().GetBoolval() || d.Arg.GetString_().GetSval() == "on"
 		}
-		retain = time.Duration(v.RetainHours * float64(time.Hour))
+	}
+	var tables []*catalog.Table
+	if len(vs.Rels) == 0 {
+		for _, t := range s.cat.Tables() {
+			if t.Kind == catalog.KindTable || t.Kind == catalog.KindMaterializedView || t.Kind == catalog.KindStreamingTable {
+				tables = append(tables, t)
+			}
+		}
+	}
+	for _, r := range vs.Rels {
+		rv := r.GetVacuumRelation().GetRelation()
+		t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+		if err != nil {
+			return "", err
+		}
+		if t.Kind == catalog.KindView || t.Kind == catalog.KindSequence {
+			s.notice("skipping \"%s\" --- cannot vacuum non-tables or special system tables", t.Name)
+			continue
+		}
+		tables = append(tables, t)
+	}
+	if !vs.IsVacuumcmd {
+		return tag, nil // ANALYZE: mvserver keeps no planner statistics
+	}
+	for _, t := range tables {
+		if err := s.vacuumTable(t, -1, verbose); err != nil {
+			return "", err
+		}
+	}
+	return tag, nil
+}
+
+// vacuumTable trims t's change feed to retainHours (< 0: the default),
+// reporting what it kept when report is set.
+func (s *Session) vacuumTable(t *catalog.Table, retainHours float64, report bool) error {
+	retain := DefaultChangeRetention
+	if retainHours >= 0 {
+		if retainHours > math.MaxInt64/float64(time.Hour) {
+			return pgerror.New(pgerror.InvalidParameterValue, "RETAIN %g HOURS is out of range", retainHours)
+		}
+		retain = time.Duration(retainHours * float64(time.Hour))
 	}
 	keptFrom, err := s.txn.VacuumChanges(storageID(t), s.eng.now().Add(-retain))
 	if err != nil {
-		return "", mapStorageErr(err)
+		return mapStorageErr(err)
 	}
 	version, err := s.txn.TableVersion(storageID(t))
 	if err != nil {
-		return "", mapStorageErr(err)
+		return mapStorageErr(err)
+	}
+	if !report {
+		return nil
 	}
 	if keptFrom > version {
 		s.notice("the change data feed of %s keeps no version: every version is older than the retention", s.cat.QualifiedName(t))
 	} else {
 		s.notice("the change data feed of %s keeps versions %d to %d", s.cat.QualifiedName(t), keptFrom, version)
 	}
-	return "VACUUM", nil
+	return nil
 }

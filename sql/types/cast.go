@@ -33,6 +33,8 @@ func CanCast(from, to T) bool {
 		return true
 	}
 	switch {
+	case from.IsOidAlias() && (to.IsOidAlias() || to.IsInteger()), to.IsOidAlias() && from.IsInteger():
+		return true
 	case from.IsNumeric() && to.IsNumeric():
 		return true
 	case from.Kind == KindBool && to.IsInteger(), from.IsInteger() && to.Kind == KindBool:
@@ -74,6 +76,10 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 		return ParseText(d.S, t, env)
 	}
 	if t.IsString() {
+		if from == KindBool {
+			// bool::text is 'true'/'false' (booltext), not boolout's t/f.
+			return ApplyStringTypmod(NewString(t.Kind, map[bool]string{true: "true", false: "false"}[d.I != 0]), t, explicit)
+		}
 		s := string(AppendText(nil, d, env))
 		return ApplyStringTypmod(NewString(t.Kind, s), t, explicit)
 	}

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// DefaultSuperuser is the bootstrap superuser's name when none is given.
+const DefaultSuperuser = "mvserver"
+
+// authSetup is what Config's authentication settings come to.
+type authSetup struct {
+	superuser string
+	// auth is nil without authentication (server.TrustLoopback); set, the
+	// engine requires roles.
+	auth server.Authenticator
+	tls  *tls.Config
+}
+
+// setupAuth loads the TLS certificate and the HBA rules, creates the
+// bootstrap superuser when it is missing (and sets its password when one
+// is given), and builds the Authenticator: none when neither rules nor a
+// superuser password are configured, the file's rules with --hba, else
+// server.DefaultHBA (SCRAM from loopback only).
+func setupAuth(cfg Config, db *storage.DB, cat *catalog.Manager) (authSetup, error) {
+	a := authSetup{superuser: cfg.Superuser}
+	if a.superuser == "" {
+		a.superuser = DefaultSuperuser
+	}
+	switch {
+	case cfg.TLSCert != "" && cfg.TLSKey != "":
+		var err error
+		if a.tls, err = server.LoadTLSConfig(cfg.TLSCert, cfg.TLSKey); err != nil {
+			return a, fmt.Errorf("load TLS certificate: %w", err)
+		}
+	case cfg.TLSCert != "" || cfg.TLSKey != "":
+		return a, errors.New("TLS needs both a certificate and its key (--tls-cert and --tls-key)")
+	}
+	var hba *server.HBA
+	if cfg.HBAFile != "" {
+		var err error
+		if hba, err = server.LoadHBA(cfg.HBAFile); err != nil {
+			return a, fmt.Errorf("load HBA rules: %w", err)
+		}
+		if r, ok := hba.HostSSL(); ok && a.tls == nil {
+			return a, fmt.Errorf("%s:%d: hostssl record cannot match because TLS is not configured (--tls-cert and --tls-key)", r.File, r.Line)
+		}
+	}
+	if err := bootstrapSuperuser(db, cat, a.superuser, cfg.SuperuserPassword); err != nil {
+		return a, fmt.Errorf("bootstrap superuser %q: %w", a.superuser, err)
+	}
+	if hba != nil || cfg.SuperuserPassword != "" {
+		a.auth = server.NewAuthenticator(server.AuthConfig{HBA: hba, Credentials: roleCredentials(db, cat)})
+	}
+	return a, nil
+}
+
+// bootstrapSuperuser creates the role name as SUPERUSER LOGIN when it does
+// not exist, and gives it password when one is given and it has another.
+func bootstrapSuperuser(db *storage.DB, cat *catalog.Manager, name, password string) error {
+	txn := db.Begin()
+	defer txn.Rollback()
+	c, err := cat.Snapshot(txn)
+	if err != nil {
+		return err
+	}
+	r, ok := c.Role(name)
+	switch {
+	case !ok:
+		nc := c.Clone()
+		r = &catalog.Role{ID: nc.AllocID(), Name: name, Superuser: true, Inherit: true, CreateRole: true, CreateDB: true,
+			Login: true, ConnLimit: -1}
+		if password != "" {
+			r.Password = server.NewSCRAMVerifier(password)
+		}
+		c = nc
+	case password != "" && !server.CheckPassword(r.Password, name, password):
+		r = r.Clone()
+		r.Password = server.NewSCRAMVerifier(password)
+		c = c.Clone()
+	default:
+		return nil
+	}
+	c.PutRole(r)
+	if err := cat.Persist(txn, c, []uint32{r.ID}, nil); err != nil {
+		return err
+	}
+	return txn.Commit()
+}
+
+// roleCredentials looks roles up in the latest committed catalog.
+func roleCredentials(db *storage.DB, cat *catalog.Manager) server.CredentialsFunc {
+	return func(_ context.Context, user string) (server.Credentials, error) {
+		txn := db.Begin()
+		defer txn.Rollback()
+		c, err := cat.Snapshot(txn)
+		if err != nil {
+			return server.Credentials{}, err
+		}
+		r, ok := c.Role(user)
+		if !ok {
+			return server.Credentials{}, nil
+		}
+		cr := server.Credentials{Exists: true, Login: r.Login, Verifier: r.Password}
+		if r.ValidUntil != nil {
+			cr.ValidUntil = *r.ValidUntil
+		}
+		return cr, nil
+	}
+}

@@ -1,0 +1,424 @@
+package pgcatalog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// viewDef is pg_get_viewdef's text of a view or materialized view.
+func (v *View) viewDef(r *relation) any {
+	if r.table == nil {
+		return nil
+	}
+	q := r.table.Query
+	if r.table.Dataset != nil && r.table.Dataset.QueryText != "" {
+		q = r.table.Dataset.QueryText
+	}
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return nil
+	}
+	if !strings.HasSuffix(q, ";") {
+		q += ";"
+	}
+	return " " + q
+}
+
+// indexDef is pg_get_indexdef(index, col): the CREATE INDEX of a
+// primary-key index, or the name of its col-th column.
+func (v *View) indexDef(r *relation, col int) string {
+	if col > 0 {
+		if col <= len(r.cols) {
+			return quoteIdent(r.cols[col-1].name)
+		}
+		return ""
+	}
+	ns, _ := v.namespaceName(r.ns)
+	names := make([]string, len(r.cols))
+	for i, c := range r.cols {
+		names[i] = quoteIdent(c.name)
+	}
+	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)", quoteIdent(r.name), quoteIdent(ns),
+		quoteIdent(r.indexOf.Name), strings.Join(names, ", "))
+}
+
+// The catalog functions (R-P3). Each reads the statement's catalog through
+// funcs.Ctx.Catalog; without one (a refresh) they answer as for an unknown
+// object.
+func init() {
+	reg := func(name string, deterministic bool, ovs ...*funcs.Overload) {
+		funcs.Register(&funcs.Func{Name: name, Deterministic: deterministic, Overloads: ovs})
+	}
+	ret := func(t types.T) func([]types.T) types.T { return func([]types.T) types.T { return t } }
+	oid := types.Oid
+	withView := func(t types.T, params []types.T, fn func(v *View, a []types.Datum) types.Datum) *funcs.Overload {
+		return &funcs.Overload{Params: params, Ret: ret(t), NullStrict: true, Fn: func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			v := ViewFor(c)
+			if v == nil {
+				return types.NullDatum, nil
+			}
+			return fn(v, a), nil
+		}}
+	}
+	relBool := func(fn func(v *View, r *relation) bool) func(v *View, a []types.Datum) types.Datum {
+		return func(v *View, a []types.Datum) types.Datum {
+			r := v.relation(uint32(a[0].I))
+			if r == nil {
+				return types.NullDatum
+			}
+			return types.NewBool(fn(v, r))
+		}
+	}
+	reg("pg_table_is_visible", false, withView(types.Bool, []types.T{oid}, relBool(func(v *View, r *relation) bool { return v.visible(r) })))
+	reg("pg_type_is_visible", false, withView(types.Bool, []types.T{oid}, func(v *View, a []types.Datum) types.Datum {
+		t, ok := v.pgType(uint32(a[0].I))
+		if !ok {
+			return types.NullDatum
+		}
+		if t.relid != 0 {
+			if r := v.relation(t.relid); r != nil {
+				return types.NewBool(v.visible(r))
+			}
+		}
+		return types.NewBool(true)
+	}))
+	reg("pg_function_is_visible", false, withView(types.Bool, []types.T{oid}, func(*View, []types.Datum) types.Datum { return types.NewBool(true) }))
+	reg("pg_get_userbyid", false, withView(types.Name, []types.T{oid}, func(v *View, a []types.Datum) types.Datum {
+		if n, ok := v.roleName(uint32(a[0].I)); ok {
+			return types.NewString(types.KindName, n)
+		}
+		return types.NewString(types.KindName, fmt.Sprintf("unknown (OID=%d)", a[0].I))
+	}))
+	reg("format_type", false, &funcs.Overload{Params: []types.T{oid, types.Int4}, Ret: ret(types.Text),
+		Fn: func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			if a[0].IsNull() {
+				return types.NullDatum, nil
+			}
+			typmod := int32(-1)
+			if !a[1].IsNull() {
+				typmod = int32(a[1].I)
+			}
+			v := ViewFor(c)
+			if v == nil {
+				if t, ok := types.FromOID(uint32(a[0].I)); ok {
+					return types.NewText(decorate(t, typmod).String()), nil
+				}
+				return types.NewText("???"), nil
+			}
+			return types.NewText(v.formatType(uint32(a[0].I), typmod)), nil
+		}})
+	// Defaults and expressions are kept as SQL text: pg_get_expr returns it.
+	getExpr := func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(a[0].S), nil }
+	reg("pg_get_expr", false,
+		&funcs.Overload{Params: []types.T{types.Text, oid}, Ret: ret(types.Text), NullStrict: true, Fn: getExpr},
+		&funcs.Overload{Params: []types.T{types.Text, oid, types.Bool}, Ret: ret(types.Text), NullStrict: true, Fn: getExpr})
+	indexDef := func(v *View, a []types.Datum) types.Datum {
+		r := v.relation(uint32(a[0].I))
+		if r == nil || r.kind != 'i' {
+			return types.NullDatum
+		}
+		col := 0
+		if len(a) > 1 {
+			col = int(a[1].I)
+		}
+		return types.NewText(v.indexDef(r, col))
+	}
+	reg("pg_get_indexdef", false, withView(types.Text, []types.T{oid}, indexDef),
+		withView(types.Text, []types.T{oid, types.Int4, types.Bool}, indexDef))
+	conDef := func(v *View, a []types.Datum) types.Datum {
+		for _, r := range v.relations() {
+			if r.kind == 'i' && pkConOID(r.indexOf.ID) == uint32(a[0].I) {
+				names := make([]string, len(r.cols))
+				for i, c := range r.cols {
+					names[i] = quoteIdent(c.name)
+				}
+				return types.NewText("PRIMARY KEY (" + strings.Join(names, ", ") + ")")
+			}
+		}
+		return types.NullDatum
+	}
+	reg("pg_get_constraintdef", false, withView(types.Text, []types.T{oid}, conDef), withView(types.Text, []types.T{oid, types.Bool}, conDef))
+	viewDef := func(v *View, a []types.Datum) types.Datum {
+		r := v.relation(uint32(a[0].I))
+		if r == nil {
+			return types.NullDatum
+		}
+		return datum(v.viewDef(r), types.Text)
+	}
+	reg("pg_get_viewdef", false, withView(types.Text, []types.T{oid}, viewDef),
+		withView(types.Text, []types.T{oid, types.Bool}, viewDef), withView(types.Text, []types.T{oid, types.Int4}, viewDef))
+	objDesc := func(v *View, a []types.Datum) types.Datum {
+		if r := v.relation(uint32(a[0].I)); r != nil && r.comment != "" {
+			return types.NewText(r.comment)
+		}
+		return types.NullDatum
+	}
+	reg("obj_description", false, withView(types.Text, []types.T{oid}, objDesc), withView(types.Text, []types.T{oid, types.Name}, objDesc))
+	reg("shobj_description", false, withView(types.Text, []types.T{oid, types.Name}, func(*View, []types.Datum) types.Datum { return types.NullDatum }))
+	reg("col_description", false, withView(types.Text, []types.T{oid, types.Int4}, func(v *View, a []types.Datum) types.Datum {
+		r := v.relation(uint32(a[0].I))
+		n := int(a[1].I)
+		if r == nil || n < 1 || n > len(r.cols) || r.cols[n-1].comment == "" {
+			return types.NullDatum
+		}
+		return types.NewText(r.cols[n-1].comment)
+	}))
+	reg("current_schema", false, &funcs.Overload{Ret: ret(types.Name), Fn: func(c *funcs.Ctx, _ []types.Datum) (types.Datum, error) {
+		if v := ViewFor(c); v != nil {
+			for _, s := range v.searchPath()[1:] {
+				if _, ok := v.Cat.Schema(s); ok {
+					return types.NewString(types.KindName, s), nil
+				}
+			}
+		}
+		return types.NullDatum, nil
+	}})
+	reg("current_schemas", false, &funcs.Overload{Params: []types.T{types.Bool}, Ret: ret(types.ArrayOf(types.Name)), NullStrict: true,
+		Fn: func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			var out []types.Datum
+			if v := ViewFor(c); v != nil {
+				for i, s := range v.searchPath() {
+					if i == 0 && a[0].I == 0 {
+						continue // implicit schemas only when asked for
+					}
+					if _, ok := v.namespaceOID(s); ok {
+						out = append(out, types.NewString(types.KindName, s))
+					}
+				}
+			}
+			return types.NewArray(types.KindArray, out), nil
+		}})
+	reg("pg_encoding_to_char", true, &funcs.Overload{Params: []types.T{types.Int4}, Ret: ret(types.Name), NullStrict: true,
+		Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			name := map[int64]string{0: "SQL_ASCII", 6: "UTF8"}[a[0].I]
+			return types.NewString(types.KindName, name), nil
+		}})
+	reg("pg_char_to_encoding", true, &funcs.Overload{Params: []types.T{types.Name}, Ret: ret(types.Int4), NullStrict: true,
+		Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			switch strings.ToUpper(a[0].S) {
+			case "UTF8", "UTF-8":
+				return types.NewInt4(6), nil
+			case "SQL_ASCII":
+				return types.NewInt4(0), nil
+			}
+			return types.NewInt4(-1), nil
+		}})
+	reg("pg_size_pretty", true, &funcs.Overload{Params: []types.T{types.Int8}, Ret: ret(types.Text), NullStrict: true,
+		Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NewText(sizePretty(a[0].I)), nil
+		}})
+	// Privileges: every role may do everything until GRANT exists.
+	for _, name := range []string{"has_table_privilege", "has_schema_privilege", "has_database_privilege",
+		"has_column_privilege", "has_function_privilege", "has_any_column_privilege", "has_sequence_privilege",
+		"has_tablespace_privilege", "pg_has_role"} {
+		yes := func(*funcs.Ctx, []types.Datum) (types.Datum, error) { return types.NewBool(true), nil }
+		var ovs []*funcs.Overload
+		for n := 2; n <= 4; n++ {
+			params := make([]types.T, n)
+			for i := range params {
+				params[i] = types.Unknown
+			}
+			ovs = append(ovs, &funcs.Overload{Params: params, Ret: ret(types.Bool), NullStrict: true, Fn: yes})
+		}
+		reg(name, false, ovs...)
+	}
+	constant := func(name string, t types.T, d types.Datum, params ...types.T) {
+		reg(name, true, &funcs.Overload{Params: params, Ret: ret(t), Fn: func(*funcs.Ctx, []types.Datum) (types.Datum, error) { return d, nil }})
+	}
+	// Objects mvserver does not have: what PostgreSQL answers for none.
+	constant("pg_relation_is_publishable", types.Bool, types.NewBool(false), oid)
+	constant("pg_get_statisticsobjdef_columns", types.Text, types.NullDatum, oid)
+	constant("pg_get_triggerdef", types.Text, types.NullDatum, oid, types.Bool)
+	constant("pg_get_partkeydef", types.Text, types.NullDatum, oid)
+	constant("pg_get_serial_sequence", types.Text, types.NullDatum, types.Text, types.Text)
+	constant("pg_tablespace_location", types.Text, types.NewText(""), oid)
+	constant("pg_is_in_recovery", types.Bool, types.NewBool(false))
+	constant("pg_get_function_result", types.Text, types.NullDatum, oid)
+	constant("pg_get_function_arguments", types.Text, types.NewText(""), oid)
+	constant("pg_get_function_identity_arguments", types.Text, types.NewText(""), oid)
+	// Sizes: a stored relation's rows, plus its change data feed and
+	// history for the total; indexes and views take nothing.
+	size := func(total bool) func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+		return func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+			v := ViewFor(c)
+			if v == nil {
+				return types.NullDatum, nil
+			}
+			r := v.relation(uint32(a[0].I))
+			if r == nil {
+				return types.NullDatum, nil
+			}
+			if r.table == nil || r.kind == 'v' || c.RelationSize == nil {
+				return types.NewInt8(0), nil
+			}
+			n, err := c.RelationSize(r.oid, total)
+			return types.NewInt8(n), err
+		}
+	}
+	for name, total := range map[string]bool{"pg_table_size": false, "pg_relation_size": false, "pg_total_relation_size": true} {
+		reg(name, false, &funcs.Overload{Params: []types.T{types.Regclass}, Ret: ret(types.Int8), NullStrict: true, Fn: size(total)})
+	}
+	reg("pg_indexes_size", false, withView(types.Int8, []types.T{types.Regclass}, func(*View, []types.Datum) types.Datum { return types.NewInt8(0) }))
+}
+
+// sizePretty is pg_size_pretty: bytes, kB, MB, GB, TB with PostgreSQL's
+// rounding (half up, switching unit past 10240 of the smaller one).
+func sizePretty(n int64) string {
+	units := []string{"bytes", "kB", "MB", "GB", "TB", "PB"}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	i := 0
+	for i < len(units)-1 && n >= 10*1024-512 {
+		// half-up rounding to the next unit, as size_pretty does
+		n = (n + 512) / 1024
+		i++
+		if n < 10*1024 {
+			break
+		}
+	}
+	if neg {
+		n = -n
+	}
+	return fmt.Sprintf("%d %s", n, units[i])
+}
+
+// Names implements types.Names over a catalog for the OID alias types.
+type Names struct{ V *View }
+
+// OIDName returns the name an alias type prints for oid.
+func (n Names) OIDName(k types.Kind, oid uint32) (string, bool) {
+	v := n.V
+	switch k {
+	case types.KindRegclass:
+		if r := v.relation(oid); r != nil {
+			return v.qualifiedName(r), true
+		}
+	case types.KindRegtype:
+		if _, ok := v.pgType(oid); ok {
+			return v.formatType(oid, -1), true
+		}
+	case types.KindRegnamespace:
+		if s, ok := v.namespaceName(oid); ok {
+			return quoteIdent(s), true
+		}
+	case types.KindRegrole:
+		if s, ok := v.roleName(oid); ok {
+			return quoteIdent(s), true
+		}
+	case types.KindRegproc:
+		for name, o := range v.procOIDs() {
+			if o == oid {
+				return name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// NameOID finds the object a regclass, regtype, … literal names.
+func (n Names) NameOID(k types.Kind, name string) (uint32, error) {
+	v := n.V
+	parts := splitQualified(name)
+	switch k {
+	case types.KindRegclass:
+		if r := v.lookupRelation(parts); r != nil {
+			return r.oid, nil
+		}
+	case types.KindRegtype:
+		last := parts[len(parts)-1]
+		if t, ok := types.ParseTypeName(last, nil); ok && len(parts) <= 2 {
+			return t.OID(), nil
+		}
+		for _, t := range v.pgTypes() {
+			if t.name == last {
+				return t.oid, nil
+			}
+		}
+	case types.KindRegnamespace:
+		if len(parts) == 1 {
+			if o, ok := v.namespaceOID(parts[0]); ok {
+				return o, nil
+			}
+		}
+	case types.KindRegrole:
+		for _, r := range v.roles() {
+			if len(parts) == 1 && r.name == parts[0] {
+				return r.oid, nil
+			}
+		}
+	case types.KindRegproc:
+		if (len(parts) == 1 || len(parts) == 2 && parts[0] == "pg_catalog") && v.procOIDs()[parts[len(parts)-1]] != 0 {
+			return v.procOIDs()[parts[len(parts)-1]], nil
+		}
+	}
+	return 0, types.ErrUndefinedObject(k, name)
+}
+
+// lookupRelation resolves a possibly qualified relation name the way the
+// binder does: pg_catalog first, then the search path.
+func (v *View) lookupRelation(parts []string) *relation {
+	var schemas []string
+	switch len(parts) {
+	case 1:
+		schemas = v.searchPath()
+	case 2:
+		schemas = parts[:1]
+	default:
+		return nil
+	}
+	name := parts[len(parts)-1]
+	rels := v.relations()
+	for _, s := range schemas {
+		ns, ok := v.namespaceOID(s)
+		if !ok {
+			continue
+		}
+		for _, r := range rels {
+			if r.ns == ns && r.name == name {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// splitQualified splits a.b."C" into its parts, lower-casing unquoted ones.
+func splitQualified(s string) []string {
+	var parts []string
+	var cur strings.Builder
+	quoted, wasQuoted := false, false
+	flush := func() {
+		p := cur.String()
+		if !wasQuoted {
+			p = strings.ToLower(strings.TrimSpace(p))
+		}
+		parts = append(parts, p)
+		cur.Reset()
+		wasQuoted = false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' && quoted && i+1 < len(s) && s[i+1] == '"':
+			cur.WriteByte('"')
+			i++
+		case c == '"':
+			quoted = !quoted
+			wasQuoted = true
+		case c == '.' && !quoted:
+			flush()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return parts
+}
+
+// Compile-time check that the session can hand Names to types.Env.
+var _ types.Names = Names{}

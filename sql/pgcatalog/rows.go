@@ -1,0 +1,524 @@
+package pgcatalog
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+func init() {
+	pg := func(name string, f rowsFunc) { generators["pg_catalog."+name] = f }
+	is := func(name string, f rowsFunc) { generators["information_schema."+name] = f }
+
+	pg("pg_namespace", func(v *View, b *builder) {
+		for _, n := range v.namespaces() {
+			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": v.ownerOID()})
+		}
+	})
+	pg("pg_class", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": v.ownerOID(),
+				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": "p", "relreplident": "d",
+				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
+			switch r.kind {
+			case 'S':
+				row["relam"] = uint32(0)
+				row["relreplident"] = "n"
+			case 'i':
+				row["relam"] = uint32(amBtree)
+				row["relreplident"] = "n"
+			case 'v':
+				row["relreplident"] = "n"
+				row["reltype"] = rowTypeOID(r.oid)
+				row["relfilenode"] = uint32(0)
+			default:
+				row["relam"] = uint32(amHeap)
+				row["reltype"] = rowTypeOID(r.oid)
+				row["relhasindex"] = r.table != nil && len(r.table.PrimaryKey) > 0
+			}
+			b.add(row)
+		}
+	})
+	pg("pg_attribute", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			for i, c := range r.cols {
+				var coll uint32
+				if c.t.IsString() && c.t.Kind != types.KindName {
+					coll = collDefault
+				} else if c.t.Kind == types.KindName {
+					coll = 950
+				}
+				ndims := 0
+				if c.t.Kind == types.KindArray {
+					ndims = 1
+				}
+				b.add(vals{"attrelid": r.oid, "attname": c.name, "atttypid": c.t.OID(), "attstattarget": -1,
+					"attlen": c.t.Size(), "attnum": i + 1, "attndims": ndims, "attcacheoff": -1, "atttypmod": c.t.Modifier(),
+					"attbyval": byVal(c.t), "attalign": "i", "attstorage": "p", "attcompression": "",
+					"attnotnull": c.notNull, "atthasdef": c.def != "", "attislocal": true, "attcollation": coll})
+			}
+		}
+	})
+	pg("pg_attrdef", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			for i, c := range r.cols {
+				if c.def != "" {
+					b.add(vals{"oid": attrDefOID(r.oid, uint32(i+1)), "adrelid": r.oid, "adnum": i + 1, "adbin": c.def})
+				}
+			}
+		}
+	})
+	pg("pg_type", func(v *View, b *builder) {
+		procs := v.procOIDs()
+		for _, t := range v.pgTypes() {
+			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": v.ownerOID(),
+				"typlen": t.length, "typbyval": t.byVal, "typtype": string(t.typtype), "typcategory": string(t.category),
+				"typispreferred": t.pref, "typisdefined": true, "typdelim": ",", "typrelid": t.relid, "typelem": t.elem,
+				"typarray": t.array, "typinput": procs[t.input], "typoutput": procs[t.output],
+				"typalign": string(t.align), "typstorage": string(t.storage), "typtypmod": -1, "typcollation": t.coll})
+		}
+	})
+	pg("pg_index", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind != 'i' {
+				continue
+			}
+			t := r.indexOf
+			keys := make([]int16, len(t.PrimaryKey))
+			for i, id := range t.PrimaryKey {
+				keys[i] = int16(t.ColumnByID(id) + 1)
+			}
+			zeros := make([]uint32, len(keys))
+			b.add(vals{"indexrelid": r.oid, "indrelid": t.ID, "indnatts": len(keys), "indnkeyatts": len(keys),
+				"indisunique": true, "indisprimary": true, "indimmediate": true, "indisvalid": true, "indisready": true,
+				"indislive": true, "indkey": types.NewArray(types.KindInt2Vector, int2s(keys)),
+				"indcollation": types.NewArray(types.KindOidVector, oids(zeros)), "indclass": types.NewArray(types.KindOidVector, oids(zeros)),
+				"indoption": types.NewArray(types.KindInt2Vector, int2s(make([]int16, len(keys))))})
+		}
+	})
+	pg("pg_constraint", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind != 'i' {
+				continue
+			}
+			t := r.indexOf
+			keys := make([]int16, len(t.PrimaryKey))
+			for i, id := range t.PrimaryKey {
+				keys[i] = int16(t.ColumnByID(id) + 1)
+			}
+			b.add(vals{"oid": pkConOID(t.ID), "conname": r.name, "connamespace": t.SchemaID, "contype": "p",
+				"convalidated": true, "conrelid": t.ID, "conindid": r.oid, "confupdtype": " ", "confdeltype": " ",
+				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": keys})
+		}
+	})
+	pg("pg_sequence", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				b.add(vals{"seqrelid": r.oid, "seqtypid": seqTypeOID(sq.Type), "seqstart": sq.Start, "seqincrement": sq.Increment,
+					"seqmax": sq.Max, "seqmin": sq.Min, "seqcache": sq.Cache, "seqcycle": sq.Cycle})
+			}
+		}
+	})
+	pg("pg_sequences", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "sequencename": r.name, "sequenceowner": v.ownerName(),
+					"data_type": types.NewInt(types.KindRegtype, int64(seqTypeOID(sq.Type))), "start_value": sq.Start,
+					"min_value": sq.Min, "max_value": sq.Max, "increment_by": sq.Increment, "cycle": sq.Cycle,
+					"cache_size": sq.Cache, "last_value": nil})
+			}
+		}
+	})
+	is("sequences", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if sq := seqOf(r); sq != nil {
+				ns, _ := v.namespaceName(r.ns)
+				prec := map[string]int{"smallint": 16, "integer": 32, "bigint": 64}[sq.Type]
+				cycle := "NO"
+				if sq.Cycle {
+					cycle = "YES"
+				}
+				b.add(vals{"sequence_catalog": v.Cat.Database, "sequence_schema": ns, "sequence_name": r.name,
+					"data_type": sq.Type, "numeric_precision": prec, "numeric_precision_radix": 2, "numeric_scale": 0,
+					"start_value": strconv.FormatInt(sq.Start, 10), "minimum_value": strconv.FormatInt(sq.Min, 10),
+					"maximum_value": strconv.FormatInt(sq.Max, 10), "increment": strconv.FormatInt(sq.Increment, 10), "cycle_option": cycle})
+			}
+		}
+	})
+	pg("pg_am", func(v *View, b *builder) {
+		b.add(vals{"oid": uint32(amHeap), "amname": "heap", "amtype": "t"})
+		b.add(vals{"oid": uint32(amBtree), "amname": "btree", "amtype": "i"})
+	})
+	pg("pg_database", func(v *View, b *builder) {
+		b.add(vals{"oid": uint32(databaseOID), "datname": v.Cat.Database, "datdba": v.ownerOID(), "encoding": 6,
+			"datlocprovider": "c", "datallowconn": true, "datconnlimit": -1, "dattablespace": uint32(1663),
+			"datcollate": "C.UTF-8", "datctype": "C.UTF-8"})
+	})
+	pg("pg_tablespace", func(v *View, b *builder) {
+		b.add(vals{"oid": uint32(1663), "spcname": "pg_default", "spcowner": v.ownerOID()})
+		b.add(vals{"oid": uint32(1664), "spcname": "pg_global", "spcowner": v.ownerOID()})
+	})
+	authid := func(v *View, b *builder, pg bool) {
+		for _, r := range v.roles() {
+			pw := any(nil)
+			if r.password != "" {
+				pw = r.password
+				if !pg {
+					pw = "********"
+				}
+			}
+			b.add(vals{"oid": r.oid, "rolname": r.name, "rolsuper": r.super, "rolinherit": r.inherit,
+				"rolcreaterole": r.createRole, "rolcreatedb": r.createDB, "rolcanlogin": r.login,
+				"rolconnlimit": r.connLimit, "rolpassword": pw})
+		}
+	}
+	pg("pg_authid", func(v *View, b *builder) { authid(v, b, true) })
+	pg("pg_roles", func(v *View, b *builder) { authid(v, b, false) })
+	pg("pg_user", func(v *View, b *builder) {
+		for _, r := range v.roles() {
+			if !r.login {
+				continue
+			}
+			b.add(vals{"usename": r.name, "usesysid": r.oid, "usecreatedb": r.createDB, "usesuper": r.super, "passwd": "********"})
+		}
+	})
+	pg("pg_description", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.comment != "" {
+				b.add(vals{"objoid": r.oid, "classoid": uint32(classPgClass), "objsubid": 0, "description": r.comment})
+			}
+			for i, c := range r.cols {
+				if c.comment != "" {
+					b.add(vals{"objoid": r.oid, "classoid": uint32(classPgClass), "objsubid": i + 1, "description": c.comment})
+				}
+			}
+		}
+	})
+	pg("pg_settings", func(v *View, b *builder) {
+		if v.F == nil || v.F.Settings == nil {
+			return
+		}
+		for _, s := range v.F.Settings() {
+			ctx := "user"
+			if s.ReadOnly {
+				ctx = "internal"
+			}
+			b.add(vals{"name": s.Name, "setting": s.Value, "category": "Ungrouped", "short_desc": s.Desc,
+				"context": ctx, "vartype": "string", "source": "default", "boot_val": s.Value, "reset_val": s.Value})
+		}
+	})
+	pg("pg_proc", func(v *View, b *builder) {
+		procs := v.procOIDs()
+		names := make([]string, 0, len(procs))
+		for n := range procs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			row := vals{"oid": procs[n], "proname": n, "pronamespace": uint32(nsPgCatalog), "proowner": v.ownerOID(),
+				"prolang": uint32(langInternal), "procost": 1.0, "prokind": "f", "provolatile": "i", "proparallel": "s",
+				"proargtypes": types.NewArray(types.KindOidVector, nil), "prosrc": n}
+			if f, ok := funcs.Lookup(n); ok {
+				switch {
+				case f.Agg != nil:
+					row["prokind"] = "a"
+				case f.Window != nil:
+					row["prokind"] = "w"
+				}
+				if !f.Deterministic {
+					row["provolatile"] = "v"
+				}
+				if len(f.Overloads) > 0 {
+					o := f.Overloads[0]
+					args := make([]uint32, len(o.Params))
+					for i, p := range o.Params {
+						args[i] = p.OID()
+					}
+					row["pronargs"] = len(args)
+					row["proargtypes"] = types.NewArray(types.KindOidVector, oids(args))
+					row["proisstrict"] = o.NullStrict
+					if o.Ret != nil {
+						row["prorettype"] = o.Ret(o.Params).OID()
+					}
+				}
+			}
+			b.add(row)
+		}
+	})
+	pg("pg_language", func(v *View, b *builder) {
+		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": v.ownerOID()})
+		b.add(vals{"oid": uint32(langSQL), "lanname": "sql", "lanowner": v.ownerOID(), "lanpltrusted": true})
+	})
+	pg("pg_collation", func(v *View, b *builder) {
+		b.add(vals{"oid": uint32(collDefault), "collname": "default", "collnamespace": uint32(nsPgCatalog),
+			"collowner": v.ownerOID(), "collprovider": "d", "collisdeterministic": true, "collencoding": -1})
+		b.add(vals{"oid": uint32(950), "collname": "C", "collnamespace": uint32(nsPgCatalog), "collowner": v.ownerOID(),
+			"collprovider": "c", "collisdeterministic": true, "collencoding": -1, "collcollate": "C", "collctype": "C"})
+	})
+	pg("pg_tables", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'r' {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "tablename": r.name, "tableowner": v.ownerName(), "tablespace": nil,
+					"hasindexes": r.table != nil && len(r.table.PrimaryKey) > 0})
+			}
+		}
+	})
+	pg("pg_views", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'v' {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "viewname": r.name, "viewowner": v.ownerName(), "definition": v.viewDef(r)})
+			}
+		}
+	})
+	pg("pg_matviews", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'm' {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "matviewname": r.name, "matviewowner": v.ownerName(), "tablespace": nil,
+					"hasindexes": len(r.table.PrimaryKey) > 0, "ispopulated": true, "definition": v.viewDef(r)})
+			}
+		}
+	})
+	pg("pg_indexes", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'i' {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"schemaname": ns, "tablename": r.indexOf.Name, "indexname": r.name, "tablespace": nil, "indexdef": v.indexDef(r, 0)})
+			}
+		}
+	})
+
+	is("schemata", func(v *View, b *builder) {
+		for _, n := range v.namespaces() {
+			b.add(vals{"catalog_name": v.Cat.Database, "schema_name": n.name, "schema_owner": v.ownerName()})
+		}
+	})
+	is("tables", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'i' || r.kind == 'S' {
+				continue
+			}
+			ns, _ := v.namespaceName(r.ns)
+			typ, insertable := "BASE TABLE", "YES"
+			switch {
+			case r.kind == 'v':
+				typ, insertable = "VIEW", "NO"
+			case r.kind == 'm':
+				// information_schema leaves materialized views out in
+				// PostgreSQL; BI tools find them through it here.
+				typ, insertable = "MATERIALIZED VIEW", "NO"
+			case r.table != nil && r.table.Kind == catalog.KindStreamingTable:
+				typ, insertable = "STREAMING TABLE", "NO"
+			}
+			b.add(vals{"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.name, "table_type": typ,
+				"is_insertable_into": insertable, "is_typed": "NO", "self_referencing_column_name": nil,
+				"reference_generation": nil, "user_defined_type_catalog": nil, "user_defined_type_schema": nil,
+				"user_defined_type_name": nil, "commit_action": nil})
+		}
+	})
+	is("columns", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'i' {
+				continue
+			}
+			ns, _ := v.namespaceName(r.ns)
+			for i, c := range r.cols {
+				nullable := "YES"
+				if c.notNull {
+					nullable = "NO"
+				}
+				row := vals{"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.name, "column_name": c.name,
+					"ordinal_position": i + 1, "is_nullable": nullable, "data_type": dataType(c.t),
+					"udt_catalog": v.Cat.Database, "udt_schema": "pg_catalog", "udt_name": udtName(c.t),
+					"dtd_identifier": strconv.Itoa(i + 1), "is_self_referencing": "NO", "is_identity": "NO",
+					"identity_cycle": "NO", "is_generated": "NEVER", "is_updatable": yesNo(r.kind == 'r'),
+					"character_set_catalog": nil, "character_set_schema": nil, "character_set_name": nil,
+					"collation_catalog": nil, "collation_schema": nil, "collation_name": nil, "domain_catalog": nil,
+					"domain_schema": nil, "domain_name": nil, "scope_catalog": nil, "scope_schema": nil, "scope_name": nil,
+					"character_maximum_length": nil, "character_octet_length": nil, "numeric_precision": nil,
+					"numeric_precision_radix": nil, "numeric_scale": nil, "datetime_precision": nil,
+					"interval_precision": nil, "maximum_cardinality": nil}
+				if c.def != "" {
+					row["column_default"] = c.def
+				}
+				for k, x := range typeFacts(c.t) {
+					row[k] = x
+				}
+				b.add(row)
+			}
+		}
+	})
+	is("views", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'v' && r.table != nil {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.name,
+					"view_definition": v.viewDef(r), "check_option": "NONE", "is_updatable": "NO", "is_insertable_into": "NO",
+					"is_trigger_updatable": "NO", "is_trigger_deletable": "NO", "is_trigger_insertable_into": "NO"})
+			}
+		}
+	})
+	is("table_constraints", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'i' {
+				ns, _ := v.namespaceName(r.ns)
+				b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": r.name,
+					"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.indexOf.Name,
+					"constraint_type": "PRIMARY KEY", "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES", "nulls_distinct": nil})
+			}
+		}
+	})
+	is("key_column_usage", func(v *View, b *builder) {
+		for _, r := range v.relations() {
+			if r.kind == 'i' {
+				ns, _ := v.namespaceName(r.ns)
+				for i, c := range r.cols {
+					b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": r.name,
+						"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.indexOf.Name,
+						"column_name": c.name, "ordinal_position": i + 1, "position_in_unique_constraint": nil})
+				}
+			}
+		}
+	})
+}
+
+func int2s(v []int16) []types.Datum {
+	out := make([]types.Datum, len(v))
+	for i, n := range v {
+		out[i] = types.NewInt(types.KindInt2, int64(n))
+	}
+	return out
+}
+
+func oids(v []uint32) []types.Datum {
+	out := make([]types.Datum, len(v))
+	for i, n := range v {
+		out[i] = types.NewInt(types.KindOid, int64(n))
+	}
+	return out
+}
+
+func byVal(t types.T) bool {
+	switch t.Size() {
+	case 1, 2, 4, 8:
+		return true
+	}
+	return false
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "YES"
+	}
+	return "NO"
+}
+
+// ownerName is the owner every object has: the bootstrap superuser.
+func (v *View) ownerName() string {
+	n, _ := v.roleName(v.ownerOID())
+	return n
+}
+
+// procOIDs gives every function name pg_proc lists an OID: the registry's
+// functions and the types' I/O functions, numbered in name order from 8000
+// (stable for a given build).
+func (v *View) procOIDs() map[string]uint32 {
+	set := map[string]bool{"array_in": true, "array_out": true}
+	for _, t := range baseTypes {
+		set[t.input], set[t.output] = true, true
+	}
+	for _, f := range funcs.All() {
+		set[f.Name] = true
+	}
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make(map[string]uint32, len(names))
+	for i, n := range names {
+		out[n] = uint32(8000 + i)
+	}
+	return out
+}
+
+// dataType is information_schema's data_type of a column type.
+func dataType(t types.T) string {
+	if t.Kind == types.KindArray {
+		return "ARRAY"
+	}
+	if t.Kind == types.KindName || t.Kind == types.KindInternalChar || t.IsOidAlias() || t.Kind == types.KindInt2Vector || t.Kind == types.KindOidVector {
+		return "USER-DEFINED"
+	}
+	return types.T{Kind: t.Kind}.String()
+}
+
+// udtName is the pg_type name of a column's type.
+func udtName(t types.T) string {
+	for _, b := range baseTypes {
+		if b.oid == t.OID() {
+			return b.name
+		}
+		if b.array == t.OID() {
+			return "_" + b.name
+		}
+	}
+	return t.String()
+}
+
+// typeFacts are information_schema.columns' length, precision and scale.
+func typeFacts(t types.T) vals {
+	switch t.Kind {
+	case types.KindVarchar, types.KindChar:
+		if t.Width > 0 {
+			return vals{"character_maximum_length": int(t.Width), "character_octet_length": int(t.Width) * 4}
+		}
+		return vals{"character_octet_length": 1073741824}
+	case types.KindText:
+		return vals{"character_octet_length": 1073741824}
+	case types.KindInt2:
+		return vals{"numeric_precision": 16, "numeric_precision_radix": 2, "numeric_scale": 0}
+	case types.KindInt4:
+		return vals{"numeric_precision": 32, "numeric_precision_radix": 2, "numeric_scale": 0}
+	case types.KindInt8:
+		return vals{"numeric_precision": 64, "numeric_precision_radix": 2, "numeric_scale": 0}
+	case types.KindFloat4:
+		return vals{"numeric_precision": 24, "numeric_precision_radix": 2}
+	case types.KindFloat8:
+		return vals{"numeric_precision": 53, "numeric_precision_radix": 2}
+	case types.KindNumeric:
+		if t.Precision > 0 {
+			return vals{"numeric_precision": int(t.Precision), "numeric_precision_radix": 10, "numeric_scale": int(t.Scale)}
+		}
+		return vals{"numeric_precision_radix": 10}
+	case types.KindDate:
+		return vals{"datetime_precision": 0}
+	case types.KindTimestamp, types.KindTimestampTZ, types.KindInterval:
+		return vals{"datetime_precision": 6}
+	}
+	return nil
+}
+
+// seqOf is the definition of a sequence relation (nil for others).
+func seqOf(r *relation) *catalog.Sequence {
+	if r.kind != 'S' || r.table == nil {
+		return nil
+	}
+	return r.table.Sequence
+}
+
+func seqTypeOID(typ string) uint32 {
+	switch typ {
+	case "smallint":
+		return types.OidInt2
+	case "integer":
+		return types.OidInt4
+	}
+	return types.OidInt8
+}

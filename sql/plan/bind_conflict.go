@@ -1,0 +1,124 @@
+package plan
+
+import (
+	"sort"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+)
+
+// OnConflict is INSERT … ON CONFLICT [(key) | ON CONSTRAINT name] DO NOTHING
+// | DO UPDATE SET … [WHERE …]. The only unique constraint a table has is
+// its primary key, so that is what a conflict is on. Sets and Where are
+// bound over the existing row (the table's scan layout) followed by the
+// proposed row (EXCLUDED, the table's columns).
+type OnConflict struct {
+	DoNothing bool
+	Sets      []SetClause
+	Where     Expr
+}
+
+func (b *Binder) bindOnConflict(oc *pg_query.OnConflictClause, t *catalog.Table, rv *pg_query.RangeVar) (*OnConflict, error) {
+	out := &OnConflict{DoNothing: oc.Action == pg_query.OnConflictAction_ONCONFLICT_NOTHING}
+	if inf := oc.Infer; inf != nil {
+		if inf.WhereClause != nil {
+			return nil, b.errAt(oc.Location, pgerror.FeatureNotSupported, "ON CONFLICT with a partial-index WHERE is not supported")
+		}
+		if inf.Conname != "" {
+			if len(t.PrimaryKey) == 0 || inf.Conname != t.Name+"_pkey" {
+				return nil, b.errAt(oc.Location, pgerror.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", inf.Conname, t.Name)
+			}
+		} else {
+			var cols []int
+			for _, e := range inf.IndexElems {
+				ie := e.GetIndexElem()
+				if ie == nil || ie.Name == "" {
+					return nil, b.errAt(oc.Location, pgerror.FeatureNotSupported, "ON CONFLICT on an expression is not supported")
+				}
+				i := t.ColumnIndex(ie.Name)
+				if i < 0 {
+					return nil, b.errAt(oc.Location, pgerror.UndefinedColumn, "column \"%s\" does not exist", ie.Name)
+				}
+				cols = append(cols, i)
+			}
+			var pk []int
+			for _, id := range t.PrimaryKey {
+				pk = append(pk, t.ColumnByID(id))
+			}
+			sort.Ints(cols)
+			sort.Ints(pk)
+			if !equalInts(cols, pk) {
+				return nil, b.errAt(oc.Location, pgerror.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+			}
+		}
+	} else if !out.DoNothing {
+		return nil, b.errAt(oc.Location, pgerror.SyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+			WithHint("For example, ON CONFLICT (column_name).")
+	}
+	if out.DoNothing {
+		return out, nil
+	}
+	alias := t.Name
+	if rv.Alias != nil {
+		alias = rv.Alias.Aliasname
+	}
+	scan := NewScan(t)
+	sc := b.scanScope(scan, alias, t.RowTracking()).add(b.scanScope(NewScan(t), "excluded", false))
+	seen := map[int]bool{}
+	for _, n := range oc.TargetList {
+		rt := n.GetResTarget()
+		idx := t.ColumnIndex(rt.Name)
+		if idx < 0 {
+			return nil, b.errAt(rt.Location, pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name)
+		}
+		if seen[idx] {
+			return nil, b.errAt(rt.Location, pgerror.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
+		}
+		seen[idx] = true
+		var e Expr
+		var err error
+		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); ok {
+			if e, err = b.columnDefault(t, idx); err != nil {
+				return nil, err
+			}
+			if e == nil {
+				e = &Const{T: t.Columns[idx].Type}
+			}
+		} else {
+			if e, err = b.bindExpr(rt.Val, &exprCtx{sc: sc, clause: "UPDATE"}); err != nil {
+				return nil, err
+			}
+			b.assignTo = t.Columns[idx].Name
+			e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val))
+			b.assignTo = ""
+			if err != nil {
+				return nil, err
+			}
+		}
+		out.Sets = append(out.Sets, SetClause{Col: idx, E: e})
+	}
+	if oc.WhereClause != nil {
+		cond, err := b.bindExpr(oc.WhereClause, &exprCtx{sc: sc, clause: "WHERE"})
+		if err != nil {
+			return nil, err
+		}
+		if out.Where, err = b.boolArg(cond, nodeLocation(oc.WhereClause), "WHERE"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,45 @@
+package plan
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/pgerror"
+)
+
+// Returning is the RETURNING list of an INSERT, UPDATE or DELETE: Project
+// computes it over Rows, which the statement fills with the rows it wrote
+// (the new rows; the old ones for DELETE) in the table's scan layout.
+type Returning struct {
+	Project *Project
+	Rows    *Given
+}
+
+// Columns returns the RETURNING list's columns.
+func (r *Returning) Columns() []Column { return r.Project.Cols }
+
+// bindReturning binds a RETURNING list over table rv's rows, as the target
+// list of SELECT list FROM rv would be (so *, aliases, expressions and
+// subqueries work as there).
+func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar) (*Returning, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	from := &pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}
+	q, cols, err := b.bindSelect(&pg_query.SelectStmt{TargetList: list, FromClause: []*pg_query.Node{from},
+		Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	if err != nil {
+		return nil, err
+	}
+	proj, ok := q.(*Project)
+	if !ok {
+		return nil, b.errAt(nodeLocation(list[0]), pgerror.FeatureNotSupported, "this RETURNING list is not supported")
+	}
+	scan, ok := proj.Input.(*Scan)
+	if !ok {
+		return nil, b.errAt(nodeLocation(list[0]), pgerror.FeatureNotSupported, "this RETURNING list is not supported")
+	}
+	given := &Given{Cols: scan.Columns()}
+	proj.Input = given
+	proj.Cols = cols
+	return &Returning{Project: proj, Rows: given}, nil
+}

@@ -1,0 +1,315 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// NodeStats is what EXPLAIN ANALYZE shows of a node: the rows it produced,
+// how many times it ran and the time spent in it and below.
+type NodeStats struct {
+	Rows, Loops int64
+	Time        time.Duration
+}
+
+// Explain renders a plan as EXPLAIN prints it, one line per entry, in
+// PostgreSQL's layout (a node per line, its details indented below it,
+// children after "->"). stats, when set, adds each node's actual rows,
+// loops and time (EXPLAIN ANALYZE).
+func Explain(n Node, stats func(Node) *NodeStats) []string {
+	e := &explainer{stats: stats}
+	e.node(n, 0, true)
+	return e.lines
+}
+
+type explainer struct {
+	lines []string
+	stats func(Node) *NodeStats
+}
+
+func (e *explainer) node(n Node, depth int, top bool) {
+	indent := strings.Repeat(" ", depth)
+	head := indent
+	detailIndent := indent + "  "
+	if !top {
+		head = indent + "->  "
+		detailIndent = indent + "      "
+	}
+	title, details, children := e.describe(n)
+	if e.stats != nil {
+		if st := e.stats(n); st != nil {
+			loops := max(st.Loops, 1)
+			title += fmt.Sprintf(" (actual time=%.3f rows=%d loops=%d)", float64(st.Time.Microseconds())/1000/float64(loops), st.Rows/loops, st.Loops)
+		} else {
+			title += " (never executed)"
+		}
+	}
+	e.lines = append(e.lines, head+title)
+	for _, d := range details {
+		e.lines = append(e.lines, detailIndent+d)
+	}
+	childDepth := depth + 2
+	if !top {
+		childDepth = depth + 6
+	}
+	for _, c := range children {
+		e.node(c, childDepth, false)
+	}
+}
+
+// describe returns a node's title line, its detail lines and its children.
+func (e *explainer) describe(n Node) (string, []string, []Node) {
+	switch x := n.(type) {
+	case *Scan:
+		name := x.Table.Name
+		var d []string
+		switch {
+		case x.Point != nil:
+			d = append(d, "Index Cond: "+keyCond(x, x.Point, "="))
+			return "Index Scan using " + x.Table.Name + "_pkey on " + name, d, nil
+		case x.Start != nil || x.End != nil:
+			var conds []string
+			if x.Start != nil {
+				op := ">"
+				if x.Start.Inclusive {
+					op = ">="
+				}
+				conds = append(conds, keyCond(x, x.Start.Values, op))
+			}
+			if x.End != nil {
+				op := "<"
+				if x.End.Inclusive {
+					op = "<="
+				}
+				conds = append(conds, keyCond(x, x.End.Values, op))
+			}
+			if len(conds) == 1 {
+				d = append(d, "Index Cond: "+conds[0])
+			} else {
+				d = append(d, "Index Cond: ("+strings.Join(conds, " AND ")+")")
+			}
+			return "Index Scan using " + x.Table.Name + "_pkey on " + name, d, nil
+		}
+		return "Seq Scan on " + name, nil, nil
+	case *Filter:
+		title, d, ch := e.describe(x.Input)
+		if _, isScan := x.Input.(*Scan); isScan {
+			// PostgreSQL shows a scan's filter on the scan itself.
+			return title, append(d, "Filter: "+exprString(x.Cond, x.Input.Columns())), ch
+		}
+		return "Filter", []string{"Filter: " + exprString(x.Cond, x.Input.Columns())}, []Node{x.Input}
+	case *Project:
+		// Projections are not plan nodes in PostgreSQL's output: show what
+		// they read.
+		return e.describe(x.Input)
+	case *Values:
+		return fmt.Sprintf("Values Scan (%d rows)", len(x.Rows)), nil, nil
+	case *Given:
+		return fmt.Sprintf("Values Scan (%d rows)", len(x.Rows)), nil, nil
+	case *Rows:
+		return "Function Scan on " + x.Gen, nil, nil
+	case *Aggregate:
+		cols := x.Input.Columns()
+		var d []string
+		title := "Aggregate"
+		if len(x.GroupBy) > 0 {
+			title = "HashAggregate"
+			keys := make([]string, len(x.GroupBy))
+			for i, g := range x.GroupBy {
+				keys[i] = exprString(g, cols)
+			}
+			d = append(d, "Group Key: "+strings.Join(keys, ", "))
+		}
+		return title, d, []Node{x.Input}
+	case *Window:
+		return "WindowAgg", nil, []Node{x.Input}
+	case *Sort:
+		cols := x.Input.Columns()
+		keys := make([]string, len(x.Keys))
+		for i, k := range x.Keys {
+			keys[i] = exprString(k.E, cols)
+			if k.Desc {
+				keys[i] += " DESC"
+				if !k.NullsFirst {
+					keys[i] += " NULLS LAST"
+				}
+			} else if k.NullsFirst {
+				keys[i] += " NULLS FIRST"
+			}
+		}
+		return "Sort", []string{"Sort Key: " + strings.Join(keys, ", ")}, []Node{x.Input}
+	case *Limit:
+		return "Limit", nil, []Node{x.Input}
+	case *Distinct:
+		return "HashAggregate", []string{"Group Key: " + strings.Join(colNames(x.Input.Columns()), ", ")}, []Node{x.Input}
+	case *Join:
+		kind := map[JoinKind]string{JoinInner: "", JoinLeft: " Left Join", JoinRight: " Right Join", JoinFull: " Full Join",
+			JoinCross: "", JoinSemi: " Semi Join", JoinAnti: " Anti Join"}[x.Kind]
+		lc, rc := x.Left.Columns(), x.Right.Columns()
+		var d []string
+		title := "Nested Loop" + kind
+		if len(x.LeftKeys) > 0 {
+			title = "Hash" + strings.Replace(kind, " Join", "", 1) + " Join"
+			if kind == "" {
+				title = "Hash Join"
+			}
+			conds := make([]string, len(x.LeftKeys))
+			for i := range x.LeftKeys {
+				conds[i] = exprString(x.LeftKeys[i], lc) + " = " + exprString(x.RightKeys[i], rc)
+			}
+			d = append(d, "Hash Cond: ("+strings.Join(conds, " AND ")+")")
+		}
+		if x.Residual != nil {
+			label := "Join Filter: "
+			d = append(d, label+exprString(x.Residual, append(append([]Column(nil), lc...), rc...)))
+		}
+		return title, d, []Node{x.Left, x.Right}
+	case *Apply:
+		kind := ""
+		if x.Kind == JoinLeft {
+			kind = " Left Join"
+		}
+		return "Nested Loop" + kind, nil, []Node{x.Left, x.Right}
+	case *SetOp:
+		name := map[SetOpKind]string{Union: "Append", Intersect: "HashSetOp Intersect", Except: "HashSetOp Except"}[x.Kind]
+		if x.Kind == Intersect || x.Kind == Except {
+			if x.All {
+				name += " All"
+			}
+		} else if !x.All {
+			return "HashAggregate", []string{"Group Key: " + strings.Join(colNames(x.Cols), ", ")}, []Node{&SetOp{Kind: Union, All: true, Left: x.Left, Right: x.Right, Cols: x.Cols}}
+		}
+		return name, nil, []Node{x.Left, x.Right}
+	case *RecursiveUnion:
+		return "Recursive Union", nil, []Node{x.NonRec, x.Rec}
+	case *WorkTableScan:
+		return "WorkTable Scan on " + x.Union.Name, nil, nil
+	case *CTEScan:
+		return "CTE Scan on " + x.CTE.Name, nil, []Node{x.Input}
+	case *TableChanges:
+		return "Function Scan on table_changes(" + x.Table.Name + ")", nil, nil
+	case *KeyIn:
+		return "Filter (touched keys)", nil, []Node{x.Input}
+	case *ProjectSet:
+		// Set-returning calls over one empty row are a function in FROM;
+		// over an input, they run per input row.
+		names := make([]string, len(x.Calls))
+		for i, c := range x.Calls {
+			names[i] = c.Name
+		}
+		if v, ok := x.Input.(*Values); ok && len(v.Rows) == 1 && len(v.Rows[0]) == 0 {
+			return "Function Scan on " + strings.Join(names, ", "), nil, nil
+		}
+		return "ProjectSet", []string{"Functions: " + strings.Join(names, ", ")}, []Node{x.Input}
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."), nil, nil
+}
+
+// keyCond renders a primary-key condition: (k1 op v1) AND ….
+func keyCond(s *Scan, vals []Expr, op string) string {
+	parts := make([]string, len(vals))
+	for i, v := range vals {
+		col := s.Table.Columns[s.Table.ColumnByID(s.Table.PrimaryKey[i])].Name
+		parts[i] = "(" + col + " " + op + " " + exprString(v, nil) + ")"
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "(" + strings.Join(parts, " AND ") + ")"
+}
+
+func colNames(cols []Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// exprString renders an expression over input columns cols.
+func exprString(x Expr, cols []Column) string {
+	r := func(e Expr) string { return exprString(e, cols) }
+	list := func(es []Expr, sep string) string {
+		out := make([]string, len(es))
+		for i, e := range es {
+			out[i] = r(e)
+		}
+		return strings.Join(out, sep)
+	}
+	switch e := x.(type) {
+	case *ColRef:
+		if e.Idx < len(cols) {
+			return cols[e.Idx].Name
+		}
+		return e.Name
+	case *Const:
+		if e.D.IsNull() {
+			return "NULL"
+		}
+		s := string(types.AppendText(nil, e.D, nil))
+		if e.T.IsNumeric() || e.T.Kind == types.KindBool {
+			return s
+		}
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'::" + e.T.String()
+	case *Param:
+		return fmt.Sprintf("$%d", e.N)
+	case *OuterRef:
+		return "$" + e.Name
+	case *Cast:
+		return "(" + r(e.E) + ")::" + e.T.String()
+	case *Binary:
+		return "(" + r(e.L) + " " + e.Op.String() + " " + r(e.R) + ")"
+	case *Neg:
+		return "(- " + r(e.E) + ")"
+	case *Not:
+		return "(NOT " + r(e.E) + ")"
+	case *And:
+		return "(" + list(e.Args, " AND ") + ")"
+	case *Or:
+		return "(" + list(e.Args, " OR ") + ")"
+	case *IsNull:
+		if e.Not {
+			return "(" + r(e.E) + " IS NOT NULL)"
+		}
+		return "(" + r(e.E) + " IS NULL)"
+	case *IsDistinct:
+		if e.Not {
+			return "(" + r(e.L) + " IS NOT DISTINCT FROM " + r(e.R) + ")"
+		}
+		return "(" + r(e.L) + " IS DISTINCT FROM " + r(e.R) + ")"
+	case *In:
+		op := " = ANY "
+		if e.Not {
+			op = " <> ALL "
+		}
+		return "(" + r(e.E) + op + "(" + list(e.List, ", ") + "))"
+	case *Func:
+		return e.Name + "(" + list(e.Args, ", ") + ")"
+	case *Coalesce:
+		return "COALESCE(" + list(e.Args, ", ") + ")"
+	case *NullIf:
+		return "NULLIF(" + r(e.L) + ", " + r(e.R) + ")"
+	case *Greatest:
+		if e.Least {
+			return "LEAST(" + list(e.Args, ", ") + ")"
+		}
+		return "GREATEST(" + list(e.Args, ", ") + ")"
+	case *Case:
+		var b strings.Builder
+		b.WriteString("CASE")
+		for _, w := range e.Whens {
+			b.WriteString(" WHEN " + r(w.Cond) + " THEN " + r(w.Result))
+		}
+		if e.Else != nil {
+			b.WriteString(" ELSE " + r(e.Else))
+		}
+		b.WriteString(" END")
+		return b.String()
+	case *Subquery:
+		return fmt.Sprintf("(SubPlan %d)", e.ID)
+	}
+	return fmt.Sprint(x)
+}

@@ -1,0 +1,22 @@
+package storage
+
+// TableSize estimates the bytes tbl's rows take on disk; with changes, also
+// its change data feed and version history (pg_table_size and
+// pg_total_relation_size). Rows still only in the memtable count nothing
+// until a flush, as Pebble estimates from sstables.
+func (db *DB) TableSize(tbl TableID, changes bool) (int64, error) {
+	prefixes := []byte{prefixRows}
+	if changes {
+		prefixes = append(prefixes, prefixCDF, prefixHistory, prefixState)
+	}
+	var total uint64
+	for _, p := range prefixes {
+		start, end := tableSpan(p, tbl)
+		n, err := db.pdb.EstimateDiskUsage(start, end)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+	}
+	return int64(total), nil
+}
