@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -157,6 +158,9 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			}
 		}
 		addB(nodeBlocker(n))
+		if ps, ok := n.(*plan.ProjectSet); ok {
+			addB(projectSetBlocker(ps))
+		}
 		if sc, ok := n.(*plan.Scan); ok && scanReadsTime(sc) {
 			// A time filter on a primary-key column became key bounds.
 			a.TimeDependent = true
@@ -327,6 +331,21 @@ func exprBlocker(e plan.Expr, allowTime bool) *Blocker {
 	return b
 }
 
+// projectSetBlocker finds a call of a ProjectSet that is not a function of
+// its input row alone: a non-deterministic function in FROM or in a select
+// list.
+func projectSetBlocker(ps *plan.ProjectSet) *Blocker {
+	for _, c := range ps.Calls {
+		if c.Fn != nil && !c.Fn.Deterministic {
+			name := strings.ToLower(c.Name)
+			return &Blocker{Code: ReasonNonDeterministic, Object: name + "()", Func: name,
+				Message: fmt.Sprintf("%s() returns a different value at each evaluation", name),
+				Fix:     "remove the call or compute the value in a source table", Permanent: true}
+		}
+	}
+	return nil
+}
+
 // nodeBlocker names the plan nodes that are never differentiated.
 func nodeBlocker(n plan.Node) *Blocker {
 	switch x := n.(type) {
@@ -363,7 +382,7 @@ var orderFree = map[string]bool{
 // from the stored one: floating-point sums depend on the order of addition.
 func aggBlocker(c plan.AggCall) *Blocker {
 	name := strings.ToLower(c.Name)
-	if !orderFree[name] {
+	if !orderFree[name] && !sortedByArgs(c) {
 		return &Blocker{Code: ReasonOrderDependent, Object: name + "()", Func: name,
 			Message:    fmt.Sprintf("%s() depends on the order of its input", name),
 			Fix:        "use an order-independent aggregate (count, sum, avg, min, max, bool_and/or), or PARTITIONED BY a grouping column",
@@ -381,6 +400,32 @@ func aggBlocker(c plan.AggCall) *Blocker {
 		}
 	}
 	return nil
+}
+
+// sortedByArgs reports whether an order-dependent aggregate takes its
+// values sorted by all of its arguments (array_agg(DISTINCT x),
+// collect_set(x), array_agg(x ORDER BY x)): ties are then equal values, so
+// the result does not depend on the order rows are read in. Numbers are
+// excluded: 1.5 and 1.50 (0 and -0) tie but print differently.
+func sortedByArgs(c plan.AggCall) bool {
+	f, ok := funcs.Lookup(c.Name)
+	if !ok || f.Agg == nil || !f.Agg.Ordered || len(c.Order) == 0 {
+		return false
+	}
+	for _, a := range c.Args {
+		switch a.Type().Kind {
+		case types.KindNumeric, types.KindFloat4, types.KindFloat8:
+			return false
+		}
+		found := false
+		for _, k := range c.Order {
+			found = found || k.E.String() == a.String()
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // windowPartition returns the PARTITION BY every call of w shares, or a

@@ -23,7 +23,8 @@ import (
 //
 //	scan T        plus = T's new images of changed rows, minus = their old
 //	              images, old = T without the changed rows + old images
-//	filter, project, sort: applied to plus and minus (linear)
+//	filter, project, sort, set-returning calls (ProjectSet): applied to
+//	              plus and minus (linear)
 //	L ⋈ R         Δ = ΔL ⋈ R_new + L_old ⋈ ΔR
 //	L ▷ R (anti)  Δ = ΔL ▷ R_new + (A ▷ R_new − A ▷ R_old), A = L_old ⋉ (ΔR⁺ ∪ ΔR⁻)
 //	L ⋉ R (semi)  the same with ⋉
@@ -190,6 +191,30 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 				return nil
 			}
 			return &plan.Project{Input: i, Exprs: x.Exprs, Cols: x.Cols}
+		}
+		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+	case *plan.ProjectSet:
+		// Set-returning calls run on each input row alone: the rows an
+		// input row gives come and go with it (linear, as a projection).
+		if b := projectSetBlocker(x); b != nil {
+			return nil, &blockedError{*b}
+		}
+		for _, c := range x.Calls {
+			for _, e := range c.Args {
+				if b := exprBlocker(e, false); b != nil {
+					return nil, &blockedError{*b}
+				}
+			}
+		}
+		in, err := df.diff(x.Input)
+		if err != nil || !in.changed {
+			return unchangedOr(n, in, err)
+		}
+		mk := func(i plan.Node) plan.Node {
+			if i == nil {
+				return nil
+			}
+			return x.WithInput(i)
 		}
 		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
 	case *plan.Sort:

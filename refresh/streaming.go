@@ -109,7 +109,7 @@ func streamReads(n plan.Node, streams map[uint32]bool) (int, string, error) {
 		return 0, "", nil
 	}
 	switch x := n.(type) {
-	case *plan.Filter, *plan.Project, *plan.Sort, *plan.CTEScan, *plan.KeyIn, *plan.Apply:
+	case *plan.Filter, *plan.Project, *plan.ProjectSet, *plan.Sort, *plan.CTEScan, *plan.KeyIn, *plan.Apply:
 	case *plan.Join:
 		l, r := counts[0], counts[1]
 		if l > 0 && r > 0 {
@@ -218,6 +218,8 @@ func substituteScans(n plan.Node, repl func(*plan.Scan) plan.Node) plan.Node {
 		return &plan.Filter{Input: sub(x.Input), Cond: x.Cond}
 	case *plan.Project:
 		return &plan.Project{Input: sub(x.Input), Exprs: x.Exprs, Cols: x.Cols}
+	case *plan.ProjectSet:
+		return x.WithInput(sub(x.Input))
 	case *plan.Sort:
 		return &plan.Sort{Input: sub(x.Input), Keys: x.Keys}
 	case *plan.Distinct:

@@ -15,15 +15,21 @@ type aggregateOp struct {
 	groupBy []evalFn
 	args    [][]evalFn
 	filters []evalFn
-	news    []func() funcs.AggState
-	out     *sliceOp
-	done    bool
+	// orders holds the ORDER BY keys of the calls that have one (nil
+	// for the others): their values are kept and sorted (ordered_agg.go).
+	orders [][]evalFn
+	news   []func() funcs.AggState
+	out    *sliceOp
+	done   bool
 }
 
 type group struct {
 	keys     []types.Datum
 	states   []funcs.AggState
 	distinct []map[string]struct{}
+	// sorted holds the values of the calls with an ORDER BY until the
+	// group's result is computed.
+	sorted [][]sortedArgs
 }
 
 func newAggregate(c *Ctx, a *plan.Aggregate, in Operator) (Operator, error) {
@@ -48,6 +54,16 @@ func newAggregate(c *Ctx, a *plan.Aggregate, in Operator) (Operator, error) {
 			}
 		}
 		op.filters = append(op.filters, ff)
+		var keys []evalFn
+		for _, k := range call.Order {
+			f, err := compile(k.E, c)
+			if err != nil {
+				in.Close()
+				return nil, err
+			}
+			keys = append(keys, f)
+		}
+		op.orders = append(op.orders, keys)
 		op.news = append(op.news, call.Def.NewState.(func() funcs.AggState))
 	}
 	return op, nil
@@ -57,6 +73,12 @@ func (a *aggregateOp) newGroup(keys []types.Datum) *group {
 	g := &group{keys: keys, states: make([]funcs.AggState, len(a.news))}
 	for i, n := range a.news {
 		g.states[i] = n()
+		if a.orders[i] != nil {
+			if g.sorted == nil {
+				g.sorted = make([][]sortedArgs, len(a.news))
+			}
+			continue
+		}
 		if a.node.Aggs[i].Distinct {
 			if g.distinct == nil {
 				g.distinct = make([]map[string]struct{}, len(a.news))
@@ -127,6 +149,14 @@ func (a *aggregateOp) Next() ([]Row, error) {
 					}
 					args[j] = d
 				}
+				if a.orders[i] != nil {
+					s, err := a.keep(r, i, args)
+					if err != nil {
+						return err
+					}
+					g.sorted[i] = append(g.sorted[i], s)
+					continue
+				}
 				if g.distinct != nil && g.distinct[i] != nil {
 					var k []byte
 					skip := false
@@ -160,6 +190,11 @@ func (a *aggregateOp) Next() ([]Row, error) {
 		row := make(Row, w)
 		copy(row, g.keys)
 		for i, s := range g.states {
+			if a.orders[i] != nil {
+				if err := a.addSorted(g.sorted[i], i, s); err != nil {
+					return nil, err
+				}
+			}
 			d, err := s.Result(fctx)
 			if err != nil {
 				return nil, err

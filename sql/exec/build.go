@@ -92,6 +92,8 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 		return newGiven(x), nil
 	case *plan.KeyIn:
 		return newKeyIn(c, x)
+	case *plan.ProjectSet:
+		return newProjectSet(c, x)
 	}
 	return nil, pgerror.New(pgerror.InternalError, "cannot execute plan node %T", n)
 }

@@ -24,6 +24,8 @@ func appendKeyDatum(b []byte, d types.Datum) ([]byte, error) {
 		return storage.AppendBytes(b, []byte(d.S)), nil
 	case types.KindText, types.KindVarchar, types.KindChar, types.KindName, types.KindInternalChar, types.KindUnknown:
 		return storage.AppendString(b, d.S), nil
+	case types.KindArray, types.KindInt2Vector, types.KindOidVector:
+		return appendArrayKey(b, d)
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "type %s cannot be part of a primary key", types.T{Kind: d.K}.String())
 }

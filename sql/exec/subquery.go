@@ -79,7 +79,7 @@ func compileSubquery(x *plan.Subquery, c *Ctx) (evalFn, error) {
 			if err != nil {
 				return types.NullDatum, err
 			}
-			if x.Kind == plan.SubExists || x.Kind == plan.SubScalar {
+			if x.Kind == plan.SubExists || x.Kind == plan.SubScalar || x.Kind == plan.SubArray {
 				return r.d, nil
 			}
 			lv, err := evalLeft(row)
@@ -147,7 +147,7 @@ func uncorrelated(c *Ctx, x *plan.Subquery) (*subResult, error) {
 	}
 	r := &subResult{}
 	switch x.Kind {
-	case plan.SubExists, plan.SubScalar:
+	case plan.SubExists, plan.SubScalar, plan.SubArray:
 		if r.d, err = runSubquery(x, op, nil); err != nil {
 			return nil, err
 		}
@@ -227,6 +227,20 @@ func runSubquery(x *plan.Subquery, op Operator, lv []types.Datum) (types.Datum, 
 			}
 			if len(b) > 0 {
 				return types.NewBool(true), nil
+			}
+		}
+	case plan.SubArray:
+		elems := []types.Datum{}
+		for {
+			b, err := op.Next()
+			if err != nil {
+				return types.NullDatum, err
+			}
+			if b == nil {
+				return types.NewArray(types.KindArray, elems), nil
+			}
+			for _, row := range b {
+				elems = append(elems, row[0])
 			}
 		}
 	case plan.SubScalar:

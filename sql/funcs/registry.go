@@ -75,6 +75,17 @@ type Overload struct {
 	Fn func(ctx *Ctx, args []types.Datum) (types.Datum, error)
 	// NullStrict: any NULL argument gives NULL without calling Fn.
 	NullStrict bool
+	// Poly, when set, marks the polymorphic parameters (parallel to
+	// Params): the binder finds the one element type common to all of
+	// them and passes them as that type or an array of it (array.go).
+	Poly []Poly
+	// SRF is set for a set-returning function: it starts the rows of one
+	// call (array_srf.go). Fn is unused; NullStrict gives no rows.
+	SRF func(ctx *Ctx, args []types.Datum) (RowIter, error)
+	// Cols lists the output columns of a set-returning overload for its
+	// (cast) argument types; nil: one column, named after the function,
+	// of type Ret.
+	Cols func(args []types.T) []Col
 }
 
 // Func is a named function.
@@ -101,6 +112,12 @@ type AggDef struct {
 	Resolve func(args []types.T) (ret types.T, newState func() AggState, ok bool)
 	// Star: count(*) form accepted.
 	Star bool
+	// Ordered: the result depends on the order values are added in
+	// (array_agg). With DISTINCT such an aggregate takes its values
+	// sorted, so its result is deterministic.
+	Ordered bool
+	// Distinct: the aggregate always removes duplicates (collect_set).
+	Distinct bool
 }
 
 var registry = map[string]*Func{}

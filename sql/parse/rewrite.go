@@ -89,6 +89,7 @@ var rewrites = []rewrite{
 	{name: "LEFT SEMI JOIN / LEFT ANTI JOIN", apply: rewriteSemiAntiJoin},
 	{name: "TABLE(name) as a function argument", apply: rewriteTableArg},
 	{name: "QUALIFY cond", apply: rewriteQualify},
+	{name: "array(a, b) as a call", apply: rewriteArrayCall},
 }
 
 // rewriteTableArg: event_log(TABLE(cat.sch.mv)) → event_log('cat.sch.mv').

@@ -23,6 +23,9 @@ type exprCtx struct {
 	// aliases are the output columns a QUALIFY condition may name
 	// (a nil entry: an ambiguous name).
 	aliases map[string]Expr
+	// srfs collects set-returning calls where they are allowed (a select
+	// list; nil elsewhere).
+	srfs *srfCollector
 }
 
 type aggCollector struct {
@@ -72,6 +75,8 @@ func nodeLocation(n *pg_query.Node) int32 {
 		return x.AArrayExpr.Location
 	case *pg_query.Node_SetToDefault:
 		return x.SetToDefault.Location
+	case *pg_query.Node_AIndirection:
+		return nodeLocation(x.AIndirection.Arg)
 	}
 	return -1
 }
@@ -117,6 +122,10 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 		t, err := b.typeName(x.TypeCast.TypeName)
 		if err != nil {
 			return nil, err
+		}
+		if ae := x.TypeCast.Arg.GetAArrayExpr(); ae != nil && t.Kind == types.KindArray {
+			// ARRAY[…]::t[] takes its element type from the cast.
+			return b.bindArrayExpr(ae, ec, &t)
 		}
 		arg, err := b.bindExpr(x.TypeCast.Arg, ec)
 		if err != nil {
@@ -204,7 +213,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	case *pg_query.Node_SubLink:
 		return b.bindSubLink(x.SubLink, ec)
 	case *pg_query.Node_AArrayExpr:
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "arrays are not supported yet")
+		return b.bindArrayExpr(x.AArrayExpr, ec, nil)
+	case *pg_query.Node_AIndirection:
+		return b.bindIndirection(x.AIndirection, ec)
 	case *pg_query.Node_SetToDefault:
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "DEFAULT is not allowed in this context")
 	case *pg_query.Node_CollateClause:
@@ -280,9 +291,6 @@ func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
 	if len(parts) > 1 && parts[0] != "pg_catalog" && parts[0] != "public" {
 		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", strings.Join(parts, "."))
 	}
-	if len(tn.ArrayBounds) > 0 {
-		return types.T{}, b.errAt(tn.Location, pgerror.FeatureNotSupported, "array types are not supported yet")
-	}
 	var mods []int32
 	for _, m := range tn.Typmods {
 		if c := m.GetAConst(); c != nil {
@@ -301,7 +309,18 @@ func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
 	}
 	t, ok := types.ParseTypeName(name, mods)
 	if !ok {
+		if len(tn.ArrayBounds) > 0 {
+			name += "[]"
+		}
 		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", name)
+	}
+	if len(tn.ArrayBounds) > 0 {
+		// int[], int[3], int[][] and integer ARRAY are all the one array
+		// type: PostgreSQL does not enforce declared dimensions.
+		if t.Kind == types.KindArray || types.ArrayOID(t.Kind) == 0 {
+			return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s[]\" does not exist", name)
+		}
+		t = types.ArrayOf(t)
 	}
 	if t.Kind == types.KindNumeric && t.Precision > 0 {
 		if t.Precision > 1000 {
@@ -326,7 +345,7 @@ func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
 			}
 			// Parse as the bare type, then apply the modifiers as an explicit
 			// cast does ('abcdef'::varchar(3) truncates).
-			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind}, b.Env)
+			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind, Elem: t.Elem}, b.Env)
 			if err != nil {
 				return nil, withPos(err, b, loc)
 			}
@@ -417,6 +436,8 @@ func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
 			return nil, err
 		}
 		return &NullIf{L: l, R: r}, nil
+	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
+		return b.bindArrayQuantified(a, ec)
 	case pg_query.A_Expr_Kind_AEXPR_IN:
 		l, err := b.bindExpr(a.Lexpr, ec)
 		if err != nil {
@@ -555,6 +576,9 @@ func isUnknown(t types.T) bool { return t.Kind == types.KindUnknown || t.Kind ==
 
 // binaryOp types and builds a binary operator expression.
 func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
+	if e, ok, err := b.arrayOperator(op, l, r, loc); ok {
+		return e, err
+	}
 	if cop, ok := compareOps[op]; ok {
 		l, r, err := b.unify(l, r, op, loc)
 		if err != nil {
@@ -885,6 +909,9 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", strings.Join(parts, "."), strings.Join(ts, ", ")).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
+	if f.ReturnsSet() {
+		return b.bindSRFCall(fc, f, name, ec, "")
+	}
 	if fc.Over != nil {
 		return b.bindWindowCall(fc, f, name, ec)
 	}
@@ -908,12 +935,28 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		}
 		args = append(args, e)
 	}
-	ov, err := b.chooseOverload(f, name, args, loc)
+	ov, args, err := b.resolveCall(f, name, args, loc)
 	if err != nil {
 		return nil, err
 	}
+	ats := make([]types.T, len(args))
+	for i, a := range args {
+		ats[i] = a.Type()
+	}
+	return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret(ats)}, nil
+}
+
+// resolveCall picks f's overload for args and coerces the arguments to
+// its parameter types (untyped arguments of an any-type parameter become
+// text).
+func (b *Binder) resolveCall(f *funcs.Func, name string, args []Expr, loc int32) (*funcs.Overload, []Expr, error) {
+	ov, err := b.chooseOverload(f, name, args, loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	params, _ := overloadParams(ov, args)
 	for i := range args {
-		pt := paramType(ov, i)
+		pt := params[i]
 		if pt.Kind == types.KindUnknown {
 			if isUnknown(args[i].Type()) {
 				args[i], _ = b.coerce(args[i], types.Text, false, loc)
@@ -921,14 +964,10 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 			continue
 		}
 		if args[i], err = b.coerce(args[i], pt, false, loc); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	ats := make([]types.T, len(args))
-	for i, a := range args {
-		ats[i] = a.Type()
-	}
-	return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret(ats)}, nil
+	return ov, args, nil
 }
 
 func paramType(ov *funcs.Overload, i int) types.T {
@@ -945,13 +984,16 @@ func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int
 		if len(args) != len(ov.Params) && !(ov.Variadic && len(args) >= len(ov.Params)-1) {
 			continue
 		}
+		params, ok := overloadParams(ov, args)
 		cost := 0
-		ok := true
 		for i, a := range args {
-			pt := paramType(ov, i)
+			if !ok {
+				break
+			}
+			pt := params[i]
 			at := a.Type()
 			switch {
-			case pt.Kind == types.KindUnknown || at.Kind == pt.Kind:
+			case pt.Kind == types.KindUnknown || at.Kind == pt.Kind && at.Elem == pt.Elem:
 			case isUnknown(at):
 				cost++
 			case implicitCast(at, pt):
@@ -987,9 +1029,6 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 	if ec.aggs.inAgg {
 		return nil, b.errAt(loc, pgerror.GroupingError, "aggregate function calls cannot be nested")
 	}
-	if len(fc.AggOrder) > 0 {
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "ORDER BY inside an aggregate is not supported yet")
-	}
 	ec.aggs.inAgg = true
 	defer func() { ec.aggs.inAgg = false }()
 	inner := &exprCtx{sc: ec.sc, aggs: ec.aggs, wins: ec.wins, clause: ec.clause}
@@ -1018,6 +1057,9 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 		ats[i] = a.Type()
 	}
 	rt, newState, ok := f.Agg.Resolve(ats)
+	if !ok && f.Agg.Ordered && len(ats) == 1 && ats[0].IsArray() {
+		return nil, b.errMultiDim(loc)
+	}
 	if !ok {
 		// Try promoting integer/float arguments (e.g. sum(real) → double).
 		ts := make([]string, len(ats))
@@ -1027,7 +1069,10 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 		return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	call := AggCall{Name: name, Def: &AggSpec{NewState: newState}, Args: args, Distinct: fc.AggDistinct, T: rt}
+	call := AggCall{Name: name, Def: &AggSpec{NewState: newState}, Args: args, Distinct: fc.AggDistinct || f.Agg.Distinct, T: rt}
+	if err := b.bindAggOrder(fc, f, &call, inner); err != nil {
+		return nil, err
+	}
 	if fc.AggFilter != nil {
 		fe, err := b.bindExpr(fc.AggFilter, inner)
 		if err != nil {
@@ -1072,6 +1117,9 @@ func (b *Binder) hoistAgg(call AggCall, loc int32) (Expr, error) {
 		}
 		for i := range call.Args {
 			call.Args[i] = up(call.Args[i])
+		}
+		for i := range call.Order {
+			call.Order[i].E = up(call.Order[i].E)
 		}
 		call.Filter = up(call.Filter)
 		collector, clause = cur.aggs, cur.aggClause

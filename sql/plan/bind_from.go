@@ -60,7 +60,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr)
 	case *pg_query.Node_RangeFunction:
-		return b.bindRangeFunction(x.RangeFunction)
+		return b.bindRangeFunction(x.RangeFunction, lat)
 	case *pg_query.Node_RangeSubselect:
 		rs := x.RangeSubselect
 		sel := rs.Subquery.GetSelectStmt()
@@ -103,7 +103,7 @@ func (b *Binder) derivedScope(cols []Column, alias *pg_query.Alias, name string,
 		s.relIDs = []uint32{0}
 	}
 	for _, c := range cols {
-		s.cols = append(s.cols, scopeCol{rel: rel, name: c.Name, t: c.T, table: c.Table, attnum: c.AttrNum, scanIdx: -1})
+		s.cols = append(s.cols, scopeCol{rel: rel, name: c.Name, t: c.T, table: c.Table, attnum: c.AttrNum, scanIdx: -1, fields: c.Fields})
 	}
 	if alias != nil {
 		if err := b.renameColumns(s, alias, loc); err != nil {
@@ -568,6 +568,7 @@ func (b *Binder) bindLateralJoin(j *pg_query.JoinExpr, ap *Apply, left Node, lsc
 	}
 	ap.Left = left
 	sc := lsc.add(rsc)
+
 	if j.Quals != nil {
 		cond, err := b.bindExpr(j.Quals, &exprCtx{sc: sc, clause: "JOIN conditions"})
 		if err != nil {
@@ -584,7 +585,7 @@ func (b *Binder) bindLateralJoin(j *pg_query.JoinExpr, ap *Apply, left Node, lsc
 			return nil, nil, err
 		}
 	}
-	return ap, sc, nil
+	return flattenSRFApply(ap), sc, nil
 }
 
 // systemRelation finds the pg_catalog or information_schema relation rv

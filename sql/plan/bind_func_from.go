@@ -1,9 +1,12 @@
 package plan
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -14,10 +17,14 @@ var ChangeColumns = []Column{
 	{Name: "_commit_timestamp", T: types.TimestampTZ},
 }
 
-// bindRangeFunction binds a function in FROM: table_changes('t', start [, end]).
-func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, error) {
-	if len(rf.Functions) != 1 {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "ROWS FROM is not supported")
+// bindRangeFunction binds a function in FROM: a set-returning function
+// (bindFromSRF), table_changes('t', start [, end]), or one of the
+// server's system relations. lat is the scope of the items to its left,
+// which a set-returning function's arguments may read (functions in FROM
+// are implicitly LATERAL).
+func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, lat *scope) (Node, *scope, error) {
+	if len(rf.Functions) != 1 || rf.IsRowsfrom {
+		return b.bindFromSRF(rf, lat)
 	}
 	fn := rf.Functions[0].GetList().Items[0].GetFuncCall()
 	if fn == nil {
@@ -50,8 +57,7 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 			WithHint("Use CREATE STREAMING TABLE name AS SELECT … FROM STREAM(source), or read the table without STREAM.")
 	}
 	if name != "table_changes" {
-		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "function %s does not exist", name).
-			WithHint("Set-returning functions in FROM are not supported yet; table_changes is.")
+		return b.bindFromSRF(rf, lat)
 	}
 	if len(fn.Args) < 2 || len(fn.Args) > 3 {
 		return nil, nil, b.errAt(fn.Location, pgerror.UndefinedFunction, "table_changes takes a table name, a start version or timestamp, and an optional end")
@@ -137,6 +143,173 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction) (Node, *scope, er
 		}
 	}
 	return tc, sc, nil
+}
+
+// bindFromSRF binds set-returning functions in FROM: f(…), ROWS FROM
+// (f(…), g(…)) and unnest(a, b, …) (one call per array), WITH ORDINALITY,
+// AS alias(columns). The calls run side by side in a ProjectSet over one
+// empty row; their arguments are bound one evaluation level down, seeing
+// the items to the left as an enclosing query (like a LATERAL subquery),
+// and a call that reads them comes back as a pending Apply, which
+// flattenSRFApply turns into a ProjectSet over the left input.
+func (b *Binder) bindFromSRF(rf *pg_query.RangeFunction, lat *scope) (Node, *scope, error) {
+	saveOuter, saveLvl := b.outer, b.lvl
+	var lvl *level
+	if lat != nil {
+		lvl = &level{parent: lat.lvl}
+		b.outer, b.lvl = lat, lvl
+	}
+	calls, err := b.bindFromCalls(rf)
+	b.outer, b.lvl = saveOuter, saveLvl
+	if err != nil {
+		return nil, nil, err
+	}
+	ps := &ProjectSet{Input: &Values{Rows: [][]Expr{{}}}, Calls: calls, Ordinality: rf.Ordinality}
+	cols := append([]Column(nil), ps.Columns()...)
+	if len(calls) == 1 && len(calls[0].Cols) == 1 && rf.Alias != nil {
+		// A function of one column is named by the alias (AS g), as in
+		// PostgreSQL.
+		cols[0].Name = rf.Alias.Aliasname
+	}
+	sc, err := b.derivedScope(cols, rf.Alias, calls[0].Name, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lvl != nil && len(lvl.params) > 0 {
+		return &Apply{Kind: JoinInner, Right: ps, Params: lvl.params}, sc, nil
+	}
+	return ps, sc, nil
+}
+
+// bindFromCalls binds the calls of a FROM function item.
+func (b *Binder) bindFromCalls(rf *pg_query.RangeFunction) ([]SRFCall, error) {
+	if len(rf.Coldeflist) > 0 {
+		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "a column definition list is not supported: only functions whose columns are known can be called in FROM")
+	}
+	ec := &exprCtx{sc: b.newScope(), clause: "functions in FROM"}
+	var calls []SRFCall
+	for _, item := range rf.Functions {
+		list := item.GetList()
+		fc := list.Items[0].GetFuncCall()
+		if fc == nil {
+			return nil, b.errAt(nodeLocation(list.Items[0]), pgerror.FeatureNotSupported, "only function calls can be used in FROM")
+		}
+		if len(list.Items) > 1 && list.Items[1] != nil && len(list.Items[1].GetList().GetItems()) > 0 {
+			return nil, b.errAt(fc.Location, pgerror.FeatureNotSupported, "a column definition list is not supported: only functions whose columns are known can be called in FROM")
+		}
+		var parts []string
+		for _, n := range fc.Funcname {
+			parts = append(parts, strVal(n))
+		}
+		name := strings.ToLower(parts[len(parts)-1])
+		if len(parts) > 1 && parts[0] != "pg_catalog" && parts[0] != "information_schema" {
+			return nil, b.errAt(fc.Location, pgerror.UndefinedFunction, "function %s does not exist", strings.Join(parts, ".")).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		f, ok := funcs.Lookup(name)
+		if !ok {
+			return nil, b.errAt(fc.Location, pgerror.UndefinedFunction, "function %s does not exist", strings.Join(parts, ".")).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		if f.Agg != nil || f.Window != nil {
+			return nil, b.errAt(fc.Location, pgerror.FeatureNotSupported, "%s is not a set-returning function: aggregate and window functions cannot be called in FROM", name)
+		}
+		if fc.Over != nil || fc.AggStar || fc.AggDistinct || fc.AggFilter != nil || len(fc.AggOrder) > 0 {
+			return nil, b.errAt(fc.Location, pgerror.WrongObjectType, "%s is not an aggregate function", name)
+		}
+		if !f.ReturnsSet() {
+			// A scalar function in FROM is one row of one column.
+			call, err := b.bindSRFArgs(fc, f, name, ec)
+			if err != nil {
+				return nil, err
+			}
+			call.Overload = scalarAsSRF(call.Overload)
+			calls = append(calls, *call)
+			continue
+		}
+		if name == "unnest" && len(fc.Args) > 1 && !rf.IsRowsfrom {
+			// unnest(a, b, …) in FROM is ROWS FROM (unnest(a), unnest(b), …).
+			for _, a := range fc.Args {
+				one := &pg_query.FuncCall{Funcname: fc.Funcname, Args: []*pg_query.Node{a}, Location: fc.Location}
+				call, err := b.bindSRFArgs(one, f, name, ec)
+				if err != nil {
+					return nil, err
+				}
+				calls = append(calls, *call)
+			}
+			continue
+		}
+		call, err := b.bindSRFArgs(fc, f, name, ec)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, *call)
+	}
+	return calls, nil
+}
+
+// scalarAsSRF wraps a scalar overload as a set-returning one giving one
+// row (NULL when a strict overload has a NULL argument, as PostgreSQL
+// gives for a scalar function in FROM).
+func scalarAsSRF(ov *funcs.Overload) *funcs.Overload {
+	w := *ov
+	w.NullStrict = false
+	w.SRF = func(c *funcs.Ctx, args []types.Datum) (funcs.RowIter, error) {
+		d := types.NullDatum
+		null := false
+		for _, a := range args {
+			null = null || a.IsNull()
+		}
+		if !null || !ov.NullStrict {
+			var err error
+			if d, err = ov.Fn(c, args); err != nil {
+				return nil, err
+			}
+		}
+		done := false
+		return func() ([]types.Datum, bool, error) {
+			if done {
+				return nil, false, nil
+			}
+			done = true
+			return []types.Datum{d}, true, nil
+		}, nil
+	}
+	return &w
+}
+
+// flattenSRFApply turns an inner Apply of set-returning calls that read
+// the row to their left into a ProjectSet over that row's input (with the
+// ON condition as a Filter over it): one pass, no plan per row, and a shape
+// refresh differentiates row by row. Any other Apply is returned as is.
+func flattenSRFApply(ap *Apply) Node {
+	ps, ok := ap.Right.(*ProjectSet)
+	if !ok || ap.Kind != JoinInner {
+		return ap
+	}
+	if v, ok := ps.Input.(*Values); !ok || len(v.Rows) != 1 || len(v.Rows[0]) != 0 {
+		return ap
+	}
+	params := ap.Params
+	calls := make([]SRFCall, len(ps.Calls))
+	for i, c := range ps.Calls {
+		args := make([]Expr, len(c.Args))
+		for j, a := range c.Args {
+			args[j] = Rewrite(a, func(x Expr) Expr {
+				if r, ok := x.(*OuterRef); ok {
+					return params[r.Idx]
+				}
+				return x
+			})
+		}
+		c.Args = args
+		calls[i] = c
+	}
+	var out Node = &ProjectSet{Input: ap.Left, Calls: calls, Ordinality: ps.Ordinality}
+	if ap.Residual != nil {
+		out = &Filter{Input: out, Cond: ap.Residual}
+	}
+	return out
 }
 
 // bindEventLog binds event_log('name') and event_log(TABLE(name)) (the

@@ -83,7 +83,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			}
 			if ap, ok := pendingApply(n); ok {
 				ap.Left = input
-				input = ap
+				input = flattenSRFApply(ap)
 			} else {
 				input = &Join{Kind: JoinCross, Left: input, Right: n}
 			}
@@ -104,6 +104,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 	// Target list: bind against the FROM scope, collecting aggregates and
 	// window calls.
 	aggs := &aggCollector{}
+	srfs := &srfCollector{}
 	wins, err := b.newWinCollector(windowDefs)
 	if err != nil {
 		return nil, nil, err
@@ -146,8 +147,11 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				continue
 			}
 		}
-		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "SELECT"})
+		e, err := b.bindExpr(rt.Val, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "SELECT", srfs: srfs})
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := b.checkSRFPlacement(e, rt.Location); err != nil {
 			return nil, nil, err
 		}
 		name := rt.Name
@@ -157,8 +161,15 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				// PostgreSQL names a scalar subquery after its column.
 				name = sq.Plan.Columns()[0].Name
 			}
+			if r, ok := e.(*SRFRef); ok && r.Col >= 0 {
+				// A set-returning call names its column (explode's col).
+				name = srfs.calls[r.Idx].Cols[r.Col].Name
+			}
 		}
 		col := Column{Name: name, T: e.Type()}
+		if r, ok := e.(*SRFRef); ok && r.Col < 0 {
+			col.Fields = srfs.calls[r.Idx].Cols
+		}
 		if cr, ok := e.(*ColRef); ok {
 			c := sc.cols[cr.Idx]
 			col.Table, col.AttrNum = c.table, c.attnum
@@ -357,6 +368,11 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				return nil, nil, err
 			}
 		}
+		for _, p := range srfs.srfArgs() {
+			if *p, err = lift(*p, -1); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	// Window functions, then QUALIFY, over the (grouped) rows.
 	if len(wins.calls) > 0 {
@@ -367,12 +383,21 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		for i := range orders {
 			ptrs = append(ptrs, &orders[i].key.E)
 		}
+		ptrs = append(ptrs, srfs.srfArgs()...)
 		if input, err = b.placeWindows(input, wins, lift, ptrs...); err != nil {
 			return nil, nil, err
 		}
 	}
 	if qualify != nil {
 		input = &Filter{Input: input, Cond: qualify}
+	}
+	// Set-returning calls of the select list, over everything above.
+	if len(srfs.calls) > 0 {
+		var ptrs []*Expr
+		for i := range targets {
+			ptrs = append(ptrs, &targets[i].e)
+		}
+		input = placeProjectSet(input, srfs, ptrs...)
 	}
 	// Projection (with hidden ORDER BY columns appended).
 	proj := &Project{Input: input}
@@ -544,12 +569,14 @@ func deriveName(n *pg_query.Node) string {
 	case *pg_query.Node_FuncCall:
 		return strVal(x.FuncCall.Funcname[len(x.FuncCall.Funcname)-1])
 	case *pg_query.Node_TypeCast:
-		// A name from a column or function wins; one from an inner cast
-		// (PostgreSQL's weaker strength) gives way to this cast's type.
-		if x.TypeCast.Arg.GetTypeCast() == nil {
-			if name := deriveName(x.TypeCast.Arg); name != "?column?" {
-				return name
-			}
+		// A named operand keeps its name; otherwise the outermost cast's
+		// type names the column.
+		base := x.TypeCast.Arg
+		for base.GetTypeCast() != nil {
+			base = base.GetTypeCast().Arg
+		}
+		if name := deriveName(base); name != "?column?" {
+			return name
 		}
 		tn := x.TypeCast.TypeName
 		name := strVal(tn.Names[len(tn.Names)-1])
@@ -559,6 +586,15 @@ func deriveName(n *pg_query.Node) string {
 		return name
 	case *pg_query.Node_CaseExpr:
 		return "case"
+	case *pg_query.Node_AArrayExpr:
+		return "array"
+	case *pg_query.Node_AIndirection:
+		// A field's name, else the name of what is subscripted.
+		ind := x.AIndirection.Indirection
+		if s := ind[len(ind)-1].GetString_(); s != nil {
+			return s.Sval
+		}
+		return deriveName(x.AIndirection.Arg)
 	case *pg_query.Node_SubLink:
 		switch x.SubLink.SubLinkType {
 		case pg_query.SubLinkType_EXISTS_SUBLINK:
@@ -605,6 +641,10 @@ func deriveName(n *pg_query.Node) string {
 // pgTypeName is the internal type name PostgreSQL shows for a cast column.
 func pgTypeName(t types.T) string {
 	switch t.Kind {
+	case types.KindArray:
+		// PostgreSQL names a column cast to an array after its element
+		// type ('{1}'::int[] is "int4").
+		return pgTypeName(t.ElemType())
 	case types.KindBool:
 		return "bool"
 	case types.KindInt2:

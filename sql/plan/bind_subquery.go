@@ -19,9 +19,7 @@ func (b *Binder) bindSubLink(sl *pg_query.SubLink, ec *exprCtx) (Expr, error) {
 	}
 	switch sl.SubLinkType {
 	case pg_query.SubLinkType_EXISTS_SUBLINK, pg_query.SubLinkType_EXPR_SUBLINK,
-		pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK:
-	case pg_query.SubLinkType_ARRAY_SUBLINK:
-		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "ARRAY(subquery) is not supported yet")
+		pg_query.SubLinkType_ANY_SUBLINK, pg_query.SubLinkType_ALL_SUBLINK, pg_query.SubLinkType_ARRAY_SUBLINK:
 	default:
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "this kind of subquery is not supported yet")
 	}
@@ -53,6 +51,19 @@ func (b *Binder) bindSubLink(sl *pg_query.SubLink, ec *exprCtx) (Expr, error) {
 			return nil, b.errAt(loc, pgerror.SyntaxError, "subquery must return only one column")
 		}
 		sq.Kind, sq.T = SubScalar, cols[0].T
+		return sq, nil
+	case pg_query.SubLinkType_ARRAY_SUBLINK:
+		if len(cols) != 1 {
+			return nil, b.errAt(loc, pgerror.SyntaxError, "subquery must return only one column")
+		}
+		et := cols[0].T
+		if isUnknown(et) {
+			et = types.Text
+		}
+		if et.IsArray() {
+			return nil, b.errMultiDim(loc)
+		}
+		sq.Kind, sq.T = SubArray, types.ArrayOf(et)
 		return sq, nil
 	}
 	return b.bindQuantified(sl, sq, cols, ec)

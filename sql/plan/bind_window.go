@@ -237,7 +237,7 @@ func (b *Binder) bindWindowCall(fc *pg_query.FuncCall, f *funcs.Func, name strin
 	case w.inCall:
 		return nil, b.errAt(loc, pgerror.WindowingError, "window function calls cannot be nested")
 	}
-	if fc.AggDistinct {
+	if fc.AggDistinct || f.Agg != nil && f.Agg.Distinct {
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}
 	if len(fc.AggOrder) > 0 {

@@ -80,6 +80,9 @@ func (b *Binder) param(n int) types.T {
 
 // implicitCast reports whether PostgreSQL converts from → to without a cast.
 func implicitCast(from, to types.T) bool {
+	if from.IsArray() || to.IsArray() {
+		return from.Kind == types.KindNull || from.Kind == types.KindUnknown || arrayImplicitCast(from, to)
+	}
 	if from.Kind == to.Kind {
 		return true
 	}
@@ -113,6 +116,9 @@ func implicitCast(from, to types.T) bool {
 func assignCast(from, to types.T) bool {
 	if implicitCast(from, to) {
 		return true
+	}
+	if from.IsArray() && to.Kind == types.KindArray {
+		return assignCast(from.ElemType(), to.ElemType())
 	}
 	if to.IsString() {
 		return true
@@ -152,10 +158,10 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 			return &Param{N: x.N, T: t}, nil
 		}
 	}
-	if et.Kind == t.Kind && et.Width == t.Width && et.Precision == t.Precision && et.Scale == t.Scale {
+	if et.Kind == t.Kind && et.Elem == t.Elem && et.Width == t.Width && et.Precision == t.Precision && et.Scale == t.Scale {
 		return e, nil
 	}
-	if et.Kind == t.Kind && !assign {
+	if et.Kind == t.Kind && et.Elem == t.Elem && !assign {
 		return e, nil
 	}
 	ok := implicitCast(et, t)
@@ -168,7 +174,7 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 			if b.assignTo != "" {
 				col = "column \"" + b.assignTo + "\""
 			}
-			return nil, b.errAt(loc, pgerror.DatatypeMismatch, "%s is of type %s but expression is of type %s", col, types.T{Kind: t.Kind}.String(), types.T{Kind: et.Kind}.String()).
+			return nil, b.errAt(loc, pgerror.DatatypeMismatch, "%s is of type %s but expression is of type %s", col, types.T{Kind: t.Kind, Elem: t.Elem}.String(), types.T{Kind: et.Kind, Elem: et.Elem}.String()).
 				WithHint("You will need to rewrite or cast the expression.")
 		}
 		return nil, b.errAt(loc, pgerror.DatatypeMismatch, "cannot convert %s to %s", et.String(), t.String())
@@ -214,6 +220,10 @@ func commonType(a, b types.T) (types.T, bool) {
 		return b, true
 	case ub:
 		return a, true
+	case a.IsArray() && b.IsArray():
+		return arrayCommonType(a, b)
+	case a.IsArray() || b.IsArray():
+		return types.T{}, false
 	case a.Kind == b.Kind:
 		// A type modifier survives only when every input has the same one
 		// (PostgreSQL's select_common_typmod).

@@ -45,5 +45,20 @@
 // Filter over that node. Named windows follow PostgreSQL's rules for
 // copying a definition.
 //
+// Set-returning functions (node_project_set.go). A ProjectSet runs
+// set-returning calls (generate_series, unnest, …) on each row of its
+// input, side by side. In FROM (bind_func_from.go) the calls sit over one
+// empty row, their arguments bound one level down like a LATERAL item;
+// one that reads the items to its left becomes a ProjectSet over them
+// (flattenSRFApply), so `FROM t, unnest(t.a)` is one pass over t. In a
+// select list (bind_srf.go) each call stands as an SRFRef until one
+// ProjectSet is placed over the aggregation and window functions. A
+// call's row used whole is a record whose fields (col).field selects.
+//
+// Arrays (bind_array.go): ARRAY[…], subscripts, op ANY/ALL (array) and
+// the array operators bind to calls of sql/funcs functions; polymorphic
+// function parameters (funcs.Poly) take the common element type of their
+// arguments.
+//
 // Imports: sql/parse, sql/funcs, sql/types, catalog, pgerror.
 package plan

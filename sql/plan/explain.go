@@ -193,6 +193,17 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 		return "Function Scan on table_changes(" + x.Table.Name + ")", nil, nil
 	case *KeyIn:
 		return "Filter (touched keys)", nil, []Node{x.Input}
+	case *ProjectSet:
+		// Set-returning calls over one empty row are a function in FROM;
+		// over an input, they run per input row.
+		names := make([]string, len(x.Calls))
+		for i, c := range x.Calls {
+			names[i] = c.Name
+		}
+		if v, ok := x.Input.(*Values); ok && len(v.Rows) == 1 && len(v.Rows[0]) == 0 {
+			return "Function Scan on " + strings.Join(names, ", "), nil, nil
+		}
+		return "ProjectSet", []string{"Functions: " + strings.Join(names, ", ")}, []Node{x.Input}
 	}
 	return strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."), nil, nil
 }

@@ -185,6 +185,9 @@ const (
 	SubAny
 	// SubAll is left op ALL (…): true if the comparison holds for every row.
 	SubAll
+	// SubArray is ARRAY(…): the values of its one column, in the order of
+	// its rows, as an array (empty without rows).
+	SubArray
 )
 
 // Subquery is a query nested in an expression. Plan is bound one level
@@ -294,7 +297,7 @@ func (e *OuterRef) String() string {
 	return fmt.Sprintf("outer#%d", e.Idx)
 }
 func (e *Subquery) String() string {
-	kind := [...]string{"exists", "scalar", "any", "all"}[e.Kind]
+	kind := [...]string{"exists", "scalar", "any", "all", "array"}[e.Kind]
 	return fmt.Sprintf("%s#%d[%s](%s)", kind, e.ID, joinExprs(e.Params, ", "), joinExprs(e.Left, ", "))
 }
 

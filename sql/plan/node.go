@@ -13,6 +13,9 @@ type Column struct {
 	// table OID and attribute number), 0 otherwise.
 	Table   uint32
 	AttrNum int16
+	// Fields name the fields of a record column (a set-returning call's
+	// row used whole), which (col).field selects.
+	Fields []Column
 }
 
 // Node is a relational operator.
@@ -99,7 +102,11 @@ type AggCall struct {
 	Args     []Expr
 	Distinct bool
 	Filter   Expr
-	T        types.T
+	// Order sorts the group's values before they are added: the
+	// aggregate's ORDER BY, or, for an order-dependent aggregate with
+	// DISTINCT, its arguments (bind_array_agg.go).
+	Order []SortKey
+	T     types.T
 }
 
 // AggSpec is the resolved aggregate implementation.

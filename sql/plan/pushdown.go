@@ -14,6 +14,14 @@ func pushFilter(input Node, cond Expr) Node {
 		}
 		cond = andOf(rest)
 	}
+	if ps, ok := input.(*ProjectSet); ok {
+		var rest []Expr
+		input, rest = pushBelowProjectSet(ps, conjuncts(cond))
+		if len(rest) == 0 {
+			return input
+		}
+		cond = andOf(rest)
+	}
 	if scan, ok := input.(*Scan); ok && len(scan.Table.PrimaryKey) > 0 {
 		usePrimaryKey(scan, conjuncts(cond))
 	}
@@ -79,6 +87,25 @@ func pushIntoJoin(j *Join, conds []Expr) (Node, []Expr) {
 		}
 	}
 	return &nj, rest
+}
+
+// pushBelowProjectSet moves the conjuncts that read only the input row of
+// a ProjectSet (a FROM item left of a set-returning function) below it, so
+// they filter before the calls run and can reach a scan's key.
+func pushBelowProjectSet(ps *ProjectSet, conds []Expr) (Node, []Expr) {
+	nIn := len(ps.Input.Columns())
+	var below, rest []Expr
+	for _, c := range conds {
+		if readsOuter(c) || sides(c, nIn)&2 != 0 {
+			rest = append(rest, c)
+			continue
+		}
+		below = append(below, c)
+	}
+	if len(below) == 0 {
+		return ps, conds
+	}
+	return ps.WithInput(pushFilter(ps.Input, andOf(below))), rest
 }
 
 func andOf(es []Expr) Expr {

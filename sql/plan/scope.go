@@ -24,6 +24,8 @@ type scopeCol struct {
 	attnum        int16
 	scanIdx       int   // index within its scan (for marking Needed), -1 if none
 	scan          *Scan // the scan that produces it, if any
+	// fields are a record column's fields (Column.Fields).
+	fields []Column
 }
 
 // scope is the list of columns of the current FROM clause, in row order,

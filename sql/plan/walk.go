@@ -46,6 +46,9 @@ func ownExprs(n Node) []Expr {
 		for _, a := range x.Aggs {
 			add(a.Args...)
 			add(a.Filter)
+			for _, k := range a.Order {
+				add(k.E)
+			}
 		}
 	case *Sort:
 		for _, k := range x.Keys {
@@ -62,6 +65,10 @@ func ownExprs(n Node) []Expr {
 		add(x.Residual)
 	case *KeyIn:
 		add(x.Keys...)
+	case *ProjectSet:
+		for _, c := range x.Calls {
+			add(c.Args...)
+		}
 	case *Window:
 		for _, c := range x.Calls {
 			add(c.Args...)
@@ -142,6 +149,8 @@ func inputs(n Node) []Node {
 	case *KeyIn:
 		return []Node{x.Input}
 	case *Window:
+		return []Node{x.Input}
+	case *ProjectSet:
 		return []Node{x.Input}
 	}
 	return nil

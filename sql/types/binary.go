@@ -46,6 +46,10 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(buf, uint32(d.M)), nil
 	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return append(buf, d.S...), nil
+	case KindArray, KindInt2Vector, KindOidVector:
+		return appendArrayBinary(buf, d, t)
+	case KindRecord:
+		return appendRecordBinary(buf, d)
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "binary output of type %s is not supported", t.String())
 }
@@ -114,6 +118,8 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NewBytea(b), nil
 	case KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return ParseText(string(b), t, nil)
+	case KindArray, KindInt2Vector, KindOidVector:
+		return parseArrayBinary(b, t)
 	}
 	return Datum{}, pgerror.New(pgerror.FeatureNotSupported, "binary input of type %s is not supported", t.String())
 }

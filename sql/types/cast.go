@@ -23,6 +23,9 @@ func intOutOfRange(k Kind) error {
 
 // CanCast reports whether a cast from one type to another exists (explicitly).
 func CanCast(from, to T) bool {
+	if from.IsArray() && to.IsArray() {
+		return canCastArray(from, to)
+	}
 	if from.Kind == to.Kind || from.Kind == KindNull || from.Kind == KindUnknown {
 		return true
 	}
@@ -49,6 +52,9 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 		return d, nil
 	}
 	from := d.K
+	if t.IsArray() && d.A != nil {
+		return castArray(d, t, env, explicit)
+	}
 	switch {
 	case from == t.Kind:
 		switch t.Kind {

@@ -21,6 +21,8 @@ import (
 //	Date                      I (days since 1970-01-01)
 //	Timestamp/TimestampTZ     I (microseconds since 1970-01-01 00:00 UTC)
 //	Interval                  I (microseconds), M (months), Dd (days)
+//	Array/Int2Vector/OidVector  A (the elements)
+//	Record                    A (the fields)
 type Datum struct {
 	K  Kind
 	M  int32
@@ -152,6 +154,8 @@ func Compare(a, b Datum) int {
 		return strings.Compare(strings.TrimRight(a.S, " "), strings.TrimRight(b.S, " "))
 	case KindText, KindVarchar, KindName, KindInternalChar, KindJSON, KindUnknown:
 		return strings.Compare(a.S, b.S)
+	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
+		return compareArrays(a, b)
 	case KindInterval:
 		x, y := intervalKey(a), intervalKey(b)
 		switch {
@@ -241,6 +245,8 @@ func HashKey(buf []byte, a Datum) []byte {
 	case KindInterval:
 		u := math.Float64bits(intervalKey(a))
 		return append(buf, 4, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
+	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
+		return appendArrayHashKey(buf, a)
 	case KindChar:
 		s := strings.TrimRight(a.S, " ")
 		buf = append(buf, 5, byte(len(s)), byte(len(s)>>8), byte(len(s)>>16), byte(len(s)>>24))

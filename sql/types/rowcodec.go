@@ -17,6 +17,8 @@ import (
 //	numeric: form/sign byte, zigzag varint exponent, uvarint length, coefficient bytes
 //	strings, bytea: uvarint length, bytes
 //	interval: zigzag varints months, days, micros
+//	arrays, vectors, records: uvarint element (field) count, then per element its kind
+//	  byte and payload (a NULL element: the KindNull byte alone)
 
 const (
 	numFinite byte = iota
@@ -43,21 +45,30 @@ func AppendRowValue(buf []byte, ids []uint32, vals []Datum) []byte {
 		buf = binary.AppendUvarint(buf, uint64(ids[i]-prev))
 		prev = ids[i]
 		buf = append(buf, byte(d.K))
-		switch d.K {
-		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
-			buf = binary.AppendVarint(buf, d.I)
-		case KindFloat4, KindFloat8:
-			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F))
-		case KindNumeric:
-			buf = appendDecimal(buf, d.D)
-		case KindInterval:
-			buf = binary.AppendVarint(buf, int64(d.M))
-			buf = binary.AppendVarint(buf, int64(d.Dd))
-			buf = binary.AppendVarint(buf, d.I)
-		default:
-			buf = binary.AppendUvarint(buf, uint64(len(d.S)))
-			buf = append(buf, d.S...)
-		}
+		buf = appendPayload(buf, d)
+	}
+	return buf
+}
+
+// appendPayload appends the encoding of d's value (its kind byte is
+// written by the caller).
+func appendPayload(buf []byte, d Datum) []byte {
+	switch d.K {
+	case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
+		buf = binary.AppendVarint(buf, d.I)
+	case KindFloat4, KindFloat8:
+		buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F))
+	case KindNumeric:
+		buf = appendDecimal(buf, d.D)
+	case KindInterval:
+		buf = binary.AppendVarint(buf, int64(d.M))
+		buf = binary.AppendVarint(buf, int64(d.Dd))
+		buf = binary.AppendVarint(buf, d.I)
+	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
+		buf = appendArrayPayload(buf, d)
+	default:
+		buf = binary.AppendUvarint(buf, uint64(len(d.S)))
+		buf = append(buf, d.S...)
 	}
 	return buf
 }
@@ -137,66 +148,76 @@ func (rd *RowDecoder) Decode(value []byte, out []Datum) error {
 		if int(id) < len(rd.pos) {
 			want = rd.pos[id]
 		}
-		var d Datum
-		d.K = k
-		switch k {
-		case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
-			v, m := binary.Varint(b)
-			if m <= 0 {
-				return errCorrupt
-			}
-			d.I = v
-			b = b[m:]
-		case KindFloat4, KindFloat8:
-			if len(b) < 8 {
-				return errCorrupt
-			}
-			d.F = math.Float64frombits(binary.BigEndian.Uint64(b))
-			b = b[8:]
-		case KindNumeric:
-			var rest []byte
-			var err error
-			if want != 0 {
-				d.D, rest, err = decodeDecimal(b)
-			} else {
-				rest, err = skipDecimal(b)
-			}
-			if err != nil {
-				return err
-			}
-			b = rest
-		case KindInterval:
-			m1, a := binary.Varint(b)
-			if a <= 0 {
-				return errCorrupt
-			}
-			b = b[a:]
-			d1, c := binary.Varint(b)
-			if c <= 0 {
-				return errCorrupt
-			}
-			b = b[c:]
-			us, e := binary.Varint(b)
-			if e <= 0 {
-				return errCorrupt
-			}
-			b = b[e:]
-			d.M, d.Dd, d.I = int32(m1), int32(d1), us
-		default:
-			l, m := binary.Uvarint(b)
-			if m <= 0 || uint64(len(b)-m) < l {
-				return errCorrupt
-			}
-			if want != 0 {
-				d.S = string(b[m : m+int(l)])
-			}
-			b = b[m+int(l):]
+		d, rest, err := decodePayload(k, b, want != 0)
+		if err != nil {
+			return err
 		}
+		b = rest
 		if want != 0 {
 			out[want-1] = d
 		}
 	}
 	return nil
+}
+
+// decodePayload decodes the value of kind k at the start of b, returning
+// the rest of b. Without want it only skips the value.
+func decodePayload(k Kind, b []byte, want bool) (Datum, []byte, error) {
+	d := Datum{K: k}
+	switch k {
+	case KindBool, KindInt2, KindInt4, KindInt8, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindDate, KindTimestamp, KindTimestampTZ:
+		v, m := binary.Varint(b)
+		if m <= 0 {
+			return d, nil, errCorrupt
+		}
+		d.I = v
+		b = b[m:]
+	case KindFloat4, KindFloat8:
+		if len(b) < 8 {
+			return d, nil, errCorrupt
+		}
+		d.F = math.Float64frombits(binary.BigEndian.Uint64(b))
+		b = b[8:]
+	case KindNumeric:
+		var err error
+		if want {
+			d.D, b, err = decodeDecimal(b)
+		} else {
+			b, err = skipDecimal(b)
+		}
+		if err != nil {
+			return d, nil, err
+		}
+	case KindInterval:
+		m1, a := binary.Varint(b)
+		if a <= 0 {
+			return d, nil, errCorrupt
+		}
+		b = b[a:]
+		d1, c := binary.Varint(b)
+		if c <= 0 {
+			return d, nil, errCorrupt
+		}
+		b = b[c:]
+		us, e := binary.Varint(b)
+		if e <= 0 {
+			return d, nil, errCorrupt
+		}
+		b = b[e:]
+		d.M, d.Dd, d.I = int32(m1), int32(d1), us
+	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
+		return decodeArrayPayload(k, b, want)
+	default:
+		l, m := binary.Uvarint(b)
+		if m <= 0 || uint64(len(b)-m) < l {
+			return d, nil, errCorrupt
+		}
+		if want {
+			d.S = string(b[m : m+int(l)])
+		}
+		b = b[m+int(l):]
+	}
+	return d, b, nil
 }
 
 func skipDecimal(b []byte) ([]byte, error) {

@@ -105,6 +105,10 @@ func ParseText(s string, t T, env *Env) (Datum, error) {
 		return parseTimestamp(s, t, env)
 	case KindInterval:
 		return ParseInterval(s)
+	case KindArray:
+		return parseArray(s, t, env)
+	case KindInt2Vector, KindOidVector:
+		return parseVector(s, t)
 	}
 	return Datum{}, pgerror.New(pgerror.FeatureNotSupported, "cannot parse values of type %s", t.String())
 }

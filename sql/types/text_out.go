@@ -68,6 +68,10 @@ func AppendText(buf []byte, d Datum, env *Env) []byte {
 		return appendTimestamp(buf, time.UnixMicro(d.I).In(env.loc()), true)
 	case KindInterval:
 		return appendInterval(buf, d)
+	case KindArray, KindInt2Vector, KindOidVector:
+		return appendArrayText(buf, d, env)
+	case KindRecord:
+		return appendRecordText(buf, d, env)
 	default:
 		return append(buf, d.S...)
 	}

@@ -49,6 +49,10 @@ const (
 	// KindInternalChar is PostgreSQL's one-byte "char" (pg_class.relkind),
 	// not CHAR(n) (KindChar, bpchar).
 	KindInternalChar
+	// KindRecord is an anonymous row (PostgreSQL's record): a
+	// set-returning function's row used whole; its Datum holds the fields
+	// in A (record.go).
+	KindRecord
 )
 
 // T is a SQL type: its kind and modifiers.
@@ -123,6 +127,7 @@ var (
 	Int2Vector   = T{Kind: KindInt2Vector}
 	OidVector    = T{Kind: KindOidVector}
 	InternalChar = T{Kind: KindInternalChar}
+	Record       = T{Kind: KindRecord}
 )
 
 // PostgreSQL type OIDs.
@@ -154,6 +159,7 @@ const (
 	OidRegtype      = 2206
 	OidRegnamespace = 4089
 	OidRegrole      = 4096
+	OidRecord       = 2249
 )
 
 // arrayOIDs maps an element kind to its array type's OID (pg_type.typarray).
@@ -230,6 +236,8 @@ func (t T) OID() uint32 {
 		return OidOidVector
 	case KindInternalChar:
 		return OidChar
+	case KindRecord:
+		return OidRecord
 	case KindNull, KindUnknown:
 		return OidText
 	}
@@ -293,6 +301,8 @@ func FromOID(oid uint32) (T, bool) {
 		return OidVector, true
 	case OidChar:
 		return InternalChar, true
+	case OidRecord:
+		return Record, true
 	}
 	for k, o := range arrayOIDs {
 		if o == oid {
@@ -326,6 +336,8 @@ func (t T) Size() int16 {
 // Modifier is the atttypmod of the type (-1 when none).
 func (t T) Modifier() int32 {
 	switch t.Kind {
+	case KindArray:
+		return t.ElemType().Modifier()
 	case KindVarchar, KindChar:
 		if t.Width > 0 {
 			return t.Width + 4
@@ -408,6 +420,8 @@ func (t T) String() string {
 		return "oidvector"
 	case KindInternalChar:
 		return `"char"`
+	case KindRecord:
+		return "record"
 	}
 	return "unknown"
 }
@@ -440,6 +454,9 @@ func (t T) Equivalent(o T) bool { return t.Kind == o.Kind }
 func ParseTypeName(name string, mods []int32) (T, bool) {
 	name = strings.ToLower(name)
 	name = strings.TrimPrefix(name, "pg_catalog.")
+	if e, ok := arrayTypeName(name, mods); ok {
+		return e, ok
+	}
 	var t T
 	switch name {
 	case "bool", "boolean":
@@ -566,6 +583,8 @@ func (t T) SparkName() string {
 		return "timestamp"
 	case KindInterval:
 		return "interval"
+	case KindArray:
+		return "array<" + t.ElemType().SparkName() + ">"
 	}
 	return t.String()
 }
