@@ -293,9 +293,9 @@ func (v *View) roles() []role {
 // bootstrap superuser is created first).
 func (v *View) ownerOID() uint32 {
 	owner := uint32(0)
-	for _, r := range v.roles() {
-		if r.super && (owner == 0 || r.oid < owner) {
-			owner = r.oid
+	for _, r := range v.Cat.Roles() {
+		if r.Superuser && (owner == 0 || r.ID < owner) {
+			owner = r.ID
 		}
 	}
 	if owner == 0 {

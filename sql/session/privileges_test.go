@@ -78,8 +78,11 @@ func TestPrivileges(t *testing.T) {
 	exec(admin, "GRANT SELECT ON t TO nobody", "42704")
 	exec(admin, "GRANT USAGE ON t TO alice", "0LP01")
 
-	var granted bool
-	if err := admin.QueryRow(ctx, "SELECT relacl IS NOT NULL FROM pg_class WHERE relname = 'm'").Scan(&granted); err != nil || !granted {
-		t.Errorf("relacl of m: %v %v, want the grants", granted, err)
+	var acl string
+	if err := admin.QueryRow(ctx, "SELECT relacl::text FROM pg_class WHERE relname = 'm'").Scan(&acl); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{mvserver=arwdDm/mvserver,alice=m/mvserver}"; acl != want {
+		t.Errorf("relacl of m = %s, want %s", acl, want)
 	}
 }
