@@ -95,6 +95,38 @@ var psqlNorms = []normalizer{
 	// \dt+'s Size is pg_table_size: PostgreSQL counts its heap pages,
 	// mvserver reports Pebble's estimate of the table's key range.
 	{stepIs(`\dt+`), maskPsqlColumn("Size")},
+	// A view's definition: PostgreSQL prints the query it rebuilds from its
+	// parse tree (columns qualified, casts spelled out, one clause a line);
+	// mvserver keeps and prints the text the view was created with.
+	{stepIs(`\d+ big_orders`, `\d+ sales_by_customer`), maskViewDefinition},
+}
+
+// maskViewDefinition replaces the lines of a \d+ "View definition:" block
+// by one <definition> line.
+func maskViewDefinition(lines []string) []string {
+	var out []string
+	in := false
+	for _, l := range lines {
+		switch {
+		case l == "View definition:":
+			in = true
+			out = append(out, l, "<definition>")
+			continue
+		case in && (l == "" || strings.HasPrefix(l, "Access method:") || strings.HasPrefix(l, "Options:") || strings.HasPrefix(l, "(")):
+			in = false
+		case in:
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// jdbcIndexStats: getIndexInfo's CARDINALITY and PAGES come from the
+// planner statistics PostgreSQL's ANALYZE keeps, which mvserver has none of.
+func jdbcIndexStats(lines []string) []string {
+	re := regexp.MustCompile(`^(.*\| [AD] \| )-?\d+ \| \d+ (\| .*)$`)
+	return replaceRE(re, "${1}<cardinality> | <pages> ${2}")(lines)
 }
 
 // pgbenchNorms are pgbench's: what it prints about time and versions.
@@ -175,6 +207,7 @@ var jdbcNorms = []normalizer{
 	// reports as REPEATABLE READ (4); PostgreSQL's default is READ
 	// COMMITTED (2). A documented difference, not a wrong answer.
 	{stepIs("getTransactionIsolation"), replaceRE(regexp.MustCompile(`^isolation: [24]$`), "isolation: <default level>")},
+	{stepIs("getIndexInfo(customers)"), jdbcIndexStats},
 }
 
 // odbcNorms are the psqlODBC session's normalizations.

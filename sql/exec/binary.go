@@ -164,6 +164,24 @@ func arithFn(op plan.Op, lt, rt, out types.T, env *types.Env) func(a, b types.Da
 			f = types.IntDiv
 		case plan.OpMod:
 			f = func(_ types.Kind, a, b int64) (int64, error) { return types.IntMod(a, b) }
+		case plan.OpBitAnd:
+			f = func(_ types.Kind, a, b int64) (int64, error) { return a & b, nil }
+		case plan.OpBitOr:
+			f = func(_ types.Kind, a, b int64) (int64, error) { return a | b, nil }
+		case plan.OpBitXor:
+			f = func(_ types.Kind, a, b int64) (int64, error) { return a ^ b, nil }
+		case plan.OpShl, plan.OpShr:
+			// PostgreSQL shifts by the count modulo the type's width and
+			// truncates to the type.
+			bits := map[types.Kind]int64{types.KindInt2: 16, types.KindInt4: 32, types.KindInt8: 64}[lt.Kind]
+			left := op == plan.OpShl
+			f = func(k types.Kind, a, b int64) (int64, error) {
+				n := uint(((b % bits) + bits) % bits)
+				if left {
+					return truncInt(k, a<<n), nil
+				}
+				return a >> n, nil
+			}
 		}
 		return func(a, b types.Datum) (types.Datum, error) {
 			v, err := f(k, a.I, b.I)
@@ -262,4 +280,15 @@ func compileRegex(pat string, ci bool) (*regexp.Regexp, error) {
 		return nil, pgerror.New(pgerror.InvalidRegularExpression, "invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
 	return re, nil
+}
+
+// truncInt wraps v to the width of integer kind k, as C's integer types do.
+func truncInt(k types.Kind, v int64) int64 {
+	switch k {
+	case types.KindInt2:
+		return int64(int16(v))
+	case types.KindInt4:
+		return int64(int32(v))
+	}
+	return v
 }

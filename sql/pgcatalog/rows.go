@@ -63,7 +63,7 @@ func init() {
 				}
 				b.add(vals{"attrelid": r.oid, "attname": c.name, "atttypid": c.t.OID(), "attstattarget": -1,
 					"attlen": c.t.Size(), "attnum": i + 1, "attndims": ndims, "attcacheoff": -1, "atttypmod": c.t.Modifier(),
-					"attbyval": byVal(c.t), "attalign": "i", "attstorage": "p", "attcompression": "",
+					"attbyval": byVal(c.t), "attalign": "i", "attstorage": string(typStorage(c.t)), "attcompression": "",
 					"attnotnull": c.notNull, "atthasdef": c.def != "", "attislocal": true, "attcollation": coll})
 			}
 		}
@@ -177,9 +177,12 @@ func init() {
 					pw = "********"
 				}
 			}
+			// The bootstrap superuser has every attribute, as initdb's
+			// does; mvserver has neither replication nor row security.
+			boot := r.oid == v.ownerOID()
 			b.add(vals{"oid": r.oid, "rolname": r.name, "rolsuper": r.super, "rolinherit": r.inherit,
 				"rolcreaterole": r.createRole, "rolcreatedb": r.createDB, "rolcanlogin": r.login,
-				"rolconnlimit": r.connLimit, "rolpassword": pw})
+				"rolreplication": boot, "rolbypassrls": boot, "rolconnlimit": r.connLimit, "rolpassword": pw})
 		}
 	}
 	pg("pg_authid", func(v *View, b *builder) { authid(v, b, true) })
@@ -189,7 +192,9 @@ func init() {
 			if !r.login {
 				continue
 			}
-			b.add(vals{"usename": r.name, "usesysid": r.oid, "usecreatedb": r.createDB, "usesuper": r.super, "passwd": "********"})
+			boot := r.oid == v.ownerOID()
+			b.add(vals{"usename": r.name, "usesysid": r.oid, "usecreatedb": r.createDB, "usesuper": r.super,
+				"userepl": boot, "usebypassrls": boot, "passwd": "********"})
 		}
 	})
 	pg("pg_description", func(v *View, b *builder) {
@@ -561,4 +566,17 @@ func aclLetters(privs string) string {
 		}
 	}
 	return b.String()
+}
+
+// typStorage is a type's pg_type.typstorage, which its columns take.
+func typStorage(t types.T) byte {
+	if t.IsArray() && t.Kind == types.KindArray {
+		return 'x'
+	}
+	for _, b := range baseTypes {
+		if b.oid == t.OID() {
+			return b.storage
+		}
+	}
+	return 'p'
 }

@@ -619,6 +619,33 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 		}
 		return &Binary{Op: OpConcat, L: l, R: r, T: types.Text}, nil
 	}
+	if bop, ok := map[string]Op{"&": OpBitAnd, "|": OpBitOr, "#": OpBitXor, "<<": OpShl, ">>": OpShr}[op]; ok {
+		// Integer bit operators; a shift count is an integer and the
+		// result has the left operand's type.
+		intLike := func(t types.T) bool {
+			return isUnknown(t) || t.Kind == types.KindInt2 || t.Kind == types.KindInt4 || t.Kind == types.KindInt8
+		}
+		if !intLike(lt) || !intLike(rt) || isUnknown(lt) && isUnknown(rt) {
+			return nil, undefined()
+		}
+		if bop == OpShl || bop == OpShr {
+			var err error
+			if isUnknown(lt) {
+				if l, err = b.coerce(l, types.Int4, false, loc); err != nil {
+					return nil, err
+				}
+			}
+			if r, err = b.coerce(r, types.Int4, false, loc); err != nil {
+				return nil, err
+			}
+			return &Binary{Op: bop, L: l, R: r, T: l.Type()}, nil
+		}
+		l, r, err := b.unify(l, r, op, loc)
+		if err != nil {
+			return nil, err
+		}
+		return &Binary{Op: bop, L: l, R: r, T: l.Type()}, nil
+	}
 	aop, ok := map[string]Op{"+": OpAdd, "-": OpSub, "*": OpMul, "/": OpDiv, "%": OpMod}[op]
 	if !ok {
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "operator %s is not supported yet", op)

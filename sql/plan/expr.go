@@ -66,9 +66,15 @@ const (
 	OpNotRegex
 	OpIRegex
 	OpNotIRegex
+	// Integer bit operators: & | # << >>.
+	OpBitAnd
+	OpBitOr
+	OpBitXor
+	OpShl
+	OpShr
 )
 
-var opNames = [...]string{"+", "-", "*", "/", "%", "||", "=", "<>", "<", "<=", ">", ">=", "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*"}
+var opNames = [...]string{"+", "-", "*", "/", "%", "||", "=", "<>", "<", "<=", ">", ">=", "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*", "&", "|", "#", "<<", ">>"}
 
 func (o Op) String() string { return opNames[o] }
 
