@@ -16,7 +16,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 )
 
-func startServer(t *testing.T) string {
+func startServer(t testing.TB) string {
 	t.Helper()
 	srv, err := app.Start(app.Config{Logger: slog.New(slog.DiscardHandler), InMemory: true, Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 20, TableDefaults: catalog.AllOn})
 	if err != nil {
