@@ -49,22 +49,89 @@ func (c *tableCodec) storageErr(err error, row Row) error {
 	return err
 }
 
-// ExecInsert runs an INSERT and returns the number of rows inserted.
-func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
+// Inserter writes rows into a table with the checks and bookkeeping of
+// INSERT: column defaults for the columns not given, NOT NULL (23502),
+// primary-key uniqueness (23505), and the table's change feed and row
+// tracking through the storage transaction. INSERT and COPY FROM share it.
+type Inserter struct {
+	c        *Ctx
+	t        *catalog.Table
+	targets  []int
+	defaults []evalFn
+	codec    *tableCodec
+	info     storage.TableInfo
+	// row, key and value are reused from row to row: storage copies what
+	// it keeps.
+	row        Row
+	key, value []byte
+}
+
+// NewInserter prepares inserts into ins.Table: values come for ins.Targets,
+// the other columns get ins.Defaults. ins.Source is not used.
+func NewInserter(c *Ctx, ins *plan.Insert) (*Inserter, error) {
 	t := ins.Table
-	codec := newTableCodec(t)
-	defaults := make([]evalFn, len(ins.Defaults))
+	w := &Inserter{c: c, t: t, targets: ins.Targets, codec: newTableCodec(t), info: t.StorageInfo(), row: make(Row, len(t.Columns))}
+	w.defaults = make([]evalFn, len(ins.Defaults))
 	for i, e := range ins.Defaults {
 		if e != nil {
 			f, err := compile(e, c)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			defaults[i] = f
+			w.defaults[i] = f
 		}
 	}
+	c.Txn.NoteOperation(w.info.ID, "WRITE")
+	return w, nil
+}
+
+// Insert writes one row; vals[i] is the value of table column Targets[i].
+func (w *Inserter) Insert(vals []types.Datum) error {
+	row := w.row
+	for i := range row {
+		row[i] = types.Datum{}
+	}
+	for i, ti := range w.targets {
+		row[ti] = vals[i]
+	}
+	for i, f := range w.defaults {
+		if f != nil {
+			d, err := f(nil)
+			if err != nil {
+				return err
+			}
+			row[i] = d
+		}
+	}
+	if err := w.codec.checkRow(row); err != nil {
+		return err
+	}
+	var key []byte // nil: keyed by a new row id
+	if len(w.codec.pkCols) > 0 {
+		w.key = w.key[:0]
+		for _, i := range w.codec.pkCols {
+			var err error
+			if w.key, err = appendKeyDatum(w.key, row[i]); err != nil {
+				return err
+			}
+		}
+		key = w.key
+	}
+	w.value = types.AppendRowValue(w.value[:0], w.codec.ids, row[:len(w.codec.ids)])
+	if _, err := w.c.Txn.Insert(w.info, key, w.value); err != nil {
+		return w.codec.storageErr(err, row)
+	}
+	return nil
+}
+
+// ExecInsert runs an INSERT and returns the number of rows inserted.
+func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
+	t := ins.Table
+	w, err := NewInserter(c, ins)
+	if err != nil {
+		return 0, err
+	}
 	var src Operator
-	var err error
 	if plan.ReadsTable(ins.Source, t.ID) {
 		// The statement must not see its own rows (PostgreSQL reads the
 		// source at the statement's start): a subquery opening a new scan
@@ -79,33 +146,11 @@ func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
 			return 0, err
 		}
 	}
-	info := t.StorageInfo()
-	c.Txn.NoteOperation(info.ID, "WRITE")
 	var n int64
 	err = Drain(src, func(b []Row) error {
 		for _, in := range b {
-			row := make(Row, len(t.Columns))
-			for i, ti := range ins.Targets {
-				row[ti] = in[i]
-			}
-			for i, f := range defaults {
-				if f != nil {
-					d, err := f(nil)
-					if err != nil {
-						return err
-					}
-					row[i] = d
-				}
-			}
-			if err := codec.checkRow(row); err != nil {
+			if err := w.Insert(in[:len(w.targets)]); err != nil {
 				return err
-			}
-			key, err := codec.key(row)
-			if err != nil {
-				return err
-			}
-			if _, err := c.Txn.Insert(info, key, codec.value(row)); err != nil {
-				return codec.storageErr(err, row)
 			}
 			n++
 		}
