@@ -60,6 +60,7 @@ type Inserter struct {
 	defaults []evalFn
 	codec    *tableCodec
 	info     storage.TableInfo
+	where    evalFn // nil: every row is inserted
 	// row, key and value are reused from row to row: storage copies what
 	// it keeps.
 	row        Row
@@ -85,8 +86,22 @@ func NewInserter(c *Ctx, ins *plan.Insert) (*Inserter, error) {
 	return w, nil
 }
 
-// Insert writes one row; vals[i] is the value of table column Targets[i].
-func (w *Inserter) Insert(vals []types.Datum) error {
+// Filter makes Insert skip the rows for which e (bound over the table's
+// columns) is not true: COPY FROM … WHERE. It is evaluated once the
+// defaults are filled in, before the row's constraints are checked, as in
+// PostgreSQL.
+func (w *Inserter) Filter(e plan.Expr) error {
+	f, err := compile(e, w.c)
+	if err != nil {
+		return err
+	}
+	w.where = f
+	return nil
+}
+
+// Insert writes one row, vals[i] being the value of table column
+// Targets[i], and reports whether it passed the filter.
+func (w *Inserter) Insert(vals []types.Datum) (bool, error) {
 	row := w.row
 	for i := range row {
 		row[i] = types.Datum{}
@@ -98,13 +113,22 @@ func (w *Inserter) Insert(vals []types.Datum) error {
 		if f != nil {
 			d, err := f(nil)
 			if err != nil {
-				return err
+				return false, err
 			}
 			row[i] = d
 		}
 	}
+	if w.where != nil {
+		d, err := w.where(row)
+		if err != nil {
+			return false, err
+		}
+		if d.K != types.KindBool || !d.Bool() {
+			return false, nil
+		}
+	}
 	if err := w.codec.checkRow(row); err != nil {
-		return err
+		return false, err
 	}
 	var key []byte // nil: keyed by a new row id
 	if len(w.codec.pkCols) > 0 {
@@ -112,16 +136,16 @@ func (w *Inserter) Insert(vals []types.Datum) error {
 		for _, i := range w.codec.pkCols {
 			var err error
 			if w.key, err = appendKeyDatum(w.key, row[i]); err != nil {
-				return err
+				return false, err
 			}
 		}
 		key = w.key
 	}
 	w.value = types.AppendRowValue(w.value[:0], w.codec.ids, row[:len(w.codec.ids)])
 	if _, err := w.c.Txn.Insert(w.info, key, w.value); err != nil {
-		return w.codec.storageErr(err, row)
+		return false, w.codec.storageErr(err, row)
 	}
-	return nil
+	return true, nil
 }
 
 // ExecInsert runs an INSERT and returns the number of rows inserted.
@@ -149,7 +173,7 @@ func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
 	var n int64
 	err = Drain(src, func(b []Row) error {
 		for _, in := range b {
-			if err := w.Insert(in[:len(w.targets)]); err != nil {
+			if _, err := w.Insert(in[:len(w.targets)]); err != nil {
 				return err
 			}
 			n++

@@ -38,9 +38,11 @@ type copyPlan struct {
 	// names are the columns in data order: the header's names.
 	names []string
 
-	// FROM: the insert (targets and defaults) and the target types.
+	// FROM: the insert (targets and defaults), the target types and the
+	// WHERE condition over the table's row (nil: none).
 	ins   *plan.Insert
 	types []types.T
+	where plan.Expr
 
 	// TO: the query whose rows are written.
 	node plan.Node
@@ -93,10 +95,6 @@ func copyFileError(cs *pg_query.CopyStmt) error {
 // a table; the insert is bound like INSERT INTO t (cols) VALUES (…), which
 // checks the column list and binds the defaults of the other columns.
 func (s *Session) bindCopyFrom(b *plan.Binder, cs *pg_query.CopyStmt, o *copyOptions, cp *copyPlan) error {
-	if cs.WhereClause != nil {
-		return pgerror.New(pgerror.FeatureNotSupported, "COPY FROM … WHERE is not supported yet").
-			WithPosition(b.Stmt.Position(nodeLocation(cs.WhereClause)))
-	}
 	t, err := resolveCopyTable(b, cs.Relation)
 	if err != nil {
 		return err
@@ -139,6 +137,27 @@ func (s *Session) bindCopyFrom(b *plan.Binder, cs *pg_query.CopyStmt, o *copyOpt
 		return err
 	}
 	cp.ins, cp.relName = ins, t.Name
+	if cs.WhereClause != nil {
+		// Over the whole row, defaults filled in (PostgreSQL's order).
+		cols := make([]plan.Column, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = plan.Column{Name: c.Name, T: c.Type}
+		}
+		if loc := parse.SubLinkLocation(cs.WhereClause); loc >= 0 {
+			return pgerror.New(pgerror.FeatureNotSupported, "cannot use subquery in COPY FROM WHERE condition").
+				WithPosition(b.Stmt.Position(loc))
+		}
+		if cp.where, err = b.BindPredicateOver(cols, cs.WhereClause, "COPY FROM WHERE conditions"); err != nil {
+			var pe *pgerror.Error
+			if errors.As(err, &pe) && pe.Code == pgerror.DatatypeMismatch {
+				// PostgreSQL names the clause plainly here.
+				e := *pe
+				e.Message = strings.Replace(e.Message, "argument of COPY FROM WHERE conditions", "argument of WHERE", 1)
+				return &e
+			}
+			return err
+		}
+	}
 	for _, ti := range ins.Targets {
 		cp.names = append(cp.names, t.Columns[ti].Name)
 		cp.types = append(cp.types, t.Columns[ti].Type)
@@ -262,21 +281,6 @@ func (s *Session) bindCopyTo(b *plan.Binder, cs *pg_query.CopyStmt, o *copyOptio
 	return err
 }
 
-// nodeLocation is the location of an expression node, -1 if it has none.
-func nodeLocation(n *pg_query.Node) int32 {
-	switch x := n.Node.(type) {
-	case *pg_query.Node_AExpr:
-		return x.AExpr.Location
-	case *pg_query.Node_BoolExpr:
-		return x.BoolExpr.Location
-	case *pg_query.Node_ColumnRef:
-		return x.ColumnRef.Location
-	case *pg_query.Node_FuncCall:
-		return x.FuncCall.Location
-	}
-	return -1
-}
-
 // runCopy runs a bound COPY against the client behind w.
 func (s *Session) runCopy(ctx context.Context, cp *copyPlan, w server.ResultWriter) (string, error) {
 	cw, ok := w.(server.Copier)
@@ -303,7 +307,7 @@ func (s *Session) runCopy(ctx context.Context, cp *copyPlan, w server.ResultWrit
 	return fmt.Sprintf("COPY %d", n), nil
 }
 
-// copyBatch is how many rows COPY FROM inserts between cancellation checks.
+// copyBatch is how many lines COPY FROM reads between cancellation checks.
 const copyBatch = 1024
 
 func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, error) {
@@ -312,6 +316,11 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 	ins, err := exec.NewInserter(c, cp.ins)
 	if err != nil {
 		return 0, err
+	}
+	if cp.where != nil {
+		if err := ins.Filter(cp.where); err != nil {
+			return 0, err
+		}
 	}
 	r, err := cw.CopyIn(0, make([]int16, len(cp.types)))
 	if err != nil {
@@ -368,13 +377,16 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 			}
 			vals[i] = d
 		}
-		if err := ins.Insert(vals); err != nil {
+		inserted, err := ins.Insert(vals)
+		if err != nil {
 			return fail(err)
 		}
-		n++
-		if n%copyBatch == 0 {
+		if inserted {
+			n++
+		}
+		if dec.Line()%copyBatch == 0 {
 			if err := c.Context.Err(); err != nil {
-				return 0, err
+				return fail(err)
 			}
 		}
 	}

@@ -74,6 +74,19 @@ func TestCopyFromText(t *testing.T) {
 	if err := c.QueryRow(context.Background(), `SELECT d IS NULL FROM t WHERE a = 5`).Scan(&isNull); err != nil || !isNull {
 		t.Fatalf("d IS NULL: %v, %v", isNull, err)
 	}
+	// WHERE sees the row with its defaults and runs before the
+	// constraints: the NULL b of a skipped row is no error. The tag counts
+	// the rows inserted.
+	n, err = copyFrom(t, c, `COPY t (a, b) FROM STDIN WHERE a % 2 = 0 AND c = 7`, "10\tten\n11\t\\N\n12\ttwelve\n")
+	if err != nil || n != 2 {
+		t.Fatalf("COPY … WHERE: %d rows, %v", n, err)
+	}
+	if got := copyTo(t, c, `COPY (SELECT a FROM t WHERE a >= 10 ORDER BY a) TO STDOUT`); got != "10\n12\n" {
+		t.Fatalf("after COPY … WHERE: %q", got)
+	}
+	if _, err := copyFrom(t, c, `COPY t (a, b) FROM STDIN WHERE a > (SELECT 1)`, ""); pgCode(err) != "0A000" {
+		t.Fatalf("subquery in WHERE: %v", err)
+	}
 }
 
 func TestCopyFromCSV(t *testing.T) {
