@@ -20,9 +20,9 @@ import (
 	"github.com/mvserver/mvserver/sql/types"
 )
 
-// COPY … FROM STDIN and COPY … TO STDOUT (R-T2). Options follow PostgreSQL
-// 15's ProcessCopyOptions (same checks, order, SQLSTATEs and messages); the
-// data formats are sql/copyfmt's; rows go in through exec.Inserter, the
+// COPY … FROM STDIN and COPY … TO STDOUT (R-T2) in text, CSV and binary.
+// Options follow PostgreSQL 15's ProcessCopyOptions (same checks, order,
+// SQLSTATEs and messages); the data formats are sql/copyfmt's; rows go in through exec.Inserter, the
 // path INSERT takes (defaults, NOT NULL, primary key, change feed, row
 // tracking), inside the statement's transaction, so a failed COPY leaves
 // nothing behind. Errors about a row carry PostgreSQL's CONTEXT in Where:
@@ -31,6 +31,7 @@ import (
 // copyPlan is a bound COPY statement.
 type copyPlan struct {
 	from   bool
+	binary bool // FORMAT binary: opts and header do not apply
 	opts   copyfmt.Options
 	header headerChoice
 	// relName names the table in error context lines.
@@ -57,11 +58,7 @@ func (s *Session) prepareCopy(p *prepared, st *parse.Statement, cs *pg_query.Cop
 	if err != nil {
 		return nil, err
 	}
-	if o.binary {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "COPY BINARY is not supported").
-			WithHint("Use FORMAT text or FORMAT csv.")
-	}
-	cp := &copyPlan{from: cs.IsFrom, header: o.header, opts: o.formatOptions()}
+	cp := &copyPlan{from: cs.IsFrom, binary: o.binary, header: o.header, opts: o.formatOptions()}
 	b := s.binder(st, nil)
 	if cs.IsFrom {
 		err = s.bindCopyFrom(b, cs, o, cp)
@@ -322,7 +319,14 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 			return 0, err
 		}
 	}
-	r, err := cw.CopyIn(0, make([]int16, len(cp.types)))
+	if cp.binary {
+		r, err := cw.CopyIn(1, formats(len(cp.types), 1))
+		if err != nil {
+			return 0, err
+		}
+		return s.copyFromBinary(c, cp, ins, r)
+	}
+	r, err := cw.CopyIn(0, formats(len(cp.types), 0))
 	if err != nil {
 		return 0, err
 	}
@@ -392,6 +396,98 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 	}
 }
 
+func formats(n int, f int16) []int16 {
+	out := make([]int16, n)
+	for i := range out {
+		out[i] = f
+	}
+	return out
+}
+
+// copyFromBinary reads FORMAT binary rows (pgx's CopyFrom sends them).
+// Errors carry PostgreSQL's context for binary data: the row and column,
+// never the data.
+func (s *Session) copyFromBinary(c *exec.Ctx, cp *copyPlan, ins *exec.Inserter, r io.Reader) (int64, error) {
+	dec := copyfmt.NewBinaryDecoder(r)
+	if err := dec.ReadHeader(); err != nil {
+		return 0, err // PostgreSQL reads the header before its context applies
+	}
+	where := func(err error, col int) error {
+		pe := pgerror.Convert(err)
+		if pe.Code == pgerror.InternalError {
+			return err
+		}
+		e := *pe
+		if col >= 0 {
+			e.Where = fmt.Sprintf("COPY %s, line %d, column %s", cp.relName, dec.Line(), cp.names[col])
+		} else {
+			e.Where = fmt.Sprintf("COPY %s, line %d", cp.relName, dec.Line())
+		}
+		return &e
+	}
+	vals := make([]types.Datum, len(cp.types))
+	var n int64
+	for {
+		if err := dec.Next(len(cp.types)); err != nil {
+			if errors.Is(err, io.EOF) {
+				return n, nil
+			}
+			return 0, where(err, dec.Column())
+		}
+		for i, typ := range cp.types {
+			v, null := dec.Field(i)
+			if null {
+				vals[i] = types.NullDatum
+				continue
+			}
+			d, err := binaryInput(v, typ)
+			if err != nil {
+				return 0, where(err, i)
+			}
+			vals[i] = d
+		}
+		inserted, err := ins.Insert(vals)
+		if err != nil {
+			return 0, where(err, -1)
+		}
+		if inserted {
+			n++
+		}
+		if dec.Line()%copyBatch == 0 {
+			if err := c.Context.Err(); err != nil {
+				return 0, where(err, -1)
+			}
+		}
+	}
+}
+
+// binarySizes are the sizes of the fixed-size types' binary forms.
+var binarySizes = map[types.Kind]int{
+	types.KindBool: 1, types.KindInt2: 2, types.KindInt4: 4, types.KindOid: 4, types.KindInt8: 8,
+	types.KindFloat4: 4, types.KindFloat8: 8, types.KindDate: 4, types.KindTimestamp: 8,
+	types.KindTimestampTZ: 8, types.KindInterval: 16,
+}
+
+// binaryInput is the type's binary input function as PostgreSQL's receive
+// functions behave in COPY: too few bytes is 08P01, bytes left over or a
+// malformed value 22P03; the column's type modifier applies.
+func binaryInput(v []byte, t types.T) (types.Datum, error) {
+	if size, ok := binarySizes[t.Kind]; ok && len(v) < size {
+		return types.Datum{}, pgerror.New(pgerror.ProtocolViolation, "insufficient data left in message")
+	}
+	d, err := types.ParseBinary(v, t)
+	if err != nil {
+		if pgerror.Code(err) == pgerror.InvalidBinaryRepresentation {
+			return types.Datum{}, pgerror.New(pgerror.InvalidBinaryRepresentation, "incorrect binary data format")
+		}
+		return types.Datum{}, err
+	}
+	if t.Kind == types.KindNumeric {
+		return types.ApplyNumericTypmod(d, t)
+	}
+	return d, nil
+}
+
 // matchHeader is HEADER MATCH: the header line names the COPY's columns in
 // order.
 func matchHeader(dec *copyfmt.Decoder, cp *copyPlan) error {
@@ -456,7 +552,10 @@ func (s *Session) copyTo(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, er
 		return 0, err
 	}
 	defer op.Close()
-	if err := cw.CopyOut(0, make([]int16, len(cp.cols))); err != nil {
+	if cp.binary {
+		return s.copyToBinary(c, cp, op, cw)
+	}
+	if err := cw.CopyOut(0, formats(len(cp.cols), 0)); err != nil {
 		return 0, err
 	}
 	enc := copyfmt.NewEncoder(cp.opts, len(cp.cols))
@@ -486,6 +585,51 @@ func (s *Session) copyTo(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, er
 		return c.Context.Err()
 	})
 	if err != nil {
+		return 0, err
+	}
+	return n, cw.CopyDone()
+}
+
+// copyToBinary writes FORMAT binary. Like PostgreSQL, the header goes out
+// with the first row (or with the end marker when there is none) and the
+// end marker in its own CopyData.
+func (s *Session) copyToBinary(c *exec.Ctx, cp *copyPlan, op exec.Operator, cw server.Copier) (int64, error) {
+	if err := cw.CopyOut(1, formats(len(cp.cols), 1)); err != nil {
+		return 0, err
+	}
+	buf := copyfmt.AppendBinaryHeader(nil)
+	var val []byte
+	var n int64
+	err := exec.Drain(op, func(rows []exec.Row) error {
+		for _, r := range rows {
+			buf = copyfmt.AppendBinaryRowStart(buf, len(cp.cols))
+			for i, col := range cp.cols {
+				if r[i].IsNull() {
+					buf = copyfmt.AppendBinaryNull(buf)
+					continue
+				}
+				t := col.T
+				if t.Kind == types.KindNull || t.Kind == types.KindUnknown {
+					t = types.Text
+				}
+				var err error
+				if val, err = types.AppendBinary(val[:0], r[i], t); err != nil {
+					return err
+				}
+				buf = copyfmt.AppendBinaryField(buf, val)
+			}
+			if err := cw.CopyData(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		n += int64(len(rows))
+		return c.Context.Err()
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := cw.CopyData(copyfmt.AppendBinaryTrailer(buf)); err != nil {
 		return 0, err
 	}
 	return n, cw.CopyDone()

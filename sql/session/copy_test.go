@@ -169,7 +169,7 @@ func TestCopyFromErrors(t *testing.T) {
 		{`COPY t FROM STDIN (FORMAT csv, FORCE_NULL (zz))`, "42703"},
 		{`COPY t (a) FROM STDIN (FORMAT csv, FORCE_NOT_NULL (b))`, "42P10"},
 		{`COPY t TO STDOUT (HEADER match)`, "0A000"},
-		{`COPY t FROM STDIN (FORMAT binary)`, "0A000"},
+		{`COPY t FROM STDIN (FORMAT binary)`, "22P04"}, // no signature
 	} {
 		_, err := c.PgConn().CopyFrom(context.Background(), strings.NewReader(""), tc.sql)
 		if pgCode(err) != tc.code {
@@ -415,4 +415,60 @@ func readCopyMessages(t *testing.T, fe *pgproto3.Frontend) string {
 			names = append(names, strings.TrimPrefix(fmt.Sprintf("%T", msg), "*pgproto3."))
 		}
 	}
+}
+
+// FORMAT binary: pgx's CopyFrom (COPY … FROM STDIN BINARY with each value
+// in its type's binary form) and COPY TO in binary read back by COPY FROM.
+func TestCopyBinary(t *testing.T) {
+	c := connect(t, startServer(t), pgx.QueryExecModeCacheStatement)
+	ctx := context.Background()
+	mustExec(t, c, `SET TimeZone = 'UTC'`,
+		`CREATE TABLE t (k INT PRIMARY KEY, b BOOLEAN, l BIGINT, f DOUBLE PRECISION, n NUMERIC(10,2), s TEXT, by BYTEA, d DATE, ts TIMESTAMPTZ)`)
+	ts := time.Date(2024, 3, 5, 10, 11, 12, 123456000, time.UTC)
+	rows := [][]any{
+		{1, true, int64(-9223372036854775808), 2.25, "12.5", "héllo", []byte{0, 255}, time.Date(1999, 12, 31, 0, 0, 0, 0, time.UTC), ts},
+		{2, nil, nil, nil, nil, nil, nil, nil, nil},
+	}
+	n, err := c.CopyFrom(ctx, pgx.Identifier{"t"}, []string{"k", "b", "l", "f", "n", "s", "by", "d", "ts"}, pgx.CopyFromRows(rows))
+	if err != nil || n != 2 {
+		t.Fatalf("CopyFrom: %d, %v", n, err)
+	}
+	text := "1\tt\t-9223372036854775808\t2.25\t12.50\théllo\t\\\\x00ff\t1999-12-31\t2024-03-05 10:11:12.123456+00\n2\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\n"
+	if got := copyTo(t, c, `COPY t TO STDOUT`); got != text {
+		t.Fatalf("got  %q\nwant %q", got, text)
+	}
+	bin := copyTo(t, c, `COPY t TO STDOUT (FORMAT binary)`)
+	if !strings.HasPrefix(bin, "PGCOPY\n\xff\r\n\x00") || !strings.HasSuffix(bin, "\xff\xff") {
+		t.Fatalf("binary output %q", bin)
+	}
+	mustExec(t, c, `CREATE TABLE t2 (k INT PRIMARY KEY, b BOOLEAN, l BIGINT, f DOUBLE PRECISION, n NUMERIC(10,2), s TEXT, by BYTEA, d DATE, ts TIMESTAMPTZ)`)
+	if _, err := copyFrom(t, c, `COPY t2 FROM STDIN WITH BINARY`, bin); err != nil {
+		t.Fatal(err)
+	}
+	if got := copyTo(t, c, `COPY t2 TO STDOUT`); got != text {
+		t.Fatalf("binary round trip: %q", got)
+	}
+	// A row with the wrong number of fields, a value of the wrong size:
+	// PostgreSQL's codes and context (row and column, never the data).
+	head := "PGCOPY\n\xff\r\n\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+	for _, tc := range []struct{ data, code, where string }{
+		{head + "\x00\x01\x00\x00\x00\x04\x00\x00\x00\x07", "22P04", "COPY t2, line 1"},
+		{head + "\x00\x09\x00\x00\x00\x02\x00\x07" + strings.Repeat("\xff\xff\xff\xff", 8), "08P01", "COPY t2, line 1, column k"},
+		{head + "\x00\x09\x00\x00\x00\x05\x00\x00\x00\x07\x00" + strings.Repeat("\xff\xff\xff\xff", 8), "22P03", "COPY t2, line 1, column k"},
+		{"not binary", "22P04", ""},
+	} {
+		_, err := copyFrom(t, c, `COPY t2 FROM STDIN (FORMAT binary)`, tc.data)
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != tc.code || pe.Where != tc.where {
+			t.Errorf("%q: got %v (where %q), want %s %q", tc.data, err, whereOf(err), tc.code, tc.where)
+		}
+	}
+}
+
+func whereOf(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Where
+	}
+	return ""
 }
