@@ -472,3 +472,33 @@ func whereOf(err error) string {
 	}
 	return ""
 }
+
+// statement_timeout (and so a cancel request) stops a COPY FROM whose
+// client keeps sending: the session checks its context between batches of
+// lines. The failed COPY leaves nothing.
+func TestCopyFromTimeout(t *testing.T) {
+	c := connect(t, startServer(t), pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, c, `CREATE TABLE t (a INT, b TEXT)`, `SET statement_timeout = '200ms'`)
+	_, err := c.PgConn().CopyFrom(context.Background(), endless{}, `COPY t FROM STDIN`)
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "57014" || !strings.HasPrefix(pe.Where, "COPY t, line ") {
+		t.Fatalf("got %v (where %q), want 57014 with the COPY context", err, whereOf(err))
+	}
+	mustExec(t, c, `SET statement_timeout = 0`)
+	var n int
+	if err := c.QueryRow(context.Background(), `SELECT count(*) FROM t`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("count %d, %v", n, err)
+	}
+}
+
+// endless is COPY data that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	const line = "1\tsome text\n"
+	n := 0
+	for n+len(line) <= len(p) {
+		n += copy(p[n:], line)
+	}
+	return n, nil
+}
