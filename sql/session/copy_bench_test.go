@@ -16,8 +16,11 @@ import (
 
 // BenchmarkCopyFrom1M loads 1M rows of a 4-column table with COPY FROM
 // STDIN through the wire protocol, into a server on disk (the whole path:
-// decoding, text input, the insert path and the commit). Compare with
-// PostgreSQL: psql -c "\copy t from file" (see the COPY commit message).
+// decoding, text input, the insert path and the commit); run it with
+// -cpuprofile to see where the time goes. Against PostgreSQL 15 on the same
+// machine, time `psql -c "\copy t from 'file'"` into
+// t (id bigint primary key, n int, s text, f double precision) on both
+// servers (a fresh mvserver data directory each run).
 func BenchmarkCopyFrom1M(b *testing.B) {
 	const rows = 1_000_000
 	var data bytes.Buffer
