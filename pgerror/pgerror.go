@@ -23,7 +23,10 @@ type Error struct {
 	Detail   string
 	Hint     string
 	Position int32 // 1-based character position in the statement, 0 if none
-	// Where, Table, Column, Constraint map to the matching ErrorResponse fields.
+	// Where, Table, Column, Constraint map to the matching ErrorResponse
+	// fields. Where is PostgreSQL's CONTEXT line (e.g. `COPY t, line 2,
+	// column a: "x"`).
+	Where      string
 	Table      string
 	Column     string
 	Constraint string

@@ -70,6 +70,13 @@ type conn struct {
 	stmts          map[string]PreparedStatement // "" is the unnamed statement
 	portals        map[string]Portal            // "" is the unnamed portal
 	ignoreTillSync bool
+
+	// copyIn is the running statement's COPY FROM STDIN data (copy.go).
+	copyIn *copyInStream
+	// recvFn receives through notify.go's reader goroutine when set;
+	// recvErr is the error of a failed receive, returned again after.
+	recvFn  func() (pgproto3.FrontendMessage, error)
+	recvErr error
 	// atReady: the last message sent was ReadyForQuery and no message has
 	// arrived since, so the client is idle (notifications may go out).
 	atReady bool
@@ -95,6 +102,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.out.w = nc
 	c.out.buf = make([]byte, 0, initialBufSize)
 	c.rw.out = &c.out
+	c.rw.c = c
 	c.log = s.log.With("pid", c.pid, "remote", nc.RemoteAddr().String())
 	c.ctx, c.release = context.WithCancel(s.baseCtx)
 	return c
@@ -130,7 +138,7 @@ func (c *conn) loop() error {
 		if c.isKilled() {
 			return errAdminShutdown
 		}
-		msg, err := c.be.Receive()
+		msg, err := c.receive()
 		if err != nil {
 			return c.readError(err)
 		}

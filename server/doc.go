@@ -59,6 +59,14 @@
 //     after one, as soon as they arrive: for such sessions a reader
 //     goroutine does the blocking Receive, one message per request from
 //     the connection's goroutine, which alone still writes (notify.go).
+//     COPY runs inside the statement that starts it (copy.go): the session
+//     sends CopyInResponse and reads the client's CopyData through a
+//     reader that receives one message at a time (through the reader
+//     goroutine when there is one), ignoring Flush and Sync, up to
+//     CopyDone or CopyFail; or it sends CopyOutResponse, CopyData and
+//     CopyDone. After a COPY FROM STDIN fails, the rest of the client's
+//     copy data is dropped as it arrives; another message in the middle
+//     of the data ends the connection (08P01), as in PostgreSQL.
 //  7. End. Terminate or EOF closes quietly. A malformed, unknown or too
 //     large message is FATAL 08P01. A panic anywhere in the connection is
 //     logged and reported as FATAL XX000. In every case open portals,
@@ -89,7 +97,8 @@
 //     server or another connection.
 //  5. Memory per connection is bounded by MaxMessageSize for input and by the
 //     largest single message plus 64 KiB for output; results are never
-//     gathered whole.
+//     gathered whole, and COPY data is received only as the session reads
+//     it.
 //
 // # What a Session can rely on
 //
@@ -107,6 +116,17 @@
 //     dropped (Describe sent it); EmptyQuery is the session's to report.
 //   - Errors the wire layer raises itself in the extended protocol reach a
 //     session that implements Aborter, so they can fail the transaction.
+//   - The ResultWriter given to SimpleQuery and Portal.Execute is also a
+//     Copier (copy.go), for COPY FROM STDIN and COPY TO STDOUT: CopyIn
+//     sends CopyInResponse and returns an io.Reader of the client's data
+//     (io.EOF at CopyDone; a 57014 error after CopyFail; 08P01 after a
+//     message out of place, which also ends the connection after the
+//     statement's error); CopyOut, CopyData and CopyDone send the
+//     output. The statement then ends with CommandComplete("COPY n") or an
+//     error, as any other. A failed read from the client ends the
+//     connection after the statement returns; data the session leaves
+//     unread is dropped. Wrappers of ResultWriter (tests, the console)
+//     need not implement Copier.
 //
 // # Imports
 //

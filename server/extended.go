@@ -176,6 +176,9 @@ func (c *conn) handleExecute(m *pgproto3.Execute) error {
 	ctx := c.beginStatement()
 	suspended, err := p.Execute(ctx, maxRows, &c.rw)
 	c.endStatement()
+	if err := c.finishCopyIn(err); err != nil {
+		return err
+	}
 	if err != nil {
 		return c.extendedError(err)
 	}

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +34,10 @@ import (
 //	fatal                       an error with severity FATAL
 //	panic                       panics
 //	fail sync                   the next Sync returns 40001
+//	copy in                     COPY FROM STDIN of two text columns: reads the
+//	                            data to its end, tag COPY <lines>; a line
+//	                            "bad" fails it (22P02) at once
+//	copy out N                  COPY TO STDOUT of N one-column rows
 //
 // Several statements separated by ';' form one simple query.
 type fakeEngine struct {
@@ -96,6 +102,15 @@ type fakeSession struct {
 	running  atomic.Value // string: the command running now, "" when idle
 	closed   bool
 	notes    fakeNotes
+	copyMu   sync.Mutex
+	copied   []byte // the data of every COPY FROM STDIN (under copyMu)
+}
+
+// copiedData returns what the session's COPYs read so far.
+func (s *fakeSession) copiedData() string {
+	s.copyMu.Lock()
+	defer s.copyMu.Unlock()
+	return string(s.copied)
 }
 
 func (s *fakeSession) ParameterStatus() []ParamStatus {
@@ -168,6 +183,14 @@ func parseCommand(text string, pos int32) (command, error) {
 		c.kind, c.name, c.value = "set", f[1], f[3]
 	case len(f) == 2 && f[0] == "fail" && f[1] == "sync":
 		c.kind = "failsync"
+	case len(f) == 2 && f[0] == "copy" && f[1] == "in":
+		c.kind = "copyin"
+	case len(f) == 3 && f[0] == "copy" && f[1] == "out":
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return c, pgerror.New(pgerror.InvalidTextRepresentation, "bad row count").WithPosition(pos)
+		}
+		c.kind, c.n = "copyout", n
 	case len(f) == 1:
 		switch f[0] {
 		case "begin", "commit", "rollback", "notice", "sleep", "block", "flood", "fatal", "panic":
@@ -423,8 +446,61 @@ func (p *fakePortal) Execute(ctx context.Context, maxRows int, w ResultWriter) (
 	case "failsync":
 		s.failSync = true
 		return false, w.CommandComplete("FAIL")
+	case "copyin":
+		return false, p.copyIn(w)
+	case "copyout":
+		cp := w.(Copier)
+		if err := cp.CopyOut(0, []int16{0}); err != nil {
+			return false, err
+		}
+		for i := int64(1); i <= p.cmd.n; i++ {
+			if err := cp.CopyData(strconv.AppendInt(p.num[:0], i, 10)); err != nil {
+				return false, err
+			}
+		}
+		if err := cp.CopyDone(); err != nil {
+			return false, err
+		}
+		p.done = true
+		return false, w.CommandComplete("COPY " + strconv.FormatInt(p.cmd.n, 10))
 	}
 	return false, fmt.Errorf("fake: unhandled command %q", p.cmd.kind)
+}
+
+// copyIn reads COPY data line by line; the session keeps what it read.
+func (p *fakePortal) copyIn(w ResultWriter) error {
+	cp, ok := w.(Copier)
+	if !ok {
+		return pgerror.New(pgerror.FeatureNotSupported, "COPY needs a client")
+	}
+	r, err := cp.CopyIn(0, []int16{0, 0})
+	if err != nil {
+		return err
+	}
+	br := bufio.NewReader(r)
+	var n int64
+	for {
+		line, err := br.ReadString('\n')
+		if line != "" {
+			if strings.TrimSuffix(line, "\n") == "bad" {
+				p.s.fail()
+				return pgerror.New(pgerror.InvalidTextRepresentation, `invalid input syntax for type integer: "bad"`)
+			}
+			p.s.copyMu.Lock()
+			p.s.copied = append(p.s.copied, line...)
+			p.s.copyMu.Unlock()
+			n++
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p.s.fail()
+			return err
+		}
+	}
+	p.done = true
+	return w.CommandComplete("COPY " + strconv.FormatInt(n, 10))
 }
 
 // int encodes v in the first column's format without allocating once warm.

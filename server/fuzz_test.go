@@ -35,6 +35,10 @@ func FuzzMessages(f *testing.F) {
 	f.Add(seed(&pgproto3.Parse{Query: "select n from generate(9)"}, &pgproto3.Bind{DestinationPortal: "p", ResultFormatCodes: []int16{1}},
 		&pgproto3.Execute{Portal: "p", MaxRows: 2}, &pgproto3.Execute{Portal: "p"}, &pgproto3.Sync{}))
 	f.Add(seed(&pgproto3.Describe{ObjectType: 'X'}, &pgproto3.Close{ObjectType: 'X'}, &pgproto3.Sync{}, &pgproto3.Terminate{}))
+	f.Add(seed(&pgproto3.Query{String: "copy in"}, &pgproto3.CopyData{Data: []byte("1\t2\nbad\n")}, &pgproto3.CopyDone{},
+		&pgproto3.Query{String: "copy in; copy out 2"}, &pgproto3.Sync{}, &pgproto3.CopyData{Data: []byte("3")}, &pgproto3.CopyFail{Message: "x"}))
+	f.Add(seed(&pgproto3.Parse{Query: "copy in"}, &pgproto3.Bind{}, &pgproto3.Execute{}, &pgproto3.Sync{},
+		&pgproto3.CopyData{Data: []byte("bad\n")}, &pgproto3.Sync{}, &pgproto3.CopyDone{}, &pgproto3.Sync{}))
 	f.Add([]byte("Q\x00\x00\x00\x04"))
 	f.Add([]byte("B\x00\x00\x00\x0a\x00\x00\xff\xff\x00\x00"))
 

@@ -29,6 +29,13 @@ func (c *conn) notifyLoop(n Notifier, wake <-chan struct{}) error {
 			}
 		}
 	}()
+	// A statement that reads from the client itself (COPY FROM STDIN)
+	// receives through the reader too, one message per request.
+	c.recvFn = func() (pgproto3.FrontendMessage, error) {
+		want <- struct{}{}
+		r := <-recv
+		return r.msg, r.err
+	}
 	for {
 		if c.isKilled() {
 			return errAdminShutdown

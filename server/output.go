@@ -179,6 +179,7 @@ func (o *output) fillError(e *pgerror.Error, severity, code string) {
 		Detail:              e.Detail,
 		Hint:                e.Hint,
 		Position:            e.Position,
+		Where:               e.Where,
 		TableName:           e.Table,
 		ColumnName:          e.Column,
 		ConstraintName:      e.Constraint,

@@ -1,15 +1,22 @@
 package server
 
-import "github.com/mvserver/mvserver/pgerror"
+import (
+	"github.com/jackc/pgx/v5/pgproto3"
+	"github.com/mvserver/mvserver/pgerror"
+)
 
 // resultWriter is the ResultWriter a Session writes statement results to. It
-// lives inside its conn, so handing it out allocates nothing.
+// lives inside its conn, so handing it out allocates nothing. It is also the
+// session's Copier (copy.go).
 type resultWriter struct {
+	c   *conn
 	out *output
 	// extended is set while a portal executes: the description was sent by
 	// Describe, so a RowDescription here would be a second one that clients
 	// do not expect. It is dropped rather than sent.
 	extended bool
+
+	copyData pgproto3.CopyData // reused by CopyData
 }
 
 var _ ResultWriter = (*resultWriter)(nil)

@@ -19,6 +19,9 @@ func (c *conn) handleQuery(sql string) error {
 	ctx := c.beginStatement()
 	err := c.sess.SimpleQuery(ctx, sql, &c.rw)
 	c.endStatement()
+	if err := c.finishCopyIn(err); err != nil {
+		return err
+	}
 	if err := c.statementError(err); err != nil {
 		return err
 	}

@@ -33,7 +33,8 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 // and backend messages are pgproto3's JSON, one message per line. Output drops
 // zero-valued fields, the ErrorResponse fields that are PostgreSQL internals
 // (File, Line, Routine, SeverityUnlocalized) and the BackendKeyData key, so
-// the same file reads the same against a real PostgreSQL. Commands:
+// the same file reads the same against a real PostgreSQL. CopyData is
+// written {"Type":"CopyData","Text":"…"} both ways. Commands:
 //
 //	server maxconns=N maxmsg=N       restart the server with that config
 //	connect [conn=a] [user=U] [database=D] [version=V] [opt=NAME:VALUE]
@@ -386,9 +387,16 @@ func decodeFrontend(line string) (pgproto3.FrontendMessage, error) {
 	case "FunctionCall":
 		msg = &pgproto3.FunctionCall{}
 	case "CopyData":
+		// {"Text":"…"} is the readable spelling of the hex "Data".
+		var text struct{ Text *string }
+		if err := json.Unmarshal([]byte(line), &text); err == nil && text.Text != nil {
+			return &pgproto3.CopyData{Data: []byte(*text.Text)}, nil
+		}
 		msg = &pgproto3.CopyData{}
 	case "CopyDone":
 		msg = &pgproto3.CopyDone{}
+	case "CopyFail":
+		msg = &pgproto3.CopyFail{}
 	case "PasswordMessage":
 		msg = &pgproto3.PasswordMessage{}
 	default:
@@ -408,6 +416,10 @@ func formatBackend(msg pgproto3.BackendMessage) (string, error) {
 	switch m := msg.(type) {
 	case *pgproto3.BackendKeyData:
 		return `{"Type":"BackendKeyData"}`, nil
+	case *pgproto3.CopyData:
+		// As text rather than pgproto3's hex, like the input side.
+		raw, err := json.Marshal(struct{ Type, Text string }{"CopyData", string(m.Data)})
+		return string(raw), err
 	case *pgproto3.NoticeResponse:
 		// NoticeResponse has no JSON methods of its own: render it as an
 		// ErrorResponse under its own name.

@@ -49,25 +49,138 @@ func (c *tableCodec) storageErr(err error, row Row) error {
 	return err
 }
 
-// ExecInsert runs an INSERT and returns the number of rows inserted.
-func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) { return execInsert(c, ins, nil) }
+// Inserter writes rows into a table with the checks and bookkeeping of
+// INSERT: column defaults for the columns not given, NOT NULL (23502),
+// primary-key uniqueness (23505), and the table's change feed and row
+// tracking through the storage transaction. INSERT and COPY FROM share it.
+type Inserter struct {
+	c        *Ctx
+	t        *catalog.Table
+	targets  []int
+	defaults []evalFn
+	codec    *tableCodec
+	info     storage.TableInfo
+	where    evalFn // nil: every row is inserted
+	// conflicts, when set, resolves a taken primary key (ON CONFLICT).
+	conflicts *conflictResolver
+	// row, key and value are reused from row to row: storage copies what
+	// it keeps.
+	row        Row
+	key, value []byte
+}
 
-// execInsert runs an INSERT; with written set, it also collects the new rows.
-func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
+// NewInserter prepares inserts into ins.Table: values come for ins.Targets,
+// the other columns get ins.Defaults. ins.Source is not used.
+func NewInserter(c *Ctx, ins *plan.Insert) (*Inserter, error) {
 	t := ins.Table
-	codec := newTableCodec(t)
-	defaults := make([]evalFn, len(ins.Defaults))
+	w := &Inserter{c: c, t: t, targets: ins.Targets, codec: newTableCodec(t), info: t.StorageInfo(), row: make(Row, len(t.Columns))}
+	w.defaults = make([]evalFn, len(ins.Defaults))
 	for i, e := range ins.Defaults {
 		if e != nil {
 			f, err := compile(e, c)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			defaults[i] = f
+			w.defaults[i] = f
+		}
+	}
+	c.Txn.NoteOperation(w.info.ID, "WRITE")
+	return w, nil
+}
+
+// Filter makes Insert skip the rows for which e (bound over the table's
+// columns) is not true: COPY FROM … WHERE. It is evaluated once the
+// defaults are filled in, before the row's constraints are checked, as in
+// PostgreSQL.
+func (w *Inserter) Filter(e plan.Expr) error {
+	f, err := compile(e, w.c)
+	if err != nil {
+		return err
+	}
+	w.where = f
+	return nil
+}
+
+// Insert writes one row, vals[i] being the value of table column
+// Targets[i], and reports whether it passed the filter.
+func (w *Inserter) Insert(vals []types.Datum) (bool, error) {
+	r, err := w.insert(vals)
+	return r != nil, err
+}
+
+// insert writes one row and returns it as written (nil when the filter or
+// ON CONFLICT skipped it). The row is reused by the next call.
+func (w *Inserter) insert(vals []types.Datum) (Row, error) {
+	row := w.row
+	for i := range row {
+		row[i] = types.Datum{}
+	}
+	for i, ti := range w.targets {
+		row[ti] = vals[i]
+	}
+	for i, f := range w.defaults {
+		if f != nil {
+			d, err := f(nil)
+			if err != nil {
+				return nil, err
+			}
+			row[i] = d
+		}
+	}
+	if w.where != nil {
+		d, err := w.where(row)
+		if err != nil {
+			return nil, err
+		}
+		if d.K != types.KindBool || !d.Bool() {
+			return nil, nil
+		}
+	}
+	if err := w.codec.checkRow(row); err != nil {
+		return nil, err
+	}
+	var key []byte // nil: keyed by a new row id
+	if len(w.codec.pkCols) > 0 {
+		w.key = w.key[:0]
+		for _, i := range w.codec.pkCols {
+			var err error
+			if w.key, err = appendKeyDatum(w.key, row[i]); err != nil {
+				return nil, err
+			}
+		}
+		key = w.key
+	}
+	w.value = types.AppendRowValue(w.value[:0], w.codec.ids, row[:len(w.codec.ids)])
+	if _, err := w.c.Txn.Insert(w.info, key, w.value); err != nil {
+		if w.conflicts == nil || !errors.Is(err, storage.ErrDuplicateKey) {
+			return nil, w.codec.storageErr(err, row)
+		}
+		// ON CONFLICT: DO NOTHING (nil), or the row DO UPDATE wrote.
+		return w.conflicts.resolve(key, row)
+	}
+	if w.conflicts != nil {
+		w.conflicts.inserted(key)
+	}
+	return row, nil
+}
+
+// ExecInsert runs an INSERT and returns the number of rows inserted.
+func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) { return execInsert(c, ins, nil) }
+
+// execInsert runs an INSERT; with written set, it also collects the rows
+// written (new rows, and the rows ON CONFLICT DO UPDATE rewrote).
+func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
+	t := ins.Table
+	w, err := NewInserter(c, ins)
+	if err != nil {
+		return 0, err
+	}
+	if ins.OnConflict != nil {
+		if w.conflicts, err = newConflictResolver(c, ins, w.codec); err != nil {
+			return 0, err
 		}
 	}
 	var src Operator
-	var err error
 	if plan.ReadsTable(ins.Source, t.ID) {
 		// The statement must not see its own rows (PostgreSQL reads the
 		// source at the statement's start): a subquery opening a new scan
@@ -82,52 +195,18 @@ func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
 			return 0, err
 		}
 	}
-	info := t.StorageInfo()
-	c.Txn.NoteOperation(info.ID, "WRITE")
-	var conflicts *conflictResolver
-	if ins.OnConflict != nil {
-		if conflicts, err = newConflictResolver(c, ins, codec); err != nil {
-			return 0, err
-		}
-	}
 	var n int64
 	err = Drain(src, func(b []Row) error {
 		for _, in := range b {
-			row := make(Row, len(t.Columns))
-			for i, ti := range ins.Targets {
-				row[ti] = in[i]
-			}
-			for i, f := range defaults {
-				if f != nil {
-					d, err := f(nil)
-					if err != nil {
-						return err
-					}
-					row[i] = d
-				}
-			}
-			if err := codec.checkRow(row); err != nil {
-				return err
-			}
-			key, err := codec.key(row)
+			row, err := w.insert(in[:len(w.targets)])
 			if err != nil {
 				return err
 			}
-			if _, err := c.Txn.Insert(info, key, codec.value(row)); err != nil {
-				if conflicts == nil || !errors.Is(err, storage.ErrDuplicateKey) {
-					return codec.storageErr(err, row)
-				}
-				if row, err = conflicts.resolve(key, row); err != nil {
-					return err
-				}
-				if row == nil {
-					continue // DO NOTHING, or DO UPDATE's WHERE said no
-				}
-			} else if conflicts != nil {
-				conflicts.inserted(key)
+			if row == nil {
+				continue // DO NOTHING, or DO UPDATE's WHERE said no
 			}
 			if written != nil {
-				*written = append(*written, row)
+				*written = append(*written, append(Row(nil), row...))
 			}
 			n++
 		}

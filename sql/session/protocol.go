@@ -120,6 +120,13 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 	if err != nil {
 		return err
 	}
+	if p.copy != nil {
+		tag, err := s.runCopy(ctx, p.copy, w)
+		if err != nil {
+			return mapStorageErr(err)
+		}
+		return w.CommandComplete(tag)
+	}
 	if p.node == nil {
 		tag, err := p.action(ctx, nil)
 		if err != nil {
@@ -385,6 +392,14 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 		pr, err := s.prepare(p.ps.st, p.ps.paramTypes)
 		if err != nil {
 			return false, err
+		}
+		if pr.copy != nil {
+			tag, err := s.runCopy(sctx, pr.copy, w)
+			if err != nil {
+				return false, mapStorageErr(err)
+			}
+			p.done, p.tag = true, tag
+			return false, w.CommandComplete(tag)
 		}
 		if pr.node == nil {
 			tag, err := pr.action(sctx, p.params)

@@ -36,6 +36,7 @@ type prepared struct {
 	node       plan.Node
 	rowsTag    string // command tag word for row results: SELECT, SHOW
 	action     func(ctx context.Context, params []types.Datum) (string, error)
+	copy       *copyPlan // COPY … FROM STDIN / TO STDOUT (copy.go)
 	ctl        txnControl
 }
 
@@ -235,6 +236,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return "NOTIFY", s.queueNotify(n.NotifyStmt.Conditionname, n.NotifyStmt.Payload)
 		}
+	case *pg_query.Node_CopyStmt:
+		return s.prepareCopy(p, st, n.CopyStmt)
 	case *pg_query.Node_DeallocateStmt:
 		name := n.DeallocateStmt.Name
 		p.action = func(context.Context, []types.Datum) (string, error) {
