@@ -177,6 +177,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
 			return s.createTable(ctx, st, n.CreateStmt)
 		}
+	case *pg_query.Node_IndexStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.createIndex(ctx, st, n.IndexStmt)
+		}
 	case *pg_query.Node_ViewStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.createView(st, n.ViewStmt) }
 	case *pg_query.Node_CreateSchemaStmt:
