@@ -81,6 +81,7 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		return s.prepareExt(p)
 	}
 	b := s.binder(st, paramTypes)
+	b.Optimize = true // statements run here, not views refresh analyzes
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		q, err := b.BindSelect(n.SelectStmt)
