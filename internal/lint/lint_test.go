@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web"},
 	"web":           {"pgerror", "server", "sql/session", "sql/parse", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
+	"cmd/mvbench":   {"app"},
 	"logictest":     {"app", "catalog", "pgerror"},
 	"scheduler":     {"pgerror", "catalog"},
 	"internal/lint": {},
