@@ -126,6 +126,7 @@ func (b *bench) runWorkload(ctx context.Context, w *workload, s *system) error {
 			if n != src.end {
 				return fmt.Errorf("%s: COPY %s wrote %d rows, not %d", s.name, t.name, n, src.end)
 			}
+			task.add(src.end % 4096)
 		}
 		loadTime = time.Since(start)
 		return nil
