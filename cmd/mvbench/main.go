@@ -70,7 +70,7 @@ Usage: go run ./cmd/mvbench [flags]
 	clients := fs.String("clients", "2,16", "point-read client counts (comma list; empty: no reads)")
 	fs.DurationVar(&c.readDur, "read-duration", 3*time.Second, "how long each point-read measurement runs")
 	fs.Int64Var(&c.dmlRows, "dml-rows", 1000, "rows of the INSERT, UPDATE and DELETE measured without and with the view (0: skip)")
-	fs.IntVar(&c.dmlReps, "dml-reps", 3, "repetitions of that DML (the median is reported)")
+	fs.IntVar(&c.dmlReps, "dml-reps", 5, "repetitions of that DML (the median is reported)")
 	fs.Int64Var(&c.insertBatch, "insert-batch", 1000, "rows per INSERT … VALUES statement of the changes")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
@@ -258,6 +258,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 			}
 		}
 		rep.printWorkload(stdout, w, cfg)
+		rep.printTargets(stdout, w.id)
 	}
 	rep.PeakRSSMiB = procStatusMiB("VmHWM:")
 	if b.inProc && rep.PeakRSSMiB > 0 {

@@ -325,3 +325,116 @@ func fmtRatio(r float64) string {
 	}
 	return fmt.Sprintf("%.0f", r)
 }
+
+// target is one of issue 9's goals, checked against a run's measurements.
+type target struct {
+	what  string
+	limit float64 // the ratio must be at most this
+	// ratios computes the ratios it applies to (labelled); none: not
+	// measured in this run.
+	ratios func(r *Report, w string) []labelled
+}
+
+type labelled struct {
+	label string
+	ratio float64
+}
+
+// targets are issue 9's goals as ratios (time ratios: at most limit).
+var targets = []target{
+	{"incremental REFRESH after 1000 changes / PostgreSQL REFRESH", 1.0 / 200, func(r *Report, w string) []labelled {
+		return pairs(r, w, phRefresh, phRefresh, []string{varInserts, varMixed}, 1000)
+	}},
+	{"incremental REFRESH after 1000 changes / own REFRESH FULL", 1.0 / 100, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, v := range []string{varInserts, varMixed} {
+			inc, full := r.find(w, sysMV, phRefresh, v, 1000, 0), r.find(w, sysMV, phRefreshFull, v, 1000, 0)
+			if inc != nil && full != nil && full.Seconds > 0 {
+				out = append(out, labelled{v, inc.Seconds / full.Seconds})
+			}
+		}
+		return out
+	}},
+	{"REFRESH FULL / PostgreSQL REFRESH", 1.5, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, d := range r.Config.Changes {
+			for _, l := range pairs(r, w, phRefreshFull, phRefresh, []string{varInserts, varMixed}, d) {
+				l.label = fmt.Sprintf("%s %s", fmtCount(d), l.label)
+				out = append(out, l)
+			}
+		}
+		return out
+	}},
+	{"COPY / PostgreSQL COPY", 1.5, func(r *Report, w string) []labelled {
+		return pairs(r, w, phCopy, phCopy, []string{""}, r.Config.Rows)
+	}},
+	{"DML with the view / PostgreSQL", 1.5, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, p := range []string{phDMLInsert, phDMLUpdate, phDMLDelete} {
+			for _, l := range pairs(r, w, p, p, []string{varView}, r.Config.DMLRows) {
+				out = append(out, labelled{strings.TrimPrefix(p, "dml_"), l.ratio})
+			}
+		}
+		return out
+	}},
+	{"DML with the view / without it (mvserver)", 1.1, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, p := range []string{phDMLInsert, phDMLUpdate, phDMLDelete} {
+			with, without := r.find(w, sysMV, p, varView, r.Config.DMLRows, 0), r.find(w, sysMV, p, varNoView, r.Config.DMLRows, 0)
+			if with != nil && without != nil && without.Seconds > 0 {
+				out = append(out, labelled{strings.TrimPrefix(p, "dml_"), with.Seconds / without.Seconds})
+			}
+		}
+		return out
+	}},
+	{"point reads: PostgreSQL TPS / mvserver TPS", 2, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, c := range r.Config.Clients {
+			mv, pg := r.find(w, sysMV, phReads, "", 0, c), r.find(w, sysPG, phReads, "", 0, c)
+			if mv != nil && pg != nil && mv.TPS > 0 {
+				out = append(out, labelled{fmt.Sprintf("%d clients", c), pg.TPS / mv.TPS})
+			}
+		}
+		return out
+	}},
+}
+
+// pairs are the time ratios mvserver phase / PostgreSQL phase for the
+// variants at d.
+func pairs(r *Report, w, mvPhase, pgPhase string, variants []string, d int64) []labelled {
+	var out []labelled
+	for _, v := range variants {
+		mv, pg := r.find(w, sysMV, mvPhase, v, d, 0), r.find(w, sysPG, pgPhase, v, d, 0)
+		if mv != nil && pg != nil && pg.Seconds > 0 {
+			out = append(out, labelled{v, mv.Seconds / pg.Seconds})
+		}
+	}
+	return out
+}
+
+// printTargets says, for workload w, where the run meets issue 9's goals
+// and where it misses them (the worst ratio decides).
+func (r *Report) printTargets(out io.Writer, w string) {
+	t := [][]string{{"target (issue 9)", "limit", "measured", "verdict"}}
+	for _, g := range targets {
+		ls := g.ratios(r, w)
+		if len(ls) == 0 {
+			continue
+		}
+		worst := 0.0
+		var parts []string
+		for _, l := range ls {
+			worst = max(worst, l.ratio)
+			parts = append(parts, strings.TrimSpace(l.label+" "+fmtRatio(l.ratio)))
+		}
+		verdict := "met"
+		if worst > g.limit {
+			verdict = fmt.Sprintf("MISSED (%.1f× over)", worst/g.limit)
+		}
+		t = append(t, []string{g.what, "≤ " + fmtRatio(g.limit), strings.Join(parts, ", "), verdict})
+	}
+	if len(t) > 1 {
+		fmt.Fprintln(out)
+		printAligned(out, t, map[int]bool{0: true, 2: true, 3: true})
+	}
+}
