@@ -459,3 +459,13 @@ func (s *Session) flushParams(w server.ResultWriter) error {
 	s.notices = s.notices[:0]
 	return nil
 }
+
+// IdleInTransactionTimeout implements server.IdleTimeouter: the session's
+// idle_in_transaction_session_timeout (0: none).
+func (s *Session) IdleInTransactionTimeout() time.Duration {
+	d, err := ParseDuration(s.setting("idle_in_transaction_session_timeout"))
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
+}
