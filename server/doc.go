@@ -67,6 +67,10 @@
 //     CopyDone. After a COPY FROM STDIN fails, the rest of the client's
 //     copy data is dropped as it arrives; another message in the middle
 //     of the data ends the connection (08P01), as in PostgreSQL.
+//     A Session that implements IdleTimeouter bounds how long the client
+//     may stay silent after a ReadyForQuery inside a transaction
+//     (idle_in_transaction_session_timeout): past it the connection ends
+//     with FATAL 25P03, which rolls the transaction back.
 //  7. End. Terminate or EOF closes quietly. A malformed, unknown or too
 //     large message is FATAL 08P01. A panic anywhere in the connection is
 //     logged and reported as FATAL XX000. In every case open portals,

@@ -38,6 +38,8 @@ var allowed = map[string][]string{
 	"logictest":     {"app", "catalog", "pgerror"},
 	"scheduler":     {"pgerror", "catalog"},
 	"internal/lint": {},
+	// internal/wiretest runs wire golden files (server's tests, clienttest).
+	"internal/wiretest": {},
 	// clienttest drives real clients against the mvserver binary: it
 	// imports nothing of the project.
 	"clienttest": {},
