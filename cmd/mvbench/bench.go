@@ -275,11 +275,11 @@ func (b *bench) refreshes(ctx context.Context, w *workload, s *system, variant s
 			return err
 		}
 		rec(phConcurrent, live, el)
-		el, err = b.timed(ctx, w, s, what("REFRESH"), "REFRESH MATERIALIZED VIEW "+w.view)
+		samples, err := b.repeat(ctx, w, s, what("REFRESH"), "REFRESH MATERIALIZED VIEW "+w.view)
 		if err != nil {
 			return err
 		}
-		rec(phRefresh, live, el)
+		rec(phRefresh, live, 0).setSamples(samples)
 		return nil
 	}
 	start := time.Now()
@@ -301,7 +301,7 @@ func (b *bench) refreshes(ctx context.Context, w *workload, s *system, variant s
 			return err
 		}
 	}
-	el, err = b.timed(ctx, w, s, what("REFRESH FULL"), "REFRESH MATERIALIZED VIEW "+w.view+" FULL")
+	samples, err := b.repeat(ctx, w, s, what("REFRESH FULL"), "REFRESH MATERIALIZED VIEW "+w.view+" FULL")
 	if err != nil {
 		return err
 	}
@@ -309,9 +309,39 @@ func (b *bench) refreshes(ctx context.Context, w *workload, s *system, variant s
 	if err != nil {
 		return err
 	}
-	me = rec(phRefreshFull, live, el)
+	me = rec(phRefreshFull, live, 0)
+	me.setSamples(samples)
 	me.Technique, me.RowsRead, me.RowsWritten = run.technique, run.rowsRead, run.rowsWrite
 	return nil
+}
+
+// repeat runs a full refresh --full-reps times (it recomputes the same
+// content each time) and returns the times in seconds.
+func (b *bench) repeat(ctx context.Context, w *workload, s *system, what, sql string) ([]float64, error) {
+	var out []float64
+	for i := range b.cfg.fullReps {
+		label := what
+		if b.cfg.fullReps > 1 {
+			label = fmt.Sprintf("%s (%d/%d)", what, i+1, b.cfg.fullReps)
+		}
+		el, err := b.timed(ctx, w, s, label, sql)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, el.Seconds())
+	}
+	return out, nil
+}
+
+// setSamples makes m the median of samples.
+func (m *Measurement) setSamples(samples []float64) {
+	m.Seconds = median(samples)
+	if len(samples) > 1 {
+		m.Samples = samples
+	}
+	if m.Seconds > 0 && m.Rows > 0 {
+		m.RowsPerSec = float64(m.Rows) / m.Seconds
+	}
 }
 
 // check compares the view with its query and records it.
@@ -364,8 +394,9 @@ func (b *bench) dml(ctx context.Context, w *workload, s *system, variant string)
 		phase   string
 		samples []float64
 	}{{phDMLInsert, ins}, {phDMLUpdate, upd}, {phDMLDelete, del}} {
-		b.record(Measurement{Workload: w.id, System: s.name, Phase: k.phase, Variant: variant, D: n, Rows: n,
-			Seconds: median(k.samples), Samples: k.samples})
+		m := Measurement{Workload: w.id, System: s.name, Phase: k.phase, Variant: variant, D: n, Rows: n}
+		m.setSamples(k.samples)
+		b.record(m)
 	}
 	return nil
 }

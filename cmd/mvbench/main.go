@@ -37,6 +37,7 @@ type config struct {
 	readDur      time.Duration
 	dmlRows      int64
 	dmlReps      int
+	fullReps     int
 	insertBatch  int64
 	seed         uint64
 	check        string
@@ -71,6 +72,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.DurationVar(&c.readDur, "read-duration", 3*time.Second, "how long each point-read measurement runs")
 	fs.Int64Var(&c.dmlRows, "dml-rows", 1000, "rows of the INSERT, UPDATE and DELETE measured without and with the view (0: skip)")
 	fs.IntVar(&c.dmlReps, "dml-reps", 5, "repetitions of that DML (the median is reported)")
+	fs.IntVar(&c.fullReps, "full-reps", 1, "repetitions of each full refresh (mvserver REFRESH … FULL, PostgreSQL REFRESH; the median is reported)")
 	fs.Int64Var(&c.insertBatch, "insert-batch", 1000, "rows per INSERT … VALUES statement of the changes")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
@@ -94,6 +96,9 @@ Usage: go run ./cmd/mvbench [flags]
 		d, err := strconv.ParseInt(f, 10, 64)
 		if err != nil || d < 1 {
 			return nil, fmt.Errorf("--changes: %q is not a positive row count", f)
+		}
+		if slices.Contains(c.changes, d) {
+			return nil, fmt.Errorf("--changes: %d appears twice", d)
 		}
 		c.changes = append(c.changes, d)
 	}
@@ -119,6 +124,9 @@ Usage: go run ./cmd/mvbench [flags]
 	}
 	if c.readDur <= 0 {
 		return nil, errors.New("--read-duration must be positive")
+	}
+	if c.fullReps < 1 {
+		return nil, errors.New("--full-reps must be at least 1")
 	}
 	if c.dmlRows < 0 || c.dmlReps < 0 {
 		return nil, errors.New("--dml-rows and --dml-reps must not be negative")
@@ -190,7 +198,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	rep := &Report{
 		Started: time.Now().UTC(), Host: host, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Commit: vcsRevision(),
 		Config: ReportConfig{Rows: cfg.rows, Changes: cfg.changes, Clients: cfg.clients, ReadSeconds: cfg.readDur.Seconds(),
-			DMLRows: cfg.dmlRows, DMLReps: cfg.dmlReps, InsertBatch: cfg.insertBatch, Seed: cfg.seed, Check: cfg.check,
+			DMLRows: cfg.dmlRows, DMLReps: cfg.dmlReps, FullReps: cfg.fullReps, InsertBatch: cfg.insertBatch, Seed: cfg.seed, Check: cfg.check,
 			InProcessMV: cfg.mvURL == "", WithPostgres: cfg.pgURL != ""},
 	}
 	for _, w := range cfg.workloads {

@@ -22,7 +22,7 @@ func TestTinyRun(t *testing.T) {
 	var stderr bytes.Buffer
 	cfg, err := parseFlags([]string{
 		"--rows", "2000", "--changes", "50", "--clients", "2", "--read-duration", "200ms",
-		"--dml-rows", "20", "--dml-reps", "1", "--check", "each",
+		"--dml-rows", "20", "--dml-reps", "1", "--full-reps", "2", "--check", "each",
 		"--data-dir", filepath.Join(dir, "data"), "--json", jsonPath, "--quiet",
 	}, &stderr)
 	if err != nil {
@@ -71,8 +71,8 @@ func TestTinyRun(t *testing.T) {
 			if r.Technique == "" || r.Technique == "NO_OP" {
 				t.Errorf("%s: refresh after 50 %s: technique %q", w, v, r.Technique)
 			}
-			if f := got[key{phRefreshFull, v}]; f.Technique != "FULL_RECOMPUTE" {
-				t.Errorf("%s: REFRESH FULL after 50 %s: technique %q", w, v, f.Technique)
+			if f := got[key{phRefreshFull, v}]; f.Technique != "FULL_RECOMPUTE" || len(f.Samples) != 2 {
+				t.Errorf("%s: REFRESH FULL after 50 %s: technique %q, %d samples (want 2)", w, v, f.Technique, len(f.Samples))
 			}
 			t.Logf("%s after 50 %s: %s", w, v, r.Technique)
 		}
@@ -144,6 +144,7 @@ func TestFlags(t *testing.T) {
 		{"--rows", "0"},
 		{"--changes", "1,x"},
 		{"--changes", "-5"},
+		{"--changes", "1,1"},
 		{"--workloads", "W9"},
 		{"--workloads", ""},
 		{"--clients", "0"},
