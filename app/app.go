@@ -142,9 +142,17 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, db: db, cat: cat, wire: wire, ln: ln, served: make(chan error, 1), sched: sched, mon: mon}
 	if cfg.HTTP != "" {
+		// Without authentication the console acts as the bootstrap
+		// superuser for loopback clients, as SQL trusts them; with it, a
+		// browser logs in as a role and acts with its privileges.
+		var consoleAuth web.Authenticator = web.LoopbackOnly{User: auth.superuser}
+		if auth.auth != nil {
+			consoleAuth = &web.PasswordLogin{Check: consolePasswordCheck(db, cat)}
+		}
 		s.console, err = web.New(web.Config{Addr: cfg.HTTP, Monitor: mon, Logger: cfg.Logger, ActionWait: cfg.ConsoleActionWait,
-			Auth:    web.LoopbackOnly{User: auth.superuser},
-			Backend: web.Backend{DB: db, Catalog: cat, Database: cfg.Database, Engine: sqlEngine, NextRun: sched.sched.NextRun, Ready: s.ready}})
+			Auth: consoleAuth,
+			Backend: web.Backend{DB: db, Catalog: cat, Database: cfg.Database, Engine: sqlEngine, NextRun: sched.sched.NextRun, Ready: s.ready,
+				RequireRoles: auth.auth != nil}})
 		if err == nil {
 			err = s.console.Listen()
 		}
