@@ -86,6 +86,11 @@ func run(args []string) int {
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
 	cfg.ReservedConnections = *reserved
+	if !explicit(fs, "superuser-reserved-connections") {
+		// The default reserve leaves most slots to everyone: a small
+		// max-connections keeps at most half of them back.
+		cfg.ReservedConnections = min(*reserved, max(0, (*maxConns-1)/2))
+	}
 	cfg.TriggerMinInterval = *trigMin
 	cfg.HistoryRetention = *retention
 	cfg.HTTP = strings.TrimSpace(*httpAddr)
@@ -139,4 +144,13 @@ func run(args []string) int {
 	}
 	logger.Info("stopped")
 	return 0
+}
+
+// explicit reports whether the flag name was set on the command line or
+// through its environment variable.
+func explicit(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	_, env := os.LookupEnv("MVSERVER_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
+	return set || env
 }
