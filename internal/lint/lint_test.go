@@ -43,6 +43,8 @@ var allowed = map[string][]string{
 	// clienttest drives real clients against the mvserver binary: it
 	// imports nothing of the project.
 	"clienttest": {},
+	// loadtest: pgbench against an in-process server (test files only).
+	"loadtest": {},
 }
 
 type pkg struct {

@@ -396,7 +396,7 @@ func mapStorageErr(err error) error {
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
-		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s},
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s}, RequireRoles: s.eng.RequireRoles,
 		RelationSize: func(id uint32, total bool) (int64, error) {
 			return s.eng.DB.TableSize(storage.TableID(id), total)
 		}}
