@@ -196,7 +196,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	}
 	host, _ := os.Hostname()
 	rep := &Report{
-		Started: time.Now().UTC(), Host: host, CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Commit: vcsRevision(),
+		Started: time.Now().UTC(), Host: host, LoadStart: loadAvg(), CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Commit: vcsRevision(),
 		Config: ReportConfig{Rows: cfg.rows, Changes: cfg.changes, Clients: cfg.clients, ReadSeconds: cfg.readDur.Seconds(),
 			DMLRows: cfg.dmlRows, DMLReps: cfg.dmlReps, FullReps: cfg.fullReps, InsertBatch: cfg.insertBatch, Seed: cfg.seed, Check: cfg.check,
 			InProcessMV: cfg.mvURL == "", WithPostgres: cfg.pgURL != ""},
@@ -245,7 +245,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 		}
 	}
 
-	fmt.Fprintf(stdout, "mvbench: N=%d source rows; changes d = %v; %d CPUs; %s\n", cfg.rows, cfg.changes, rep.CPUs, rep.Started.Format(time.RFC3339))
+	fmt.Fprintf(stdout, "mvbench: N=%d source rows; changes d = %v; %d CPUs, load average %s; %s\n", cfg.rows, cfg.changes, rep.CPUs, rep.LoadStart, rep.Started.Format(time.RFC3339))
 	fmt.Fprintf(stdout, "mvserver:   %s", rep.MVServer)
 	if rep.Commit != "" {
 		fmt.Fprintf(stdout, ", commit %s", rep.Commit)
@@ -269,8 +269,10 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 		rep.printTargets(stdout, w.id)
 	}
 	rep.PeakRSSMiB = procStatusMiB("VmHWM:")
+	rep.LoadEnd = loadAvg()
+	fmt.Fprintf(stdout, "\nload average at the end: %s (other work on the machine skews the numbers)\n", rep.LoadEnd)
 	if b.inProc && rep.PeakRSSMiB > 0 {
-		fmt.Fprintf(stdout, "\npeak resident memory of mvbench with mvserver in process: %.0f MiB\n", rep.PeakRSSMiB)
+		fmt.Fprintf(stdout, "peak resident memory of mvbench with mvserver in process: %.0f MiB\n", rep.PeakRSSMiB)
 	}
 	return rep, b.flush(stdout)
 }
