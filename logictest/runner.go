@@ -49,6 +49,9 @@ type Config struct {
 	// Rewrite makes Run return the file with the results it got in place
 	// of the expected ones, instead of reporting mismatches in results.
 	Rewrite bool
+	// Engine names the server under test for onlyif/skipif: "" is
+	// mvserver; the PostgreSQL differential suite runs with "postgresql".
+	Engine string
 }
 
 // result is what one statement returned.
@@ -107,6 +110,13 @@ func (f *File) Run(t testing.TB, cfg Config) string {
 // step runs one record; it returns false when the file must stop.
 func (r *runner) step(rec *record) bool {
 	r.t.Helper()
+	engine := r.cfg.Engine
+	if engine == "" {
+		engine = "mvserver"
+	}
+	if rec.onlyIf != "" && rec.onlyIf != engine || rec.skipIf == engine {
+		return true
+	}
 	switch rec.kind {
 	case kindHalt:
 		return false

@@ -13,6 +13,7 @@ const (
 	NoActiveSQLTransaction            = "25P01"
 	InFailedSQLTransaction            = "25P02"
 	ReadOnlySQLTransaction            = "25006"
+	IdleInTransactionSessionTimeout   = "25P03"
 	InvalidAuthorizationSpec          = "28000"
 	InvalidPassword                   = "28P01"
 	InvalidCatalogName                = "3D000"

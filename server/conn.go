@@ -138,7 +138,17 @@ func (c *conn) loop() error {
 		if c.isKilled() {
 			return errAdminShutdown
 		}
+		idle := c.idleTimeout()
+		if idle > 0 {
+			c.setReadDeadline(time.Now().Add(idle))
+		}
 		msg, err := c.receive()
+		if idle > 0 {
+			if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && !c.isDraining() {
+				return errIdleInTransaction
+			}
+			c.setReadDeadline(time.Time{})
+		}
 		if err != nil {
 			return c.readError(err)
 		}
@@ -393,4 +403,28 @@ func (c *conn) isKilled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.killed
+}
+
+// IdleTimeouter is a Session with an idle_in_transaction_session_timeout:
+// a client that leaves a transaction open and sends nothing for that long
+// is disconnected (FATAL 25P03), which ends the transaction.
+type IdleTimeouter interface {
+	IdleInTransactionTimeout() time.Duration
+}
+
+// errIdleInTransaction ends a connection idle in a transaction too long.
+var errIdleInTransaction = &fatalError{pgerror.New(pgerror.IdleInTransactionSessionTimeout, "terminating connection due to idle-in-transaction timeout")}
+
+// idleTimeout is how long the client may now stay silent: the session's
+// idle_in_transaction_session_timeout while a transaction is open and the
+// client was told ReadyForQuery, else 0 (no limit).
+func (c *conn) idleTimeout() time.Duration {
+	it, ok := c.sess.(IdleTimeouter)
+	if !ok || !c.atReady {
+		return 0
+	}
+	if st := c.sess.TxStatus(); st != 'T' && st != 'E' {
+		return 0
+	}
+	return it.IdleInTransactionTimeout()
 }

@@ -41,8 +41,9 @@
 //     alike, 28P01, after a complete exchange; an admitted user that is no
 //     role, or one without LOGIN, gets 28000.
 //     Then a connection slot is taken (more than MaxConnections
-//     authenticated sessions: FATAL 53300, R-X3) and AuthenticationOk is
-//     sent.
+//     authenticated sessions: FATAL 53300, R-X3; the last
+//     ReservedConnections slots only for users Config.Superuser names)
+//     and AuthenticationOk is sent.
 //  5. Session. Engine.Connect creates the Session (its error, e.g. 3D000,
 //     is sent as FATAL). The client then gets one ParameterStatus per
 //     Session.ParameterStatus entry, BackendKeyData (process id from a
@@ -67,6 +68,10 @@
 //     CopyDone. After a COPY FROM STDIN fails, the rest of the client's
 //     copy data is dropped as it arrives; another message in the middle
 //     of the data ends the connection (08P01), as in PostgreSQL.
+//     A Session that implements IdleTimeouter bounds how long the client
+//     may stay silent after a ReadyForQuery inside a transaction
+//     (idle_in_transaction_session_timeout): past it the connection ends
+//     with FATAL 25P03, which rolls the transaction back.
 //  7. End. Terminate or EOF closes quietly. A malformed, unknown or too
 //     large message is FATAL 08P01. A panic anywhere in the connection is
 //     logged and reported as FATAL XX000. In every case open portals,

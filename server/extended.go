@@ -1,6 +1,9 @@
 package server
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -64,7 +67,7 @@ func (c *conn) handleBind(m *pgproto3.Bind) error {
 	p, err := c.sess.Bind(ctx, ps, params, m.ParameterFormatCodes, m.ResultFormatCodes)
 	c.endStatement()
 	if err != nil {
-		return c.extendedError(err)
+		return c.extendedError(bindParamContext(err, m.DestinationPortal))
 	}
 	if c.portals == nil {
 		c.portals = make(map[string]Portal)
@@ -301,4 +304,34 @@ func (c *conn) closePortals() {
 		delete(c.portals, name)
 		p.Close()
 	}
+}
+
+// BindParamError is what a Session's Bind returns for a parameter value it
+// cannot read (N is 1-based): the server adds PostgreSQL's context line
+// naming the portal and the parameter (the value itself is not shown, as
+// with log_parameter_max_length_on_error = 0).
+type BindParamError struct {
+	N   int
+	Err error
+}
+
+func (e *BindParamError) Error() string { return e.Err.Error() }
+func (e *BindParamError) Unwrap() error { return e.Err }
+
+// bindParamContext turns a BindParamError into its error with the context
+// line set.
+func bindParamContext(err error, portal string) error {
+	var bp *BindParamError
+	if !errors.As(err, &bp) {
+		return err
+	}
+	var pe *pgerror.Error
+	if errors.As(bp.Err, &pe) && pe.Where == "" {
+		name := "unnamed portal"
+		if portal != "" {
+			name = fmt.Sprintf("portal \"%s\"", portal)
+		}
+		pe.Where = fmt.Sprintf("%s parameter $%d = '...'", name, bp.N)
+	}
+	return bp.Err
 }

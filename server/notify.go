@@ -1,6 +1,10 @@
 package server
 
-import "github.com/jackc/pgx/v5/pgproto3"
+import (
+	"time"
+
+	"github.com/jackc/pgx/v5/pgproto3"
+)
 
 // received is one Receive result handed from the reader goroutine.
 type received struct {
@@ -42,9 +46,17 @@ func (c *conn) notifyLoop(n Notifier, wake <-chan struct{}) error {
 		}
 		want <- struct{}{}
 		var r received
+		var idle <-chan time.Time
+		var idleTimer *time.Timer
+		if d := c.idleTimeout(); d > 0 {
+			idleTimer = time.NewTimer(d)
+			idle = idleTimer.C
+		}
 	wait:
 		for {
 			select {
+			case <-idle:
+				return errIdleInTransaction
 			case r = <-recv:
 				break wait
 			case <-wake:
@@ -57,6 +69,9 @@ func (c *conn) notifyLoop(n Notifier, wake <-chan struct{}) error {
 					}
 				}
 			}
+		}
+		if idleTimer != nil {
+			idleTimer.Stop()
 		}
 		if r.err != nil {
 			return c.readError(r.err)

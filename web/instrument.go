@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/mvserver/mvserver/server"
 )
@@ -99,4 +100,13 @@ func (p *countingPortal) Execute(ctx context.Context, maxRows int, w server.Resu
 		p.m.queries.WithLabelValues("extended", result(err)).Inc()
 	}
 	return suspended, err
+}
+
+// IdleInTransactionTimeout forwards the wrapped session's
+// idle_in_transaction_session_timeout (server.IdleTimeouter).
+func (s *countingSession) IdleInTransactionTimeout() time.Duration {
+	if it, ok := s.Session.(server.IdleTimeouter); ok {
+		return it.IdleInTransactionTimeout()
+	}
+	return 0
 }

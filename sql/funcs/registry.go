@@ -43,6 +43,9 @@ type Ctx struct {
 	// Sequences runs nextval, currval, setval and lastval; nil where
 	// sequences cannot be used (refreshes).
 	Sequences Sequences
+	// RequireRoles: clients authenticate, so a user that is no role has no
+	// privileges (has_table_privilege; catalog.Catalog.Allowed).
+	RequireRoles bool
 }
 
 // Sequences is what the sequence functions need from a session.

@@ -123,7 +123,9 @@ func (b *Binder) resolveColumn(s *scope, parts []string, loc int32) (Expr, error
 		if i < 0 {
 			if rel != "" && cur.hasRel(rel) {
 				// The relation is here, so the column must be too.
-				return nil, b.errAt(loc, pgerror.UndefinedColumn, "column %s does not exist", strings.Join(parts, "."))
+				e := b.errAt(loc, pgerror.UndefinedColumn, "column %s does not exist", strings.Join(parts, "."))
+				e.Hint = s.suggestColumn(rel, name)
+				return nil, e
 			}
 			continue
 		}
@@ -151,8 +153,66 @@ func (b *Binder) resolveColumn(s *scope, parts []string, loc int32) (Expr, error
 	}
 	if (name == HiddenRowID || name == HiddenCommitVersion) && s.hasUntrackedScan() {
 		e.Hint = "Row tracking is off for this table: ALTER TABLE … SET TBLPROPERTIES (delta.enableRowTracking = true)."
+	} else {
+		e.Hint = s.suggestColumn(rel, name)
 	}
 	return nil, e
+}
+
+// suggestColumn is PostgreSQL's hint for a column that does not exist: the
+// column (of relation rel, when given) whose name is closest by edit
+// distance, if at most half its letters differ, or the two closest of two
+// relations; none when one relation has two equally close columns
+// (ambiguous) or nothing is close.
+func (s *scope) suggestColumn(rel, name string) string {
+	type cand struct{ rel, col string }
+	best := -1
+	var found []cand
+	for cur := s; cur != nil; cur = cur.outer {
+		for _, c := range cur.cols {
+			if c.name == "" || c.hidden || c.rel == "" || rel != "" && c.rel != rel {
+				continue
+			}
+			d := levenshtein(name, c.name)
+			switch {
+			case d > len(c.name)/2 || best >= 0 && d > best:
+			case best < 0 || d < best:
+				best, found = d, []cand{{c.rel, c.name}}
+			default:
+				found = append(found, cand{c.rel, c.name})
+			}
+		}
+	}
+	if len(found) == 0 || len(found) > 2 || len(found) == 2 && found[0].rel == found[1].rel {
+		return ""
+	}
+	hint := "Perhaps you meant to reference the column \"" + found[0].rel + "." + found[0].col + "\""
+	if len(found) == 2 {
+		hint += " or the column \"" + found[1].rel + "." + found[1].col + "\""
+	}
+	return hint + "."
+}
+
+// levenshtein is the edit distance of two names (bytes, as PostgreSQL's
+// varstr_levenshtein counts).
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // outerRef returns an expression valid at level cur for e, an expression

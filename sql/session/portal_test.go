@@ -13,7 +13,8 @@ import (
 )
 
 // TestPortalSuspended executes a portal two rows at a time: PortalSuspended
-// after each partial Execute, CommandComplete "SELECT 5" at the end.
+// after each partial Execute, and at the end CommandComplete "SELECT 1":
+// PostgreSQL counts the rows of the Execute that finished the portal.
 func TestPortalSuspended(t *testing.T) {
 	url := startServer(t)
 	ctx := context.Background()
@@ -44,7 +45,7 @@ func TestPortalSuspended(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := readUntilReady(t, fe)
-	want := "ParseComplete BindComplete DataRow:1 DataRow:2 PortalSuspended DataRow:3 DataRow:4 PortalSuspended DataRow:5 CommandComplete:SELECT 5 ReadyForQuery:I"
+	want := "ParseComplete BindComplete DataRow:1 DataRow:2 PortalSuspended DataRow:3 DataRow:4 PortalSuspended DataRow:5 CommandComplete:SELECT 1 ReadyForQuery:I"
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}

@@ -103,10 +103,7 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 		if err != nil {
 			return err
 		}
-		if err := s.flushParams(w); err != nil {
-			return err
-		}
-		return w.CommandComplete(tag)
+		return s.complete(w, tag)
 	}
 	if s.failed {
 		return errAborted
@@ -132,10 +129,7 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 		if err != nil {
 			return mapStorageErr(err)
 		}
-		if err := s.flushParams(w); err != nil {
-			return err
-		}
-		return w.CommandComplete(tag)
+		return s.complete(w, tag)
 	}
 	if err := w.RowDescription(wireColumns(p.cols, nil)); err != nil {
 		return err
@@ -295,7 +289,7 @@ func (s *Session) Bind(ctx context.Context, sps server.PreparedStatement, params
 		}
 		if err != nil {
 			s.AbortTransaction(nil)
-			return nil, err
+			return nil, &server.BindParamError{N: i + 1, Err: err}
 		}
 		vals[i] = d
 	}
@@ -330,8 +324,10 @@ type portal struct {
 	c       *exec.Ctx // the running query's context; its Context is each Execute's
 	pending []exec.Row
 	enc     *rowEncoder
-	sent    int64
 	tag     string
+	// word is a row portal's tag word (SELECT, FETCH, …): each Execute
+	// reports the rows it sent, as PostgreSQL does.
+	word string
 }
 
 func (p *portal) Columns() []server.Column {
@@ -368,6 +364,9 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 	}
 	if p.done {
 		// PostgreSQL answers a finished portal with an empty result.
+		if p.word != "" {
+			return false, w.CommandComplete(rowsTag(p.word, 0))
+		}
 		return false, w.CommandComplete(p.tag)
 	}
 	if !p.started {
@@ -378,7 +377,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 				return false, err
 			}
 			p.done, p.tag = true, tag
-			return false, w.CommandComplete(tag)
+			return false, s.complete(w, tag)
 		}
 		if s.failed {
 			return false, errAborted
@@ -399,7 +398,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 				return false, mapStorageErr(err)
 			}
 			p.done, p.tag = true, tag
-			return false, w.CommandComplete(tag)
+			return false, s.complete(w, tag)
 		}
 		if pr.node == nil {
 			tag, err := pr.action(sctx, p.params)
@@ -407,7 +406,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 				return false, mapStorageErr(err)
 			}
 			p.done, p.tag = true, tag
-			return false, w.CommandComplete(tag)
+			return false, s.complete(w, tag)
 		}
 		c, err := s.execCtx(sctx, p.params)
 		if err != nil {
@@ -418,13 +417,18 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 			return false, err
 		}
 		p.enc = &rowEncoder{cols: pr.cols, formats: p.formats, env: s.env}
-		p.tag = pr.rowsTag
+		p.tag, p.word = pr.rowsTag, pr.rowsTag
 	}
 	sctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	p.c.Context = sctx
 	sent := 0
 	for {
+		if maxRows > 0 && sent >= maxRows {
+			// The rows asked for are sent: suspend without looking for
+			// more, as PostgreSQL does (the next Execute may find none).
+			return true, nil
+		}
 		if len(p.pending) == 0 {
 			if err := sctx.Err(); err != nil {
 				return false, err
@@ -436,15 +440,12 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 			if rows == nil {
 				p.Close()
 				p.done = true
-				p.tag = rowsTag(p.tag, p.sent)
+				p.tag = rowsTag(p.word, int64(sent))
 				return false, w.CommandComplete(p.tag)
 			}
 			p.pending = rows
 		}
-		for len(p.pending) > 0 {
-			if maxRows > 0 && sent >= maxRows {
-				return true, nil
-			}
+		for len(p.pending) > 0 && (maxRows <= 0 || sent < maxRows) {
 			vals, err := p.enc.encode(p.pending[0])
 			if err != nil {
 				return false, err
@@ -454,7 +455,6 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 			}
 			p.pending = p.pending[1:]
 			sent++
-			p.sent++
 		}
 	}
 }

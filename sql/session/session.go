@@ -402,7 +402,7 @@ func mapStorageErr(err error) error {
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
-		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s},
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s}, RequireRoles: s.eng.RequireRoles,
 		RelationSize: func(id uint32, total bool) (int64, error) {
 			return s.eng.DB.TableSize(storage.TableID(id), total)
 		}}
@@ -450,13 +450,20 @@ func (s *Session) statementContext(ctx context.Context) (context.Context, contex
 }
 
 // flushParams reports changed settings to the client.
-func (s *Session) flushParams(w server.ResultWriter) error {
-	for _, p := range s.pending {
-		if err := w.ParameterStatus(p.Name, p.Value); err != nil {
-			return err
-		}
+// complete ends a statement as PostgreSQL does: its notices, its command
+// tag, then the settings it changed.
+func (s *Session) complete(w server.ResultWriter, tag string) error {
+	if err := s.flushNotices(w); err != nil {
+		return err
 	}
-	s.pending = s.pending[:0]
+	if err := w.CommandComplete(tag); err != nil {
+		return err
+	}
+	return s.flushParams(w)
+}
+
+// flushNotices sends the notices raised so far.
+func (s *Session) flushNotices(w server.ResultWriter) error {
 	for _, n := range s.notices {
 		if err := w.Notice(n); err != nil {
 			return err
@@ -464,4 +471,24 @@ func (s *Session) flushParams(w server.ResultWriter) error {
 	}
 	s.notices = s.notices[:0]
 	return nil
+}
+
+func (s *Session) flushParams(w server.ResultWriter) error {
+	for _, p := range s.pending {
+		if err := w.ParameterStatus(p.Name, p.Value); err != nil {
+			return err
+		}
+	}
+	s.pending = s.pending[:0]
+	return s.flushNotices(w)
+}
+
+// IdleInTransactionTimeout implements server.IdleTimeouter: the session's
+// idle_in_transaction_session_timeout (0: none).
+func (s *Session) IdleInTransactionTimeout() time.Duration {
+	d, err := ParseDuration(s.setting("idle_in_transaction_session_timeout"))
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
 }

@@ -19,7 +19,9 @@ func invalidInput(t T, s string) error {
 		// invalid_datetime_format, not invalid_text_representation.
 		code = pgerror.InvalidDatetimeFormat
 	}
-	return pgerror.New(code, "invalid input syntax for type %s: \"%s\"", t.String(), s)
+	// PostgreSQL names the type without its modifier (numeric, not
+	// numeric(10,2)).
+	return pgerror.New(code, "invalid input syntax for type %s: \"%s\"", T{Kind: t.Kind, Elem: t.Elem}.String(), s)
 }
 
 func outOfRange(t T, s string) error {

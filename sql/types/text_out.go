@@ -226,6 +226,10 @@ func appendInterval(buf []byte, d Datum) []byte {
 	years := d.M / 12
 	months := d.M % 12
 	start := len(buf)
+	// PostgreSQL's postgres style: after a negative field, a positive one
+	// carries an explicit '+' ("-3 mons +4 days"); the time part's sign
+	// follows the last field before it.
+	before := false // the previous field was negative
 	part := func(v int64, unit string) {
 		if v == 0 {
 			return
@@ -233,6 +237,10 @@ func appendInterval(buf []byte, d Datum) []byte {
 		if len(buf) > start {
 			buf = append(buf, ' ')
 		}
+		if before && v > 0 {
+			buf = append(buf, '+')
+		}
+		before = v < 0
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, ' ')
 		buf = append(buf, unit...)
@@ -251,7 +259,7 @@ func appendInterval(buf []byte, d Datum) []byte {
 		if us < 0 {
 			buf = append(buf, '-')
 			us = -us
-		} else if len(buf) > start && (d.M < 0 || d.Dd < 0) {
+		} else if before {
 			buf = append(buf, '+')
 		}
 		buf = appendClock(buf, us)
