@@ -339,6 +339,45 @@ func (t *Txn) Indexes(tbl TableID) ([]IndexID, error) {
 	return slices.Clone(ps.indexes), err
 }
 
+// GetUnique returns the row whose entry in unique index idx is keyed by
+// key (the columns alone: no NULL, or NULLs not distinct), as this
+// transaction sees it: a point lookup without an iterator.
+func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error) {
+	if err := t.alive(); err != nil {
+		return Row{}, false, err
+	}
+	tw := t.tables[tbl]
+	var ix *indexWrites
+	if tw != nil {
+		ix = tw.idx[idx]
+	}
+	var rowKey []byte
+	if ix != nil {
+		if _, w, ok := ix.entries.Get(key); ok {
+			if w.del {
+				return Row{}, false, nil
+			}
+			rowKey = w.value
+		}
+	}
+	if rowKey == nil {
+		if (tw != nil && tw.truncated) || (ix != nil && ix.fresh) {
+			return Row{}, false, nil
+		}
+		t.keyBuf = indexKey(t.keyBuf[:0], tbl, idx, key)
+		v, ok, err := t.snapGet(t.keyBuf)
+		if !ok || err != nil {
+			return Row{}, false, err
+		}
+		rowKey = cloneBytes(v) // Get reuses the buffer
+	}
+	r, ok, err := t.Get(tbl, rowKey)
+	if err == nil && !ok {
+		err = fmt.Errorf("storage: entry %x of index %d of table %d names no row", key, idx, tbl)
+	}
+	return r, ok, err
+}
+
 // IndexIterator walks the rows of a table in the order of one of its
 // indexes: the entries with start <= entry key < end (their columns; nil:
 // unbounded), each followed to its row. Own writes are seen as Scan sees

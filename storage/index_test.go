@@ -397,3 +397,45 @@ func TestIndexesPersist(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestGetUnique(t *testing.T) {
+	db := openMem(t)
+	ix := colorIndex(true)
+	tbl := withIndex(tA, ix)
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, ix) })
+	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tbl, "a", "red:1"); return nil })
+	red := AppendString(AppendNotNullMarker(nil), "red")
+	blue := AppendString(AppendNotNullMarker(nil), "blue")
+	lookup := func(tx *Txn, key []byte) string {
+		t.Helper()
+		r, ok, err := tx.GetUnique(tA.ID, ix.ID, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return ""
+		}
+		return string(r.Key) + "=" + string(r.Value)
+	}
+	tx := db.Begin()
+	defer tx.Rollback()
+	if got := lookup(tx, red); got != "a=red:1" {
+		t.Fatalf("snapshot: %q", got)
+	}
+	if err := tx.Update(tbl, k("a"), k("b"), k("blue:2")); err != nil {
+		t.Fatal(err)
+	}
+	if got := lookup(tx, red); got != "" {
+		t.Fatalf("moved away: %q", got)
+	}
+	if got := lookup(tx, blue); got != "b=blue:2" {
+		t.Fatalf("own write: %q", got)
+	}
+	if err := tx.Truncate(tbl); err != nil {
+		t.Fatal(err)
+	}
+	if got := lookup(tx, blue); got != "" {
+		t.Fatalf("after truncate: %q", got)
+	}
+}

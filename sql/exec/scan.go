@@ -84,9 +84,19 @@ func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 		}
 		op.point, op.pointKey = true, key
 		return op, nil
+	case s.Point != nil && s.Index.Unique:
+		// Every column of a unique key: one entry at most that a value
+		// can equal (an entry with a NULL is keyed apart, and no
+		// equality holds for NULL).
+		key, err := evalKey(s.Point)
+		if err != nil {
+			return nil, err
+		}
+		op.point, op.pointKey = true, key
+		return op, nil
 	case s.Point != nil:
-		// Every column of an index key: the entries with that key (one
-		// for a unique index, but NULLs are distinct).
+		// Every column of a non-unique index key: the entries with that
+		// key.
 		key, err := evalKey(s.Point)
 		if err != nil {
 			return nil, err
@@ -162,7 +172,14 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if s.point {
 		s.done = true
-		r, ok, err := s.c.Txn.Get(storage.TableID(s.s.Table.ID), s.pointKey)
+		var r storage.Row
+		var ok bool
+		var err error
+		if s.index != 0 {
+			r, ok, err = s.c.Txn.GetUnique(storage.TableID(s.s.Table.ID), s.index, s.pointKey)
+		} else {
+			r, ok, err = s.c.Txn.Get(storage.TableID(s.s.Table.ID), s.pointKey)
+		}
 		if err != nil || !ok {
 			return nil, err
 		}
