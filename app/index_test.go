@@ -426,3 +426,51 @@ func BenchmarkIndexLookup1M(b *testing.B) {
 		b.ReportMetric(build.Seconds(), "build-s")
 	})
 }
+
+// TestIndexDDLConcurrentWrites: CREATE INDEX and a concurrent write to
+// its table cannot both commit (the build would miss the row, or the
+// write its entry): whichever commits second gets 40001.
+func TestIndexDDLConcurrentWrites(t *testing.T) {
+	srv := startIndexServer(t, "")
+	defer srv.Shutdown(5 * time.Second)
+	ctx := context.Background()
+	a, b := indexConn(t, srv), indexConn(t, srv)
+	run := func(c *pgx.Conn, sql string) error {
+		_, err := c.Exec(ctx, sql)
+		return err
+	}
+	for _, s := range []string{`CREATE TABLE t (id int PRIMARY KEY, v int)`, `INSERT INTO t VALUES (1, 1)`} {
+		if err := run(a, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The write first, the build commits in between.
+	for _, s := range []string{"BEGIN", "INSERT INTO t VALUES (2, 2)"} {
+		if err := run(a, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run(b, "CREATE INDEX t_v ON t (v)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(a, "COMMIT"); pgCodeOf(err) != "40001" {
+		t.Fatalf("write committed after a concurrent CREATE INDEX: %v", err)
+	}
+	// The build first, the write commits in between.
+	for _, s := range []string{"BEGIN", "CREATE UNIQUE INDEX t_v2 ON t (v)"} {
+		if err := run(a, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := run(b, "INSERT INTO t VALUES (3, 1)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(a, "COMMIT"); pgCodeOf(err) != "40001" {
+		t.Fatalf("CREATE INDEX committed after a concurrent write: %v", err)
+	}
+	verifyIndexes(t, srv)
+	var n int
+	if err := a.QueryRow(ctx, "SELECT count(*) FROM t WHERE v = 1").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d rows with v = 1 (%v)", n, err)
+	}
+}
