@@ -1004,7 +1004,10 @@ func paramType(ov *funcs.Overload, i int) types.T {
 	return ov.Params[len(ov.Params)-1]
 }
 
-// chooseOverload picks the overload needing the fewest implicit casts.
+// chooseOverload picks the overload needing the fewest implicit casts
+// and, among those, the one casting to its category's preferred type
+// (double precision, text, timestamptz) the most, as PostgreSQL's
+// func_select_candidate does: sqrt(2) is sqrt(double precision).
 func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int32) (*funcs.Overload, error) {
 	best, bestCost := (*funcs.Overload)(nil), 1<<30
 	for _, ov := range f.Overloads {
@@ -1023,8 +1026,10 @@ func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int
 			case pt.Kind == types.KindUnknown || at.Kind == pt.Kind && at.Elem == pt.Elem:
 			case isUnknown(at):
 				cost++
+			case implicitCast(at, pt) && preferredType(pt):
+				cost += 100
 			case implicitCast(at, pt):
-				cost += 2 + numericRank(pt.Kind)
+				cost += 110 + numericRank(pt.Kind)
 			default:
 				ok = false
 			}
@@ -1190,4 +1195,13 @@ func outerOnly(es []Expr) bool {
 		})
 	}
 	return outer && !local
+}
+
+// preferredType: the preferred type of its category (pg_type.typispreferred).
+func preferredType(t types.T) bool {
+	switch t.Kind {
+	case types.KindFloat8, types.KindText, types.KindTimestampTZ, types.KindInterval, types.KindBool, types.KindOid:
+		return true
+	}
+	return false
 }
