@@ -376,6 +376,7 @@ var orderFree = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "count_if": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"std": true, "bit_and": true, "bit_or": true, "bit_xor": true,
 }
 
 // aggBlocker finds aggregates that would make a recomputed group differ

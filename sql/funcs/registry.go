@@ -118,6 +118,11 @@ type AggDef struct {
 	Ordered bool
 	// Distinct: the aggregate always removes duplicates (collect_set).
 	Distinct bool
+	// WithinGroup: an ordered-set aggregate (percentile_cont, mode):
+	// called as f(direct args) WITHIN GROUP (ORDER BY key), it is
+	// resolved and fed with the direct arguments followed by the key,
+	// in the key's order (stats.go).
+	WithinGroup bool
 }
 
 var registry = map[string]*Func{}

@@ -1076,13 +1076,39 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 				return nil, err
 			}
 			if isUnknown(e.Type()) {
-				e, _ = b.coerce(e, types.Text, false, loc)
+				if f.Agg.WithinGroup {
+					// a direct argument: the fraction
+					e, _ = b.coerce(e, types.Float8, false, loc)
+				} else {
+					e, _ = b.coerce(e, types.Text, false, loc)
+				}
 			}
 			args = append(args, e)
 		}
 		if len(args) == 0 && name == "count" {
 			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function count() does not exist")
 		}
+	}
+	// An ordered-set aggregate takes its WITHIN GROUP key as its last
+	// arguments, and its values in the key's order.
+	var orderKeys []SortKey
+	if fc.AggWithinGroup {
+		keys, err := b.withinGroupKeys(fc, inner)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			args = append(args, k.E)
+		}
+		orderKeys = keys
+	}
+	if fc.AggWithinGroup != f.Agg.WithinGroup {
+		// PostgreSQL finds no aggregate of that kind for these types.
+		ats := make([]types.T, len(args))
+		for i, a := range args {
+			ats[i] = a.Type()
+		}
+		return nil, b.noFunction(name, ats, loc)
 	}
 	ats := make([]types.T, len(args))
 	for i, a := range args {
@@ -1102,7 +1128,10 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	call := AggCall{Name: name, Def: &AggSpec{NewState: newState}, Args: args, Distinct: fc.AggDistinct || f.Agg.Distinct, T: rt}
-	if err := b.bindAggOrder(fc, f, &call, inner); err != nil {
+	if f.Agg.WithinGroup {
+		call.Direct = len(fc.Args)
+		call.Order = orderKeys
+	} else if err := b.bindAggOrder(fc, f, &call, inner); err != nil {
 		return nil, err
 	}
 	if fc.AggFilter != nil {
