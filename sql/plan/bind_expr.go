@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/funcs"
@@ -920,6 +921,32 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 			return b.bindExpr(&pg_query.Node{Node: &pg_query.Node_CoalesceExpr{CoalesceExpr: &pg_query.CoalesceExpr{Args: fc.Args, Location: loc}}}, ec)
 		}
 	}
+	switch strings.ToLower(name) {
+	case "dateadd", "timestampadd", "date_add", "datediff", "timestampdiff", "date_diff":
+		// Databricks: the unit is a keyword (dateadd(DAY, 1, t)), read
+		// here as its name.
+		if len(fc.Args) == 3 {
+			if cr := fc.Args[0].GetColumnRef(); cr != nil && len(cr.Fields) == 1 && funcs.IsSparkUnit(strVal(cr.Fields[0])) {
+				args := append([]*pg_query.Node{{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{
+					Val: &pg_query.A_Const_Sval{Sval: &pg_query.String{Sval: strVal(cr.Fields[0])}}, Location: cr.Location}}}}, fc.Args[1:]...)
+				c := proto.Clone(fc).(*pg_query.FuncCall)
+				c.Args = args
+				fc = c
+			}
+		}
+	}
+	if strings.EqualFold(name, "pg_typeof") && len(fc.Args) == 1 && fc.Over == nil && !fc.AggStar && !fc.AggDistinct {
+		// pg_typeof(x) is the regtype of x's type, known here.
+		e, err := b.bindExpr(fc.Args[0], ec)
+		if err != nil {
+			return nil, err
+		}
+		oid := int64(e.Type().OID())
+		if isUnknown(e.Type()) {
+			oid = types.OidUnknown // an untyped literal or NULL
+		}
+		return &Const{D: types.NewInt(types.KindRegtype, oid), T: types.Regtype}, nil
+	}
 	f, ok := funcs.Lookup(name)
 	if !ok {
 		var ts []string
@@ -954,9 +981,17 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
 		return nil, b.errAt(loc, pgerror.WrongObjectType, "%s is not an aggregate function", name)
 	}
+	argNodes, err := b.namedArgs(f, name, fc.Args, ec, loc)
+	if err != nil {
+		return nil, err
+	}
 	var args []Expr
-	for _, a := range fc.Args {
-		e, err := b.bindExpr(a, ec)
+	for _, a := range argNodes {
+		if a.expr != nil {
+			args = append(args, a.expr)
+			continue
+		}
+		e, err := b.bindExpr(a.node, ec)
 		if err != nil {
 			return nil, err
 		}
@@ -1233,4 +1268,76 @@ func preferredType(t types.T) bool {
 		return true
 	}
 	return false
+}
+
+// callArg is one positional argument of a call: a node to bind, or the
+// default of a parameter the call left out.
+type callArg struct {
+	node *pg_query.Node
+	expr Expr
+}
+
+// namedArgs puts a call's named arguments (name => value) in their
+// positions, filling the parameters left out before the last one given
+// with their defaults (funcs.Func.Named).
+func (b *Binder) namedArgs(f *funcs.Func, name string, nodes []*pg_query.Node, ec *exprCtx, loc int32) ([]callArg, error) {
+	out := make([]callArg, 0, len(nodes))
+	var named map[int]*pg_query.Node
+	for _, n := range nodes {
+		na := n.GetNamedArgExpr()
+		if na == nil {
+			if named != nil {
+				return nil, b.errAt(nodeLocation(n), pgerror.SyntaxError, "positional argument cannot follow named argument")
+			}
+			out = append(out, callArg{node: n})
+			continue
+		}
+		if named == nil {
+			named = map[int]*pg_query.Node{}
+		}
+		pos := -1
+		for i, p := range f.Named {
+			if p.Name == na.Name {
+				pos = i
+			}
+		}
+		if pos < 0 || pos < len(out) {
+			// no such parameter (or one given positionally): no function
+			// of this signature
+			var ts []string
+			for _, x := range nodes {
+				label := ""
+				if y := x.GetNamedArgExpr(); y != nil {
+					label, x = y.Name+" => ", y.Arg
+				}
+				e, err := b.bindExpr(x, ec)
+				if err != nil {
+					return nil, err
+				}
+				ts = append(ts, label+e.Type().String())
+			}
+			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		if _, dup := named[pos]; dup {
+			return nil, b.errAt(na.Location, pgerror.SyntaxError, "argument name \"%s\" used more than once", na.Name)
+		}
+		named[pos] = na.Arg
+	}
+	if named == nil {
+		return out, nil
+	}
+	last := 0
+	for p := range named {
+		last = max(last, p)
+	}
+	for i := len(out); i <= last; i++ {
+		if n, ok := named[i]; ok {
+			out = append(out, callArg{node: n})
+			continue
+		}
+		d := f.Named[i].Default
+		out = append(out, callArg{expr: &Const{D: d, T: types.T{Kind: d.K}}})
+	}
+	return out, nil
 }
