@@ -401,16 +401,9 @@ func init() {
 		Named: []NamedParam{{"years", types.NewInt4(0)}, {"months", types.NewInt4(0)}, {"weeks", types.NewInt4(0)},
 			{"days", types.NewInt4(0)}, {"hours", types.NewInt4(0)}, {"mins", types.NewInt4(0)}, {"secs", types.NewFloat8(0)}}})
 	ageFn := func(c *Ctx, a []types.Datum) (types.Datum, error) { return age(c, a[0], a[1]) }
+	// age(t) is age(current_date, t): the binder writes it so, which
+	// keeps age itself deterministic.
 	pure("age", strict(params(tstz, tstz), iv, ageFn), strict(params(ts, ts), iv, ageFn))
-	// age(ts) counts from midnight of the current date: it depends on the
-	// transaction's start, like current_date.
-	register(&Func{Name: "age", Deterministic: false, Overloads: append(registry["age"].Overloads,
-		strict(params(tstz), iv, func(c *Ctx, a []types.Datum) (types.Datum, error) {
-			return age(c, types.NewTimestamp(types.KindTimestampTZ, midnightToday(c, true)), a[0])
-		}),
-		strict(params(ts), iv, func(c *Ctx, a []types.Datum) (types.Datum, error) {
-			return age(c, types.NewTimestamp(types.KindTimestamp, midnightToday(c, false)), a[0])
-		}))})
 	pure("justify_days", strict(params(iv), iv, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return justifyDays(a[0]) }))
 	pure("justify_hours", strict(params(iv), iv, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return justifyHours(a[0]) }))
 	pure("justify_interval", strict(params(iv), iv, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return justifyInterval(a[0]) }))
@@ -622,17 +615,6 @@ var zoneAbbrevs = map[string]int{
 	"CET": 3600, "CEST": 2 * 3600, "EET": 2 * 3600, "EEST": 3 * 3600, "WET": 0, "WEST": 3600,
 	"BST": 3600, "IST": 2 * 3600, "MSK": 3 * 3600, "JST": 9 * 3600, "KST": 9 * 3600,
 	"AEST": 10 * 3600, "AEDT": 11 * 3600, "ACST": 9*3600 + 1800, "AWST": 8 * 3600, "NZST": 12 * 3600, "NZDT": 13 * 3600,
-}
-
-// midnightToday is the current date's midnight (in the session zone for
-// a timestamptz), as micros.
-func midnightToday(c *Ctx, tz bool) int64 {
-	t := c.StatementTime.In(c.Env.Location())
-	days := types.DaysFromCivil(t.Year(), int(t.Month()), t.Day())
-	if !tz {
-		return days * usPerDay
-	}
-	return localToUTC(days*usPerDay, c.Env.Location())
 }
 
 // age is PostgreSQL's timestamp_age: the field-wise difference of two

@@ -591,10 +591,9 @@ func init() {
 		}
 		return types.NewInt8(floorDiv64(d.I, usPerSec)), nil
 	}
-	register(&Func{Name: "unix_timestamp", Deterministic: false, Overloads: []*Overload{
-		{Ret: ret(i8), Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
-			return types.NewInt8(c.StatementTime.Unix()), nil
-		}},
+	// unix_timestamp() is unix_timestamp(current_timestamp): the binder
+	// writes it so, which keeps unix_timestamp itself deterministic.
+	register(&Func{Name: "unix_timestamp", Deterministic: true, Overloads: []*Overload{
 		strict(params(tstz), i8, unixTS), strict(params(date), i8, unixTS),
 		strict(params(text, text), i8, func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			d, err := sparkToTimestamp(c, a[0].S, a[1].S, types.KindTimestampTZ)

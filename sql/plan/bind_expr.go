@@ -935,6 +935,20 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 			}
 		}
 	}
+	if strings.EqualFold(name, "age") && len(fc.Args) == 1 && fc.Over == nil {
+		// age(t) is age(current_date, t), as PostgreSQL defines it.
+		c := proto.Clone(fc).(*pg_query.FuncCall)
+		c.Args = append([]*pg_query.Node{{Node: &pg_query.Node_SqlvalueFunction{SqlvalueFunction: &pg_query.SQLValueFunction{
+			Op: pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE, Typmod: -1, Location: fc.Location}}}}, fc.Args...)
+		fc = c
+	}
+	if strings.EqualFold(name, "unix_timestamp") && len(fc.Args) == 0 && fc.Over == nil {
+		// Databricks: unix_timestamp() is unix_timestamp(current_timestamp).
+		c := proto.Clone(fc).(*pg_query.FuncCall)
+		c.Args = []*pg_query.Node{{Node: &pg_query.Node_SqlvalueFunction{SqlvalueFunction: &pg_query.SQLValueFunction{
+			Op: pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, Typmod: -1, Location: fc.Location}}}}
+		fc = c
+	}
 	if strings.EqualFold(name, "pg_typeof") && len(fc.Args) == 1 && fc.Over == nil && !fc.AggStar && !fc.AggDistinct {
 		// pg_typeof(x) is the regtype of x's type, known here.
 		e, err := b.bindExpr(fc.Args[0], ec)

@@ -1,0 +1,92 @@
+package funcs
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// cbrt follows glibc (PostgreSQL's cbrt), not Go's math.Cbrt.
+func TestCbrtMatchesGlibc(t *testing.T) {
+	for x, want := range map[float64]string{
+		27: "3.0000000000000004", -8: "-2", 2: "1.2599210498948734", 0.00030833822306392943: "0.0675578451060979",
+	} {
+		if got := types.NewFloat8(cbrt(x)).String(); got != want {
+			t.Errorf("cbrt(%v) = %s, want %s", x, got, want)
+		}
+	}
+}
+
+func TestSparkPattern(t *testing.T) {
+	for f, want := range map[string]bool{
+		"yyyy-MM-dd": true, "dd/MM/yyyy": true, "yyyy-MM-dd HH:mm:ss": true, "HH:mm:ss": true,
+		"YYYY-MM-DD": false, "yyyy-mm-dd": false, "HH24:MI:SS": false, "DD Mon YYYY": false, "'yyyy' MM": false,
+	} {
+		if got := sparkPattern(f); got != want {
+			t.Errorf("sparkPattern(%q) = %v, want %v", f, got, want)
+		}
+	}
+}
+
+func TestQuoteIdent(t *testing.T) {
+	for in, want := range map[string]string{
+		"abc": "abc", "Abc": `"Abc"`, "a b": `"a b"`, "select": `"select"`, "name": "name", "1a": `"1a"`, `a"b`: `"a""b"`, "": `""`,
+	} {
+		if got := QuoteIdent(in); got != want {
+			t.Errorf("QuoteIdent(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestRegexpFlags(t *testing.T) {
+	if _, err := parseReFlags("gz"); err == nil {
+		t.Error("flag z accepted")
+	}
+	f, _ := parseReFlags("in")
+	re, err := compileRe("a.b", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !re.MatchString("A_B") || re.MatchString("a\nb") {
+		t.Error("i and n flags not applied")
+	}
+	f, _ = parseReFlags("")
+	if re, _ = compileRe("a.b", f); !re.MatchString("a\nb") {
+		t.Error(". does not match a newline by default")
+	}
+}
+
+// A variance state that took values back equals one built from the
+// remaining values (what GROUP_AGGREGATE relies on).
+func TestVarianceRetract(t *testing.T) {
+	vals := []string{"1.50", "2.25", "-3.00", "9.99", "0.00"}
+	d := func(s string) types.Datum {
+		x, _, _ := apd.NewFromString(s)
+		return types.NewNumeric(x)
+	}
+	full := &varNumeric{k: varKind{sample: true, stddev: true}}
+	fresh := &varNumeric{k: varKind{sample: true, stddev: true}}
+	for _, v := range vals {
+		full.Add(nil, []types.Datum{d(v)})
+	}
+	for _, v := range vals[:2] {
+		full.Retract(nil, []types.Datum{d(v)})
+	}
+	for _, v := range vals[2:] {
+		fresh.Add(nil, []types.Datum{d(v)})
+	}
+	a, _ := full.Result(nil)
+	b, _ := fresh.Result(nil)
+	if a.String() != b.String() {
+		t.Errorf("after retract %s, fresh %s", a, b)
+	}
+	var back varNumeric
+	back.k = full.k
+	if err := back.SetState(full.State()); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := back.Result(nil); c.String() != a.String() {
+		t.Errorf("restored state gives %s, want %s", c, a)
+	}
+}
