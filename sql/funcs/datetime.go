@@ -74,6 +74,16 @@ var unitNames = map[string]int{
 	"j": uJulian, "jd": uJulian, "julian": uJulian,
 }
 
+// specialUnit: the fields PostgreSQL names in its date token table
+// rather than its units table; date_trunc does not know them.
+func specialUnit(u int) bool {
+	switch u {
+	case uEpoch, uDow, uIsodow, uDoy, uIsoyear, uJulian:
+		return true
+	}
+	return false
+}
+
 // lookupUnit resolves a unit name; it also returns the name as
 // PostgreSQL's messages show it (lower-cased).
 func lookupUnit(s string) (int, string) {
@@ -85,11 +95,11 @@ func lookupUnit(s string) (int, string) {
 	return unitNames[key], low
 }
 
-func unitNotRecognized(low string, t types.T) error {
+func unitNotRecognized(low string, t types.T) *pgerror.Error {
 	return pgerror.New(pgerror.InvalidParameterValue, "unit \"%s\" not recognized for type %s", low, t.String())
 }
 
-func unitNotSupported(low string, t types.T) error {
+func unitNotSupported(low string, t types.T) *pgerror.Error {
 	return pgerror.New(pgerror.FeatureNotSupported, "unit \"%s\" not supported for type %s", low, t.String())
 }
 
@@ -359,6 +369,26 @@ func init() {
 	pure("date_part",
 		strict(params(text, tstz), f8, datePartFn), strict(params(text, ts), f8, datePartFn),
 		strict(params(text, date), f8, datePartFn), strict(params(text, iv), f8, datePartFn))
+	// timestamptz first: it is PostgreSQL's preferred date/time type, so a
+	// date argument (an implicit cast either way) resolves to it, as there.
+	pure("date_trunc",
+		strict(params(text, tstz), tstz, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			r, err := truncTime(a[0].S, a[1].I, c.Env.Location(), tstz)
+			return types.NewTimestamp(types.KindTimestampTZ, r), err
+		}),
+		strict(params(text, ts), ts, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			r, err := truncTime(a[0].S, a[1].I, time.UTC, ts)
+			return types.NewTimestamp(types.KindTimestamp, r), err
+		}),
+		strict(params(text, tstz, text), tstz, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			loc, err := ParseZone(a[2].S)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			r, err := truncTime(a[0].S, a[1].I, loc, tstz)
+			return types.NewTimestamp(types.KindTimestampTZ, r), err
+		}),
+		strict(params(text, iv), iv, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return truncInterval(a[0].S, a[1]) }))
 	pure("make_date", strict(params(i4, i4, i4), date, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		y, m, d := a[0].I, a[1].I, a[2].I
 		bc := y < 0
@@ -370,6 +400,14 @@ func init() {
 		}
 		if bc {
 			y = -y + 1
+		}
+		// PostgreSQL's dates run from 4714-11-24 BC to 5874897-12-31
+		if j := date2j(int(y), int(m), int(d)); y < -4712 || y > 5874897 || j < 0 {
+			yy := y
+			if bc {
+				yy = -(y - 1)
+			}
+			return types.Datum{}, pgerror.New(pgerror.DatetimeFieldOverflow, "date out of range: %d-%02d-%02d", yy, m, d)
 		}
 		return types.NewDate(types.DaysFromCivil(int(y), int(m), int(d))), nil
 	}))
@@ -491,6 +529,9 @@ func makeTimestamp(a []types.Datum) (int64, error) {
 	}
 	if y < 0 {
 		y++
+	}
+	if y < -4712 || y > 294276 {
+		return 0, pgerror.New(pgerror.DatetimeFieldOverflow, "date out of range: %d-%02d-%02d", a[0].I, m, d)
 	}
 	if h < 0 || mi < 0 || mi > 59 || sec < 0 || sec > 60 || math.IsNaN(sec) || h > 24 || h == 24 && (mi > 0 || sec > 0) ||
 		math.Round(sec*1e6) > 60e6 {
@@ -783,4 +824,139 @@ func dateBin(stride types.Datum, src, origin int64) (int64, error) {
 		r -= strideUs
 	}
 	return r, nil
+}
+
+// truncTime is date_trunc on micros: the local time (of loc) cut to the
+// unit. Units of a day or more are read back as a local time of loc (the
+// offset there may differ); smaller ones keep the instant's offset.
+func truncTime(unit string, micros int64, loc *time.Location, typ types.T) (int64, error) {
+	u, low := lookupUnit(unit)
+	if specialUnit(u) {
+		u = 0
+	}
+	t := time.UnixMicro(micros).In(loc)
+	y, mon, d := t.Year(), int(t.Month()), t.Day()
+	usec := int64(t.Nanosecond() / 1000)
+	sinceHour := int64(t.Minute())*usPerMin + int64(t.Second())*usPerSec + usec
+	switch u {
+	case uMicrosec:
+		return micros, nil
+	case uMillisec:
+		return micros - usec%1000, nil
+	case uSecond:
+		return micros - usec, nil
+	case uMinute:
+		return micros - int64(t.Second())*usPerSec - usec, nil
+	case uHour:
+		return micros - sinceHour, nil
+	case uWeek:
+		woy := date2isoweek(y, mon, d)
+		if woy >= 52 && mon == 1 {
+			y--
+		}
+		if woy <= 1 && mon == 12 {
+			y++
+		}
+		j := isoweek2j(y, woy)
+		days := int64(j) - unixEpochJD
+		return localToUTC(days*usPerDay, loc), nil
+	case uMillennium, uCentury, uDecade, uYear, uQuarter, uMonth, uDay:
+	case 0:
+		return 0, unitNotRecognized(low, typ)
+	default:
+		return 0, unitNotSupported(low, typ)
+	}
+	switch u {
+	case uMillennium:
+		if y > 0 {
+			y = ((y+999)/1000)*1000 - 999
+		} else {
+			y = -((999-(y-1))/1000)*1000 + 1
+		}
+	case uCentury:
+		if y > 0 {
+			y = ((y+99)/100)*100 - 99
+		} else {
+			y = -((99-(y-1))/100)*100 + 1
+		}
+	case uDecade:
+		if y > 0 {
+			y = (y / 10) * 10
+		} else {
+			y = -((8 - (y - 1)) / 10) * 10
+		}
+	}
+	switch u {
+	case uMillennium, uCentury, uDecade, uYear:
+		mon, d = 1, 1
+	case uQuarter:
+		mon, d = 3*((mon-1)/3)+1, 1
+	case uMonth:
+		d = 1
+	}
+	days := types.DaysFromCivil(y, mon, d)
+	if loc == time.UTC {
+		return days * usPerDay, nil
+	}
+	return localToUTC(days*usPerDay, loc), nil
+}
+
+// truncInterval is date_trunc on an interval's fields.
+func truncInterval(unit string, iv types.Datum) (types.Datum, error) {
+	u, low := lookupUnit(unit)
+	if specialUnit(u) {
+		u = 0
+	}
+	year, mon, mday := int64(iv.M)/12, int64(iv.M)%12, int64(iv.Dd)
+	t := iv.I
+	hour := t / usPerHour
+	t -= hour * usPerHour
+	mins := t / usPerMin
+	t -= mins * usPerMin
+	sec := t / usPerSec
+	usec := t - sec*usPerSec
+	switch u {
+	case uMillennium, uCentury, uDecade, uYear, uQuarter, uMonth, uDay, uHour, uMinute, uSecond, uMillisec, uMicrosec:
+	case 0:
+		return types.Datum{}, unitNotRecognized(low, types.Interval)
+	case uWeek:
+		return types.Datum{}, unitNotSupported(low, types.Interval).WithDetail("Months usually have fractional weeks.")
+	default:
+		return types.Datum{}, unitNotSupported(low, types.Interval)
+	}
+	order := []int{uMillennium, uCentury, uDecade, uYear, uQuarter, uMonth, uDay, uHour, uMinute, uSecond}
+	from := len(order)
+	for i, o := range order {
+		if o == u {
+			from = i
+		}
+	}
+	for _, o := range order[from:] {
+		switch o {
+		case uMillennium:
+			year = year / 1000 * 1000
+		case uCentury:
+			year = year / 100 * 100
+		case uDecade:
+			year = year / 10 * 10
+		case uYear:
+			mon = 0
+		case uQuarter:
+			mon = 3 * (mon / 3)
+		case uMonth:
+			mday = 0
+		case uDay:
+			hour = 0
+		case uHour:
+			mins = 0
+		case uMinute:
+			sec = 0
+		case uSecond:
+			usec = 0
+		}
+	}
+	if u == uMillisec {
+		usec = usec / 1000 * 1000
+	}
+	return types.NewInterval(int32(year*12+mon), int32(mday), ((hour*60+mins)*60+sec)*usPerSec+usec), nil
 }

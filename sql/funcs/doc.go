@@ -21,12 +21,13 @@
 //     key's order (stats.go).
 //  7. Results match PostgreSQL 15's, types, scales and errors included
 //     (the func_*.slt logic tests take theirs from a real PostgreSQL),
-//     except where a file says otherwise: the double precision
-//     transcendental functions come from Go's math package and may differ
-//     in the last digit.
+//     except where a file says otherwise: double precision exp, ln, log,
+//     log10, power and cbrt reproduce glibc's results (ddmath.go, math.go);
+//     the trigonometric and hyperbolic ones come from Go's math package
+//     and may differ in the last digit.
 //
 // Files: scalar.go and string2.go (strings), regexp.go, encode.go,
-// format.go, math.go, datetime.go, formatting.go (to_char/to_date/
+// format.go, math.go, ddmath.go, datetime.go, formatting.go (to_char/to_date/
 // to_timestamp templates), numformat.go (to_char over numbers),
 // spark_datetime.go (Databricks date functions), aggregates*.go, stats.go,
 // string_agg.go, array*.go, window.go, misc.go, random.go, sequence.go.

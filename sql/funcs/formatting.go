@@ -295,17 +295,102 @@ type tmFields struct {
 
 func tmOf(t time.Time, tz bool) tmFields {
 	f := tmFields{year: t.Year(), mon: int(t.Month()), mday: t.Day(), hour: t.Hour(), min: t.Minute(), sec: t.Second(),
-		usec: t.Nanosecond() / 1000, wday: int(t.Weekday()), yday: t.YearDay(), julian: julianDay(t)}
-	f.isoYear, f.isoWeek = t.ISOWeek()
-	wd := f.wday
-	if wd == 0 {
-		wd = 7
-	}
-	f.isoYday = (f.isoWeek-1)*7 + wd
+		usec: t.Nanosecond() / 1000, wday: int(t.Weekday()), yday: t.YearDay()}
+	f.calendar()
 	if tz {
 		f.zone, f.gmtoff = t.Zone()
 	}
 	return f
+}
+
+// calendar fills the Julian day and ISO fields from year, mon and mday
+// with PostgreSQL's date2j arithmetic, which also takes an interval's
+// out-of-range months and days.
+func (f *tmFields) calendar() {
+	f.julian = int64(date2j(f.year, f.mon, f.mday))
+	f.isoYear = date2isoyear(f.year, f.mon, f.mday)
+	f.isoWeek = date2isoweek(f.year, f.mon, f.mday)
+	f.isoYday = date2j(f.year, f.mon, f.mday) - isoweek2j(f.isoYear, 1) + 1
+}
+
+// date2j is PostgreSQL's Julian day of a (proleptic Gregorian,
+// astronomical) date.
+func date2j(y, m, d int) int {
+	if m > 2 {
+		m++
+		y += 4800
+	} else {
+		m += 13
+		y += 4799
+	}
+	century := y / 100
+	julian := y*365 - 32167
+	julian += y/4 - century + century/4
+	julian += 7834*m/256 + d
+	return julian
+}
+
+func j2day(j int) int {
+	d := (j + 1) % 7
+	if d < 0 {
+		d += 7
+	}
+	return d
+}
+
+func date2isoweek(year, mon, mday int) int {
+	dayn := date2j(year, mon, mday)
+	day4 := date2j(year, 1, 4)
+	day0 := j2day(day4 - 1)
+	if dayn < day4-day0 {
+		day4 = date2j(year-1, 1, 4)
+		day0 = j2day(day4 - 1)
+	}
+	result := (dayn-(day4-day0))/7 + 1
+	if result >= 52 {
+		day4 = date2j(year+1, 1, 4)
+		day0 = j2day(day4 - 1)
+		if dayn >= day4-day0 {
+			result = (dayn-(day4-day0))/7 + 1
+		}
+	}
+	return result
+}
+
+func date2isoyear(year, mon, mday int) int {
+	dayn := date2j(year, mon, mday)
+	day4 := date2j(year, 1, 4)
+	day0 := j2day(day4 - 1)
+	if dayn < day4-day0 {
+		day4 = date2j(year-1, 1, 4)
+		day0 = j2day(day4 - 1)
+		year--
+	}
+	result := (dayn-(day4-day0))/7 + 1
+	if result >= 52 {
+		day4 = date2j(year+1, 1, 4)
+		day0 = j2day(day4 - 1)
+		if dayn >= day4-day0 {
+			year++
+		}
+	}
+	return year
+}
+
+func isoweek2j(year, week int) int {
+	day4 := date2j(year, 1, 4)
+	day0 := j2day(day4 - 1)
+	return (week-1)*7 + (day4 - day0)
+}
+
+// invalidForInterval: the patterns an interval has no value for.
+func invalidForInterval(id int) bool {
+	switch id {
+	case dADdots, dAD, dBCdots, dBC, dadDots, dad, dbcDots, dbc, dMONTH, dMonth, dmonth, dMON, dMon, dmon,
+		dDAY, dDay, dday, dDY, dDy, ddy, dD, dID, dtz, dTZ, dOF, dTZH, dTZM:
+		return true
+	}
+	return false
 }
 
 // adjustYear: a BC year prints as positive (1 BC is year 0).
@@ -352,12 +437,16 @@ func padName(s string, fm bool) string {
 }
 
 // dchToChar formats tm by a template.
-func dchToChar(nodes []dchNode, tm tmFields) string {
+func dchToChar(nodes []dchNode, tm tmFields) (string, error) {
 	var b strings.Builder
 	for _, n := range nodes {
 		if n.kind != nAction {
 			b.WriteString(n.text)
 			continue
+		}
+		if tm.interval && invalidForInterval(n.key.id) {
+			return "", errFormat("invalid format specification for an interval value").
+				WithHint("Intervals are not tied to specific calendar dates.")
 		}
 		num := func(s string) {
 			if n.th > 0 {
@@ -375,13 +464,13 @@ func dchToChar(nodes []dchNode, tm tmFields) string {
 		isoYear := adjustYear(tm.isoYear, tm.interval)
 		switch n.key.id {
 		case dAM, dPM:
-			b.WriteString(map[bool]string{true: "PM", false: "AM"}[tm.hour >= 12])
+			b.WriteString(map[bool]string{true: "PM", false: "AM"}[tm.hour%24 >= 12])
 		case dam, dpm:
-			b.WriteString(map[bool]string{true: "pm", false: "am"}[tm.hour >= 12])
+			b.WriteString(map[bool]string{true: "pm", false: "am"}[tm.hour%24 >= 12])
 		case dAMdots, dPMdots:
-			b.WriteString(map[bool]string{true: "P.M.", false: "A.M."}[tm.hour >= 12])
+			b.WriteString(map[bool]string{true: "P.M.", false: "A.M."}[tm.hour%24 >= 12])
 		case damDots, dpmDots:
-			b.WriteString(map[bool]string{true: "p.m.", false: "a.m."}[tm.hour >= 12])
+			b.WriteString(map[bool]string{true: "p.m.", false: "a.m."}[tm.hour%24 >= 12])
 		case dHH, dHH12:
 			h := tm.hour % 12
 			if h == 0 {
@@ -557,10 +646,22 @@ func dchToChar(nodes []dchNode, tm tmFields) string {
 			}
 			num(strconv.Itoa(y % 10))
 		case dRM, drm:
-			if tm.mon == 0 {
+			if tm.mon == 0 && !(tm.interval && tm.year != 0) {
 				break
 			}
-			s := romanMon[tm.mon-1]
+			// an interval's months may be 0 (whole years) or negative
+			// (-1 is December)
+			var s string
+			switch {
+			case tm.mon == 0 && tm.year >= 0:
+				s = romanMon[11]
+			case tm.mon == 0:
+				s = romanMon[0]
+			case tm.mon < 0:
+				s = romanMon[12+tm.mon]
+			default:
+				s = romanMon[tm.mon-1]
+			}
 			if n.key.id == drm {
 				s = strings.ToLower(s)
 			}
@@ -576,7 +677,7 @@ func dchToChar(nodes []dchNode, tm tmFields) string {
 			num(strconv.FormatInt(tm.julian, 10))
 		}
 	}
-	return b.String()
+	return b.String(), nil
 }
 
 // fromChar is what to_date/to_timestamp read from the input.
@@ -1164,6 +1265,9 @@ func timeTM(c *Ctx, d types.Datum) tmFields {
 		t -= int64(tm.min) * usPerMin
 		tm.sec = int(t / usPerSec)
 		tm.usec = int(t - int64(tm.sec)*usPerSec)
+		// the day of year approximates the span in days
+		tm.yday = (tm.year*12+tm.mon)*30 + tm.mday
+		tm.calendar()
 		return tm
 	}
 	return tmOf(types.TimeOf(d, c.Env), d.K == types.KindTimestampTZ)
@@ -1175,7 +1279,11 @@ func init() {
 		if a[1].S == "" {
 			return types.NullDatum, nil
 		}
-		return types.NewText(dchToChar(parseDCH(a[1].S), timeTM(c, a[0]))), nil
+		s, err := dchToChar(parseDCH(a[1].S), timeTM(c, a[0]))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		return types.NewText(s), nil
 	}
 	toCharOvs := []*Overload{
 		strict(params(types.TimestampTZ, text), text, toChar), strict(params(types.Timestamp, text), text, toChar),

@@ -90,3 +90,39 @@ func TestVarianceRetract(t *testing.T) {
 		t.Errorf("restored state gives %s, want %s", c, a)
 	}
 }
+
+// The double precision exp, ln, log10 and power give glibc's (and so
+// PostgreSQL's) results; these values are glibc 2.36's.
+func TestFloatMatchesGlibc(t *testing.T) {
+	for _, c := range []struct {
+		got  float64
+		want string
+	}{
+		{crExp(160.69906436962663), "6.176136740099162e+69"},
+		{crExp(0.5903871311313933), "1.804686930673911"},
+		{crLog(1.7953503553170093e+103), "237.75146476530165"},
+		{crLog10(0.5828429643581691), "-0.23444844163793946"},
+		{crLog10(1.0057442663531056e+27), "27.0024875653812"},
+		{crLog10(1000), "3"},
+		{crPow(-78, 13), "-3.955759092264801e+24"},
+		{crPow(90.57072610207433, -35.52172574905927), "3.050804066234173e-70"},
+		{crPow(1e10, -2.5), "1e-25"},
+		{crPow(2, 1.5), "2.8284271247461903"},
+	} {
+		if got := types.NewFloat8(c.got).String(); got != c.want {
+			t.Errorf("got %s, want %s", got, c.want)
+		}
+	}
+}
+
+func BenchmarkExp(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		crExp(1.2345 + float64(i%100))
+	}
+}
+
+func BenchmarkPow(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		crPow(1.2345+float64(i%100), 2.5)
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 // PostgreSQL's numeric scale limits (numeric.c).
 const (
+	numericDscaleMax      = 16383
 	numericMinSigDigits   = 16
 	numericMaxDisplay     = 1000
 	numericMaxResultScale = 2000
@@ -171,7 +172,7 @@ func init() {
 			case math.IsInf(x, -1):
 				return 0, nil
 			}
-			return checkFloat(math.Exp(x), true, false)
+			return checkFloat(crExp(x), true, false)
 		})),
 		strict(params(num), num, numFn(numericExp)))
 	ln := func(log func(float64) float64) func(float64) (float64, error) {
@@ -185,9 +186,9 @@ func init() {
 			return log(x), nil
 		}
 	}
-	pure("ln", strict(params(f8), f8, floatFn(ln(math.Log))), strict(params(num), num, numFn(numericLn)))
+	pure("ln", strict(params(f8), f8, floatFn(ln(crLog))), strict(params(num), num, numFn(numericLn)))
 	log10 := []*Overload{
-		strict(params(f8), f8, floatFn(ln(math.Log10))),
+		strict(params(f8), f8, floatFn(ln(crLog10))),
 		strict(params(num), num, numFn(func(x *apd.Decimal) (*apd.Decimal, error) { return numericLog(apd.New(10, 0), x) })),
 	}
 	pure("log10", log10...)
@@ -373,7 +374,7 @@ func truncNumeric(x *apd.Decimal, s int64) (*apd.Decimal, error) {
 	if x.Form != apd.Finite {
 		return x, nil
 	}
-	s = max(min(s, numericMaxResultScale), -numericMaxResultScale)
+	s = max(min(s, numericDscaleMax), -numericDscaleMax)
 	c := bigCtx(x, s)
 	c.Rounding = apd.RoundDown
 	r := new(apd.Decimal)
@@ -620,9 +621,8 @@ func numericLog(base, x *apd.Decimal) (*apd.Decimal, error) {
 		case base.Form == apd.Infinite:
 			return apd.New(0, 0), nil
 		}
-		r := &apd.Decimal{Form: apd.Infinite}
-		r.Negative = base.Cmp(apd.New(1, 0)) < 0
-		return r, nil
+		// log(finite, Infinity) is Infinity whatever the base
+		return &apd.Decimal{Form: apd.Infinite}, nil
 	}
 	if base.Cmp(apd.New(1, 0)) == 0 {
 		return nil, errDivByZero()
@@ -658,10 +658,10 @@ func floatPow(x, y float64) (float64, error) {
 	if x < 0 && math.Floor(y) != y {
 		return 0, pgerror.New(pgerror.InvalidArgumentForPower, "a negative number raised to a non-integer power yields a complex result")
 	}
-	r := math.Pow(x, y)
 	if !finite(x, y) {
-		return r, nil
+		return math.Pow(x, y), nil
 	}
+	r := crPow(x, y)
 	if math.IsInf(r, 0) {
 		return 0, errOverflow
 	}
@@ -883,11 +883,8 @@ func widthBucketFloat(op, b1, b2 float64, count int64) (int64, error) {
 	default:
 		return 0, errBucket("lower bound cannot equal upper bound")
 	}
-	res := int64(r)
-	if res >= count {
-		res = count - 1
-	}
-	return res + 1, nil
+	// PostgreSQL 15 does not clamp a quotient that rounds up to 1
+	return int64(r) + 1, nil
 }
 
 func widthBucketNumeric(op, b1, b2 *apd.Decimal, count int64) (int64, error) {

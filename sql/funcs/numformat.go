@@ -516,7 +516,10 @@ func numericToChar(v *apd.Decimal, f string) (types.Datum, error) {
 			d.pre += d.multi
 		}
 		if val.Form != apd.Finite {
-			numstr = overflowed(d)
+			// NaN and Infinity go through as their text, as numeric_out
+			// writes them
+			numstr, sign = splitSign(types.NewNumeric(val).String())
+			numstr, outPre = prePadding(numstr, d)
 			break
 		}
 		r, err := roundNumeric(val, int32(d.post))
@@ -550,7 +553,7 @@ func numericSci(v *apd.Decimal, scale int) string {
 	return s + "e+" + e
 }
 
-func intToChar(v int64, f string) (types.Datum, error) {
+func intToChar(v int64, f string, k types.Kind) (types.Datum, error) {
 	nodes, d, err := parseNum(f)
 	if err != nil {
 		return types.Datum{}, err
@@ -568,7 +571,10 @@ func intToChar(v int64, f string) (types.Datum, error) {
 	default:
 		x := v
 		if d.multi > 0 {
-			x = v * int64(math.Pow(10, float64(d.multi)))
+			var err error
+			if x, err = types.IntMul(k, v, int64(math.Pow(10, float64(d.multi)))); err != nil {
+				return types.Datum{}, err
+			}
 			d.pre += d.multi
 		}
 		numstr, sign = splitSign(strconv.FormatInt(x, 10))
@@ -609,7 +615,8 @@ func floatToChar(v float64, f string, digits int) (types.Datum, error) {
 			d.pre += d.multi
 		}
 		if math.IsNaN(val) || math.IsInf(val, 0) {
-			numstr = overflowed(d)
+			numstr, sign = splitSign(types.NewFloat8(val).String())
+			numstr, outPre = prePadding(numstr, d)
 			break
 		}
 		preLen := len(strconv.FormatFloat(math.Abs(val), 'f', 0, 64))
@@ -627,8 +634,8 @@ func floatToChar(v float64, f string, digits int) (types.Datum, error) {
 func numericToCharOverloads() []*Overload {
 	text := types.Text
 	return []*Overload{
-		strict(params(types.Int4, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return intToChar(a[0].I, a[1].S) }),
-		strict(params(types.Int8, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return intToChar(a[0].I, a[1].S) }),
+		strict(params(types.Int4, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return intToChar(a[0].I, a[1].S, types.KindInt4) }),
+		strict(params(types.Int8, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return intToChar(a[0].I, a[1].S, types.KindInt8) }),
 		strict(params(types.Numeric, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return numericToChar(a[0].D, a[1].S) }),
 		strict(params(types.Float4, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return floatToChar(a[0].F, a[1].S, 6) }),
 		strict(params(types.Float8, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return floatToChar(a[0].F, a[1].S, 15) }),

@@ -113,15 +113,19 @@ func compileRe(pat string, f reFlags) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// translateRe rewrites the escapes of PostgreSQL's regular expressions
-// that RE2 spells differently: \y and \Y (word boundary), \Z (end).
+// translateRe rewrites what PostgreSQL's regular expressions spell or
+// mean differently from RE2: \y and \Y (word boundary), \Z (end), and
+// the character classes \w, \W and [[:alpha:]]-style names, which are
+// Unicode-aware in a UTF8 database and ASCII-only in RE2.
 func translateRe(p string) string {
-	if !strings.Contains(p, `\`) {
+	if !strings.ContainsAny(p, `\[`) {
 		return p
 	}
 	var b strings.Builder
+	inBracket := false
 	for i := 0; i < len(p); i++ {
-		if p[i] == '\\' && i+1 < len(p) {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
 			switch p[i+1] {
 			case 'y':
 				b.WriteString(`\b`)
@@ -129,15 +133,59 @@ func translateRe(p string) string {
 				b.WriteString(`\B`)
 			case 'Z':
 				b.WriteString(`\z`)
+			case 'w':
+				if inBracket {
+					b.WriteString(`\p{L}\p{N}_`)
+				} else {
+					b.WriteString(`[\p{L}\p{N}_]`)
+				}
+			case 'W':
+				if inBracket {
+					b.WriteString(`\W`)
+				} else {
+					b.WriteString(`[^\p{L}\p{N}_]`)
+				}
 			default:
 				b.WriteString(p[i : i+2])
 			}
 			i++
 			continue
 		}
-		b.WriteByte(p[i])
+		if inBracket && c == '[' && i+1 < len(p) && p[i+1] == ':' {
+			if end := strings.Index(p[i:], ":]"); end > 0 {
+				if repl, ok := unicodeClasses[p[i+2:i+end]]; ok {
+					b.WriteString(repl)
+					i += end + 1
+					continue
+				}
+			}
+		}
+		switch {
+		case !inBracket && c == '[':
+			inBracket = true
+			b.WriteByte(c)
+			// a ] right after [ or [^ is a literal
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteString(`\]`)
+				i++
+			}
+			continue
+		case inBracket && c == ']':
+			inBracket = false
+		}
+		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// unicodeClasses are the bracket classes whose RE2 spelling is
+// ASCII-only, as Unicode ones.
+var unicodeClasses = map[string]string{
+	"alpha": `\p{L}`, "alnum": `\p{L}\p{N}`, "upper": `\p{Lu}`, "lower": `\p{Ll}`, "word": `\p{L}\p{N}_`,
 }
 
 // stripExpanded removes the white space and # comments of an expanded
@@ -236,6 +284,9 @@ func matchesFrom(re *regexp.Regexp, s string, from int, all bool) [][]int {
 		n = 1
 	}
 	ms := re.FindAllStringSubmatchIndex(s, n)
+	if n < 0 && len(ms) > 0 {
+		ms = withAbuttingEmpty(re, s, ms)
+	}
 	if from > 0 {
 		out := ms[:0]
 		for _, m := range ms {
@@ -249,6 +300,37 @@ func matchesFrom(re *regexp.Regexp, s string, from int, all bool) [][]int {
 		ms = ms[:1]
 	}
 	return ms
+}
+
+// withAbuttingEmpty adds the empty matches right after a non-empty one,
+// which RE2 skips and PostgreSQL finds (regexp_replace('xy', 'x*', '-',
+// 'g') is '--y-'). Whether the pattern matches empty there is asked of the
+// rest of the string, so it is not asked of patterns whose meaning
+// depends on what precedes (anchors, word boundaries).
+func withAbuttingEmpty(re *regexp.Regexp, s string, ms [][]int) [][]int {
+	src := re.String()
+	if strings.ContainsAny(src, "^") || strings.Contains(src, `\b`) || strings.Contains(src, `\B`) || strings.Contains(src, `\A`) {
+		return ms
+	}
+	var out [][]int
+	for i, m := range ms {
+		out = append(out, m)
+		if m[1] == m[0] {
+			continue
+		}
+		if i+1 < len(ms) && ms[i+1][0] == m[1] {
+			continue // the next match starts there
+		}
+		if e := re.FindStringSubmatchIndex(s[m[1]:]); e != nil && e[0] == 0 && e[1] == 0 {
+			for k := range e {
+				if e[k] >= 0 {
+					e[k] += m[1]
+				}
+			}
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // groups returns a match's capture groups as a text[] (the whole match

@@ -1073,8 +1073,12 @@ func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int
 			at := a.Type()
 			switch {
 			case pt.Kind == types.KindUnknown || at.Kind == pt.Kind && at.Elem == pt.Elem:
-			case isUnknown(at):
+			case isUnknown(at) && preferredType(pt):
+				// an untyped literal goes to its category's preferred
+				// type first (round(NULL) is round(double precision))
 				cost++
+			case isUnknown(at):
+				cost += 2
 			case implicitCast(at, pt) && preferredType(pt):
 				cost += 100
 			case implicitCast(at, pt):

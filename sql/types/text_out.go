@@ -226,6 +226,9 @@ func appendInterval(buf []byte, d Datum) []byte {
 	years := d.M / 12
 	months := d.M % 12
 	start := len(buf)
+	// PostgreSQL's EncodeInterval: a positive field right after a
+	// negative one carries a +, as "-1 years +2 mons".
+	before := false
 	part := func(v int64, unit string) {
 		if v == 0 {
 			return
@@ -233,12 +236,16 @@ func appendInterval(buf []byte, d Datum) []byte {
 		if len(buf) > start {
 			buf = append(buf, ' ')
 		}
+		if before && v > 0 {
+			buf = append(buf, '+')
+		}
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, ' ')
 		buf = append(buf, unit...)
 		if v != 1 { // PostgreSQL: "-1 days", "1 day", "2 mons"
 			buf = append(buf, 's')
 		}
+		before = v < 0
 	}
 	part(int64(years), "year")
 	part(int64(months), "mon")
@@ -251,7 +258,7 @@ func appendInterval(buf []byte, d Datum) []byte {
 		if us < 0 {
 			buf = append(buf, '-')
 			us = -us
-		} else if len(buf) > start && (d.M < 0 || d.Dd < 0) {
+		} else if before {
 			buf = append(buf, '+')
 		}
 		buf = appendClock(buf, us)
