@@ -222,3 +222,196 @@ func crPow(x, y float64) float64 {
 	}
 	return r
 }
+
+// Trigonometry in double-double: the argument reduced modulo π/2 with a
+// 159-bit π/2, Taylor series on |r| <= π/4, and the inverse functions by
+// one Newton step from Go's estimate. glibc's sin, cos, tan, asin, acos,
+// atan and atan2 (which PostgreSQL calls) round correctly in practice, so
+// these agree with them.
+
+var (
+	// π/2 as three doubles (fdlibm's pio2_1, pio2_2, pio2_3 are 33-bit
+	// pieces; these are full 53-bit ones, so k·piece is exact in dd).
+	pio2Parts = func() [3]float64 {
+		f, _, _ := big.ParseFloat("1.570796326794896619231321691639751442098584699687552910487472296153908203143104499314017412671058534", 10, 300, big.ToNearestEven)
+		var out [3]float64
+		for i := range out {
+			out[i], _ = f.Float64()
+			f.Sub(f, new(big.Float).SetFloat64(out[i]))
+		}
+		return out
+	}()
+	ddPio2 = dd{pio2Parts[0], pio2Parts[1]}
+	ddPi   = ddConst("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706798")
+)
+
+// reduce returns r = x - k·π/2 in dd and k mod 4; ok=false when x is
+// too large for this reduction (the caller falls back).
+func reduce(x float64) (dd, int, bool) {
+	if math.Abs(x) > 1e15 {
+		return dd{}, 0, false
+	}
+	k := math.Round(x / pio2Parts[0])
+	r := dd{x, 0}
+	for _, p := range pio2Parts {
+		r = r.add(twoProd(-k, p))
+	}
+	q := int(math.Mod(k, 4))
+	if q < 0 {
+		q += 4
+	}
+	return r, q, true
+}
+
+// sinCosDD is sin(r) and cos(r) for |r| <= π/4 (a little more is fine).
+func sinCosDD(r dd) (dd, dd) {
+	r2 := r.mul(r)
+	// sin r = r·(1 - r²/3! + r⁴/5! - …), cos r = 1 - r²/2! + r⁴/4! - …
+	s, c := dd{0, 0}, dd{0, 0}
+	ps := dd{1, 0} // r^(2n)
+	for n := 0; n <= 13; n++ {
+		sign := 1.0
+		if n%2 == 1 {
+			sign = -1
+		}
+		if 2*n+1 < len(invFact) {
+			s = s.add(ps.mul(invFact[2*n+1]).mulF(sign))
+		} else {
+			s = s.add(ps.mul(invFactBig(2*n + 1)).mulF(sign))
+		}
+		if 2*n < len(invFact) {
+			if n == 0 {
+				c = c.add(dd{1, 0})
+			} else {
+				c = c.add(ps.mul(invFact[2*n]).mulF(sign))
+			}
+		} else {
+			c = c.add(ps.mul(invFactBig(2 * n)).mulF(sign))
+		}
+		ps = ps.mul(r2)
+	}
+	return s.mul(r), c
+}
+
+var invFactMore = map[int]dd{}
+
+// invFactBig is 1/n! for n past invFact's table.
+func invFactBig(n int) dd {
+	if v, ok := invFactMore[n]; ok {
+		return v
+	}
+	f := new(big.Float).SetPrec(200).SetInt64(1)
+	for i := 2; i <= n; i++ {
+		f.Quo(f, new(big.Float).SetPrec(200).SetInt64(int64(i)))
+	}
+	hi, _ := f.Float64()
+	lo, _ := new(big.Float).SetPrec(200).Sub(f, new(big.Float).SetFloat64(hi)).Float64()
+	return dd{hi, lo}
+}
+
+func init() {
+	for n := len(invFact); n <= 28; n++ {
+		invFactMore[n] = invFactBig(n)
+	}
+}
+
+// sinCos is sin(x), cos(x) in dd; ok=false past the reduction's range.
+func sinCos(x dd) (dd, dd, bool) {
+	r, q, ok := reduce(x.hi)
+	if !ok {
+		return dd{}, dd{}, false
+	}
+	r = r.add(dd{x.lo, 0})
+	s, c := sinCosDD(r)
+	neg := func(v dd) dd { return dd{-v.hi, -v.lo} }
+	switch q {
+	case 1:
+		s, c = c, neg(s)
+	case 2:
+		s, c = neg(s), neg(c)
+	case 3:
+		s, c = neg(c), s
+	}
+	return s, c, true
+}
+
+func crSin(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return math.Sin(x)
+	}
+	s, _, ok := sinCos(dd{x, 0})
+	if !ok {
+		return math.Sin(x)
+	}
+	return s.hi + s.lo
+}
+
+func crCos(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return math.Cos(x)
+	}
+	_, c, ok := sinCos(dd{x, 0})
+	if !ok {
+		return math.Cos(x)
+	}
+	return c.hi + c.lo
+}
+
+func crTan(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return math.Tan(x)
+	}
+	s, c, ok := sinCos(dd{x, 0})
+	if !ok {
+		return math.Tan(x)
+	}
+	t := s.div(c)
+	return t.hi + t.lo
+}
+
+func crAtan(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) < 0x1p-27 {
+		return math.Atan(x)
+	}
+	y := math.Atan(x)
+	s, c, _ := sinCos(dd{y, 0})
+	// y - (sin y - x cos y)·cos y
+	corr := s.add(c.mulF(-x)).mul(c)
+	r := dd{y, 0}.add(dd{-corr.hi, -corr.lo})
+	return r.hi + r.lo
+}
+
+func crAsin(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.Abs(x) >= 1 || math.Abs(x) < 0x1p-26 {
+		return math.Asin(x)
+	}
+	y := math.Asin(x)
+	s, c, _ := sinCos(dd{y, 0})
+	corr := s.add(dd{-x, 0}).div(c)
+	r := dd{y, 0}.add(dd{-corr.hi, -corr.lo})
+	return r.hi + r.lo
+}
+
+func crAcos(x float64) float64 {
+	if math.IsNaN(x) || math.Abs(x) >= 1 {
+		return math.Acos(x)
+	}
+	y := math.Acos(x)
+	s, c, _ := sinCos(dd{y, 0})
+	corr := c.add(dd{-x, 0}).div(s)
+	r := dd{y, 0}.add(corr)
+	return r.hi + r.lo
+}
+
+func crAtan2(y, x float64) float64 {
+	if y == 0 || x == 0 || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return math.Atan2(y, x)
+	}
+	t := math.Atan2(y, x)
+	s, c, _ := sinCos(dd{t, 0})
+	// t + (y cos t - x sin t)/(x cos t + y sin t)
+	num := c.mulF(y).add(s.mulF(-x))
+	den := c.mulF(x).add(s.mulF(y))
+	r := dd{t, 0}.add(num.div(den))
+	return r.hi + r.lo
+}

@@ -22,9 +22,9 @@
 //  7. Results match PostgreSQL 15's, types, scales and errors included
 //     (the func_*.slt logic tests take theirs from a real PostgreSQL),
 //     except where a file says otherwise: double precision exp, ln, log,
-//     log10, power and cbrt reproduce glibc's results (ddmath.go, math.go);
-//     the trigonometric and hyperbolic ones come from Go's math package
-//     and may differ in the last digit.
+//     log10, power, cbrt and the trigonometric functions reproduce glibc's
+//     results (ddmath.go, math.go); the hyperbolic ones come from Go's
+//     math package and may differ in the last digit.
 //
 // Files: scalar.go and string2.go (strings), regexp.go, encode.go,
 // format.go, math.go, ddmath.go, datetime.go, formatting.go (to_char/to_date/

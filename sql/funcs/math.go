@@ -231,12 +231,12 @@ func init() {
 	notInf := func(x float64) bool { return !math.IsInf(x, 0) }
 	unit := func(x float64) bool { return x >= -1 && x <= 1 }
 	any := func(float64) bool { return true }
-	trig("sin", math.Sin, notInf)
-	trig("cos", math.Cos, notInf)
-	trig("tan", math.Tan, notInf)
-	trig("asin", math.Asin, unit)
-	trig("acos", math.Acos, unit)
-	trig("atan", math.Atan, any)
+	trig("sin", crSin, notInf)
+	trig("cos", crCos, notInf)
+	trig("tan", crTan, notInf)
+	trig("asin", crAsin, unit)
+	trig("acos", crAcos, unit)
+	trig("atan", crAtan, any)
 	pure("cot", strict(params(f8), f8, floatFn(func(x float64) (float64, error) {
 		if math.IsNaN(x) {
 			return x, nil
@@ -244,9 +244,9 @@ func init() {
 		if math.IsInf(x, 0) {
 			return 0, errOutOfRng
 		}
-		return 1 / math.Tan(x), nil
+		return 1 / crTan(x), nil // PostgreSQL divides tan's double
 	})))
-	pure("atan2", strict(params(f8, f8), f8, float2Fn(func(y, x float64) (float64, error) { return math.Atan2(y, x), nil })))
+	pure("atan2", strict(params(f8, f8), f8, float2Fn(func(y, x float64) (float64, error) { return crAtan2(y, x), nil })))
 	for _, name := range []string{"sinh", "cosh", "tanh", "asinh", "acosh", "atanh"} {
 		fn := map[string]func(float64) float64{"sinh": math.Sinh, "cosh": math.Cosh, "tanh": math.Tanh,
 			"asinh": math.Asinh, "acosh": math.Acosh, "atanh": math.Atanh}[name]
