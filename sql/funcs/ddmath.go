@@ -373,12 +373,26 @@ func crAtan(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) < 0x1p-27 {
 		return math.Atan(x)
 	}
-	y := math.Atan(x)
-	s, c, _ := sinCos(dd{y, 0})
-	// y - (sin y - x cos y)·cos y
-	corr := s.add(c.mulF(-x)).mul(c)
-	r := dd{y, 0}.add(dd{-corr.hi, -corr.lo})
+	if math.Abs(x) <= 1 {
+		r := ddAtan(dd{x, 0})
+		return r.hi + r.lo
+	}
+	// atan(x) = ±π/2 - atan(1/x): Newton is well-conditioned on |x| <= 1
+	inv := dd{1, 0}.div(dd{x, 0})
+	r := ddPio2.add(ddAtan(inv).mulF(-1))
+	if x < 0 {
+		r = dd{-ddPio2.hi, -ddPio2.lo}.add(ddAtan(inv).mulF(-1))
+	}
 	return r.hi + r.lo
+}
+
+// ddAtan is atan(a) for |a| <= 1: Go's estimate and one Newton step,
+// y - (sin y - a cos y)·cos y.
+func ddAtan(a dd) dd {
+	y := math.Atan(a.hi)
+	s, c, _ := sinCos(dd{y, 0})
+	corr := s.add(c.mul(a).mulF(-1)).mul(c)
+	return dd{y, 0}.add(dd{-corr.hi, -corr.lo})
 }
 
 func crAsin(x float64) float64 {

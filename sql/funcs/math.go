@@ -915,12 +915,23 @@ func widthBucketNumeric(op, b1, b2 *apd.Decimal, count int64) (int64, error) {
 		}
 		return count + 1, nil
 	}
+	// PostgreSQL's compute_bucket: the quotient rounded to its division
+	// scale, plus one, floored
 	c := types.DecimalCtx
-	num, den, q := new(apd.Decimal), new(apd.Decimal), new(apd.Decimal)
+	num, den := new(apd.Decimal), new(apd.Decimal)
 	c.Sub(num, v, lo)
 	c.Mul(num, num, apd.New(count, 0))
 	c.Sub(den, hi, lo)
-	c.QuoInteger(q, num, den)
-	r, _ := q.Int64()
-	return r + 1, nil
+	q, err := types.NumericDiv(num, den)
+	if err != nil {
+		return 0, err
+	}
+	c.Add(q, q, apd.New(1, 0))
+	f := new(apd.Decimal)
+	c.Floor(f, q)
+	r, err := f.Int64()
+	if err != nil || r > math.MaxInt32 {
+		return 0, intRangeErr(types.KindInt4)
+	}
+	return r, nil
 }

@@ -487,6 +487,12 @@ func numericToChar(v *apd.Decimal, f string) (types.Datum, error) {
 	outPre, sign := 0, byte('+')
 	switch {
 	case d.roman:
+		if v.Form == apd.NaN {
+			return types.Datum{}, pgerror.New(pgerror.FeatureNotSupported, "cannot convert NaN to integer")
+		}
+		if v.Form == apd.Infinite {
+			return types.Datum{}, pgerror.New(pgerror.FeatureNotSupported, "cannot convert infinity to integer")
+		}
 		r, err := roundNumeric(v, 0)
 		if err != nil {
 			return types.Datum{}, err
