@@ -27,7 +27,11 @@ type Config struct {
 	InMemory       bool // tests only
 	Database       string
 	MaxConnections int
-	Logger         *slog.Logger
+	// ReservedConnections of MaxConnections only superusers may take (an
+	// admin reserve; PostgreSQL's superuser_reserved_connections). It
+	// matters only with authentication, when users are roles.
+	ReservedConnections int
+	Logger              *slog.Logger
 	// TableDefaults are the feature properties new tables get (R-T5).
 	TableDefaults catalog.Defaults
 	// TriggerMinInterval is the shortest AT MOST EVERY window (R-S3);
@@ -62,12 +66,13 @@ type Config struct {
 // DefaultConfig is what `mvserver` with no flags uses.
 func DefaultConfig() Config {
 	return Config{
-		Listen:         "127.0.0.1:5433",
-		DataDir:        "./mvdata",
-		Database:       "mvserver",
-		MaxConnections: 100,
-		TableDefaults:  catalog.AllOn,
-		HTTP:           "127.0.0.1:8433",
+		Listen:              "127.0.0.1:5433",
+		DataDir:             "./mvdata",
+		Database:            "mvserver",
+		MaxConnections:      100,
+		ReservedConnections: 3,
+		TableDefaults:       catalog.AllOn,
+		HTTP:                "127.0.0.1:8433",
 	}
 }
 
@@ -131,7 +136,12 @@ func Start(cfg Config) (*Server, error) {
 		RequireRoles:      auth.auth != nil,
 	}
 	sqlEngine := mon.InstrumentEngine(eng)
+	if cfg.ReservedConnections < 0 || cfg.MaxConnections > 0 && cfg.ReservedConnections >= cfg.MaxConnections {
+		db.Close()
+		return nil, fmt.Errorf("superuser-reserved connections (%d) must be less than max-connections (%d)", cfg.ReservedConnections, cfg.MaxConnections)
+	}
 	wire := server.New(server.Config{Listen: cfg.Listen, MaxConnections: cfg.MaxConnections, Logger: cfg.Logger,
+		ReservedConnections: cfg.ReservedConnections, Superuser: eng.IsSuperuser,
 		Authenticator: auth.auth, TLS: auth.tls}, sqlEngine)
 	eng.Activity = wire.Activity
 	eng.CancelBackend = func(pid int64) bool { return pid > 0 && pid <= math.MaxUint32 && wire.CancelBackend(uint32(pid)) }
@@ -142,9 +152,17 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, db: db, cat: cat, wire: wire, ln: ln, served: make(chan error, 1), sched: sched, mon: mon}
 	if cfg.HTTP != "" {
+		// Without authentication the console acts as the bootstrap
+		// superuser for loopback clients, as SQL trusts them; with it, a
+		// browser logs in as a role and acts with its privileges.
+		var consoleAuth web.Authenticator = web.LoopbackOnly{User: auth.superuser}
+		if auth.auth != nil {
+			consoleAuth = &web.PasswordLogin{Check: consolePasswordCheck(db, cat)}
+		}
 		s.console, err = web.New(web.Config{Addr: cfg.HTTP, Monitor: mon, Logger: cfg.Logger, ActionWait: cfg.ConsoleActionWait,
-			Auth:    web.LoopbackOnly{User: auth.superuser},
-			Backend: web.Backend{DB: db, Catalog: cat, Database: cfg.Database, Engine: sqlEngine, NextRun: sched.sched.NextRun, Ready: s.ready}})
+			Auth: consoleAuth,
+			Backend: web.Backend{DB: db, Catalog: cat, Database: cfg.Database, Engine: sqlEngine, NextRun: sched.sched.NextRun, Ready: s.ready,
+				RequireRoles: auth.auth != nil}})
 		if err == nil {
 			err = s.console.Listen()
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/server"
@@ -112,5 +113,21 @@ func roleCredentials(db *storage.DB, cat *catalog.Manager) server.CredentialsFun
 			cr.ValidUntil = *r.ValidUntil
 		}
 		return cr, nil
+	}
+}
+
+// consolePasswordCheck checks a console login against the role's stored
+// verifier: the role must exist, may log in and have an unexpired password.
+func consolePasswordCheck(db *storage.DB, cat *catalog.Manager) func(user, password string) bool {
+	creds := roleCredentials(db, cat)
+	return func(user, password string) bool {
+		cr, err := creds(context.Background(), user)
+		if err != nil || !cr.Exists || !cr.Login || cr.Verifier == "" {
+			return false
+		}
+		if !cr.ValidUntil.IsZero() && time.Now().After(cr.ValidUntil) {
+			return false
+		}
+		return server.CheckPassword(cr.Verifier, user, password)
 	}
 }

@@ -74,3 +74,21 @@ func (t *Table) Revoke(grantee uint32, privs string) {
 	}
 	t.ACL = out
 }
+
+// Allowed reports whether user may use priv on t (0: needs ownership, for
+// ALTER, DROP and GRANT): a superuser may do anything; a role needs to own
+// t or hold a grant; a user that is no role is a superuser unless roles are
+// required (authentication configured).
+func (c *Catalog) Allowed(user string, requireRoles bool, t *Table, priv byte) bool {
+	r, ok := c.Role(user)
+	if !ok {
+		return !requireRoles
+	}
+	if r.Superuser {
+		return true
+	}
+	if priv == 0 {
+		return t.Owner != 0 && t.Owner == r.ID
+	}
+	return t.Granted(r.ID, priv)
+}

@@ -28,7 +28,7 @@ func TestJDBC(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("javac JdbcSession.java: %v\n%s", err, out)
 	}
-	targets := startTargets(t, sessionOpts{})
+	targets := startTargets(t, sessionOpts{tls: true})
 	run := clientRun{argv: []string{java, "-Duser.timezone=UTC", "-cp", jdbcJar + string(filepath.ListSeparator) + classes, "JdbcSession"}}
 	pgOut := runClient(t, targets[0], run)
 	mvOut := runClient(t, targets[1], run)

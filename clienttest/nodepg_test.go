@@ -17,7 +17,7 @@ func TestNodePg(t *testing.T) {
 	if _, err := os.Stat(testdata("node", "node_modules", "pg", "package.json")); err != nil {
 		t.Fatalf("npm's pg is not installed in testdata/clients/node (run scripts/install-test-deps.sh, or npm ci there): %v", err)
 	}
-	targets := startTargets(t, sessionOpts{})
+	targets := startTargets(t, sessionOpts{tls: true})
 	run := clientRun{argv: []string{node, "node_pg_session.js"}, dir: testdata("node")}
 	pgOut := runClient(t, targets[0], run)
 	mvOut := runClient(t, targets[1], run)

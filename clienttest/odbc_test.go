@@ -18,7 +18,7 @@ func TestODBC(t *testing.T) {
 		// by the bare name in odbcinst.ini.
 		t.Fatalf("psqlODBC is not installed (run scripts/install-test-deps.sh): %v", err)
 	}
-	targets := startTargets(t, sessionOpts{})
+	targets := startTargets(t, sessionOpts{tls: true})
 	run := clientRun{argv: []string{bash, "odbc_session.sh"}}
 	pgOut := runClient(t, targets[0], run)
 	mvOut := runClient(t, targets[1], run)

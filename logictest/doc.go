@@ -90,6 +90,14 @@
 //
 // stops the file there.
 //
+//	onlyif ENGINE
+//	skipif ENGINE
+//
+// on the line right before a record run it only on, or not on, that engine:
+// mvserver, or postgresql when the PostgreSQL differential suite
+// (clienttest's TestLogicOnPostgres) runs the file. Records of mvserver's
+// own statements, and the documented differences, are onlyif mvserver.
+//
 // Each record holds exactly one SQL statement: the extended protocol
 // cannot carry several in one message.
 //

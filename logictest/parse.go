@@ -49,6 +49,11 @@ type record struct {
 	options []string
 
 	arg string // directive argument
+
+	// onlyIf and skipIf name the engine (Config.Engine) the record runs
+	// only on, or not on: mvserver's own statements and documented
+	// differences are onlyif mvserver.
+	onlyIf, skipIf string
 }
 
 // File is a parsed logic-test file.
@@ -88,13 +93,27 @@ func Parse(path, text string) (*File, error) {
 		}
 		return strings.Join(lines[start:i], "\n"), i
 	}
+	var onlyIf, skipIf string // conditions of the next record
 	for i := 0; i < len(lines); {
 		if blank(i) || strings.HasPrefix(strings.TrimSpace(lines[i]), "#") {
 			i++
 			continue
 		}
 		fields := strings.Fields(lines[i])
-		r := &record{line: i + 1, header: i, count: -1}
+		if fields[0] == "onlyif" || fields[0] == "skipif" {
+			if len(fields) != 2 {
+				return nil, errf(i, "%s needs an engine name", fields[0])
+			}
+			if fields[0] == "onlyif" {
+				onlyIf = fields[1]
+			} else {
+				skipIf = fields[1]
+			}
+			i++
+			continue
+		}
+		r := &record{line: i + 1, header: i, count: -1, onlyIf: onlyIf, skipIf: skipIf}
+		onlyIf, skipIf = "", ""
 		switch fields[0] {
 		case "statement":
 			r.kind = kindStatement
@@ -215,4 +234,16 @@ func parseErrorSpec(r *record, header string) error {
 		r.errRe = re
 	}
 	return nil
+}
+
+// Records is how many statements and queries of the file run on engine
+// (see onlyif and skipif).
+func (f *File) Records(engine string) int {
+	n := 0
+	for _, r := range f.records {
+		if (r.kind == kindStatement || r.kind == kindQuery) && (r.onlyIf == "" || r.onlyIf == engine) && r.skipIf != engine {
+			n++
+		}
+	}
+	return n
 }

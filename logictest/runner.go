@@ -55,6 +55,9 @@ type Config struct {
 	// succeeded loses its expected error. For taking the expectations from
 	// a real PostgreSQL (oracle_test.go).
 	Oracle bool
+	// Engine names the server under test for onlyif/skipif: "" is
+	// mvserver; the PostgreSQL differential suite runs with "postgresql".
+	Engine string
 }
 
 // result is what one statement returned.
@@ -117,6 +120,13 @@ func (f *File) Run(t testing.TB, cfg Config) string {
 // step runs one record; it returns false when the file must stop.
 func (r *runner) step(rec *record) bool {
 	r.t.Helper()
+	engine := r.cfg.Engine
+	if engine == "" {
+		engine = "mvserver"
+	}
+	if rec.onlyIf != "" && rec.onlyIf != engine || rec.skipIf == engine {
+		return true
+	}
 	switch rec.kind {
 	case kindHalt:
 		return false

@@ -41,8 +41,9 @@
 //     alike, 28P01, after a complete exchange; an admitted user that is no
 //     role, or one without LOGIN, gets 28000.
 //     Then a connection slot is taken (more than MaxConnections
-//     authenticated sessions: FATAL 53300, R-X3) and AuthenticationOk is
-//     sent.
+//     authenticated sessions: FATAL 53300, R-X3; the last
+//     ReservedConnections slots only for users Config.Superuser names)
+//     and AuthenticationOk is sent.
 //  5. Session. Engine.Connect creates the Session (its error, e.g. 3D000,
 //     is sent as FATAL). The client then gets one ParameterStatus per
 //     Session.ParameterStatus entry, BackendKeyData (process id from a

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mvserver/mvserver/pgerror"
 )
 
 // Defaults for the zero values of Config.
@@ -39,6 +41,11 @@ type Config struct {
 	// MaxConnections caps concurrently authenticated sessions; the next one
 	// gets FATAL 53300 (R-X3).
 	MaxConnections int
+	// ReservedConnections of those slots only superusers may take (an
+	// admin reserve, PostgreSQL's superuser_reserved_connections); 0 = none.
+	// Superuser tells whether a user name is one; nil = nobody is.
+	ReservedConnections int
+	Superuser           func(user string) bool
 	// MaxMessageSize caps the body of one client message; a larger one is a
 	// protocol violation that ends the connection.
 	MaxMessageSize int
@@ -280,13 +287,21 @@ func (s *Server) snapshotLocked() []*conn {
 	return out
 }
 
-// acquireSlot takes one of MaxConnections session slots.
-func (s *Server) acquireSlot() bool {
-	if s.sessions.Add(1) > int64(s.cfg.MaxConnections) {
+// acquireSlot takes one of MaxConnections session slots for user, or says
+// why it cannot (FATAL 53300): every slot is taken, or only the superusers'
+// reserve is left.
+func (s *Server) acquireSlot(user string) error {
+	n := s.sessions.Add(1)
+	if n > int64(s.cfg.MaxConnections) {
 		s.sessions.Add(-1)
-		return false
+		return fatalf(pgerror.TooManyConnections, "sorry, too many clients already")
 	}
-	return true
+	if reserve := s.cfg.ReservedConnections; reserve > 0 && n > int64(s.cfg.MaxConnections-reserve) &&
+		(s.cfg.Superuser == nil || !s.cfg.Superuser(user)) {
+		s.sessions.Add(-1)
+		return fatalf(pgerror.TooManyConnections, "remaining connection slots are reserved for non-replication superuser connections")
+	}
+	return nil
 }
 
 func (s *Server) releaseSlot() { s.sessions.Add(-1) }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,4 +250,33 @@ func TestUnixSocket(t *testing.T) {
 	if err := srv.Serve(ln); !errors.Is(err, ErrServerClosed) {
 		t.Fatalf("Serve after Shutdown: %v", err)
 	}
+}
+
+// The last ReservedConnections slots are kept for superusers: an admin can
+// still get in when everyone else is refused.
+func TestReservedConnections(t *testing.T) {
+	ts := startServer(t, Config{MaxConnections: 3, ReservedConnections: 1, Superuser: func(u string) bool { return u == "admin" }})
+	ctx := testCtx(t)
+	as := func(user string) (*pgx.Conn, error) {
+		return pgx.Connect(ctx, strings.Replace(ts.connString(""), "test@", user+"@", 1))
+	}
+	for range 2 {
+		c, err := as("bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+	}
+	_, err := as("bob")
+	wantCode(t, err, pgerror.TooManyConnections)
+	if err == nil || !strings.Contains(err.Error(), "reserved for non-replication superuser connections") {
+		t.Fatalf("third ordinary user: %v", err)
+	}
+	admin, err := as("admin")
+	if err != nil {
+		t.Fatalf("an admin in the reserve: %v", err)
+	}
+	defer admin.Close(ctx)
+	_, err = as("admin")
+	wantCode(t, err, pgerror.TooManyConnections)
 }

@@ -73,8 +73,8 @@ func (c *conn) startup() error {
 	if err := c.srv.cfg.Authenticator(ctx, info, authExchange{c}); err != nil {
 		return c.startupError(err)
 	}
-	if !c.srv.acquireSlot() {
-		return fatalf(pgerror.TooManyConnections, "sorry, too many clients already")
+	if err := c.srv.acquireSlot(user); err != nil {
+		return err
 	}
 	c.hasSlot = true
 	if err := c.be.SetAuthType(pgproto3.AuthTypeOk); err != nil {

@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -147,6 +148,15 @@ func (c *Console) action(w http.ResponseWriter, r *http.Request, rq *request) {
 		c.fail(w, r, rq, http.StatusNotFound, "There is no action "+r.PathValue("action")+" for "+kindLabel(t.Kind)+" "+cat.QualifiedName(t)+".")
 		return
 	}
+	if need := actionPrivilege(r.PathValue("action")); !cat.Allowed(rq.User, c.be.RequireRoles, t, need) {
+		what := "the MAINTAIN (REFRESH) privilege on"
+		if need == 0 {
+			what = "to own"
+		}
+		c.fail(w, r, rq, http.StatusForbidden, fmt.Sprintf("%s needs %s %s %s, which %s does not have. Nothing was done.",
+			name, what, kindLabel(t.Kind), cat.QualifiedName(t), rq.User))
+		return
+	}
 	if c.closing.Load() {
 		c.fail(w, r, rq, http.StatusServiceUnavailable, "The server is shutting down; nothing was done.")
 		return
@@ -192,4 +202,13 @@ func newActionID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// actionPrivilege is what an action needs on its dataset: MAINTAIN to
+// refresh or stop a refresh, ownership (0) to alter it.
+func actionPrivilege(action string) byte {
+	if action == "enable-incremental" {
+		return 0
+	}
+	return catalog.PrivMaintain
 }

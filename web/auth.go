@@ -53,7 +53,7 @@ func (a LoopbackOnly) Authenticate(r *http.Request, _ *Session) (Principal, erro
 	if !loopbackRemote(r.RemoteAddr) {
 		return Principal{}, &AuthError{Status: http.StatusForbidden, Message: fmt.Sprintf(
 			"The mvserver console answers only clients on this machine (loopback addresses); %s is not one. "+
-				"Password authentication does not exist yet: reach the console through an SSH tunnel to 127.0.0.1.", hostOnly(r.RemoteAddr))}
+				"Without authentication configured (--hba or --superuser-password) it trusts only this machine: reach it through an SSH tunnel to 127.0.0.1.", hostOnly(r.RemoteAddr))}
 	}
 	user := a.User
 	if user == "" {
@@ -160,6 +160,11 @@ func (st *sessions) get(w http.ResponseWriter, r *http.Request) *Session {
 			}
 		}
 	}
+	return st.create(w, now)
+}
+
+// create starts a new session and sets its cookie on w.
+func (st *sessions) create(w http.ResponseWriter, now time.Time) *Session {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	s := &Session{ID: base64.RawURLEncoding.EncodeToString(b), lastSeen: now}
@@ -217,4 +222,14 @@ func (st *sessions) checkToken(s *Session, tok string) bool {
 		return false
 	}
 	return hmac.Equal([]byte(tok), []byte(st.token(s)))
+}
+
+// drop forgets a session (logout, or a login replacing it).
+func (st *sessions) drop(s *Session) {
+	if s == nil {
+		return
+	}
+	st.mu.Lock()
+	delete(st.byID, s.ID)
+	st.mu.Unlock()
 }

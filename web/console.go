@@ -42,6 +42,9 @@ type Backend struct {
 	NextRun func(view uint32) (time.Time, bool)
 	// Ready reports whether the server takes work (/readyz); nil = ready.
 	Ready func() error
+	// RequireRoles is set when clients authenticate: a console user then
+	// has its role's privileges only (catalog.Catalog.Allowed).
+	RequireRoles bool
 }
 
 // Config configures a Console.
@@ -174,6 +177,9 @@ func (c *Console) routes() http.Handler {
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", staticHandler(static)))
 	// The console.
+	mux.HandleFunc("GET /login", c.login)
+	mux.HandleFunc("POST /login", c.login)
+	mux.HandleFunc("POST /logout", c.logout)
 	mux.Handle("GET /{$}", c.page(c.overview))
 	mux.Handle("GET /datasets/{schema}/{name}", c.page(c.dataset))
 	mux.Handle("POST /datasets/{schema}/{name}/{action}", c.page(c.action))
@@ -244,6 +250,8 @@ type request struct {
 	User    string
 	Session *Session
 	CSRF    string
+	// Logout: the user logged in with a password and may log out.
+	Logout bool
 }
 
 // page authenticates a console request, gives it a session and checks the
@@ -270,7 +278,8 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request, *request)) htt
 			refuse(w, status, err.Error())
 			return
 		}
-		rq := &request{User: p.User, Session: s}
+		_, login := c.auth.(*PasswordLogin)
+		rq := &request{User: p.User, Session: s, Logout: login}
 		if r.Method == http.MethodPost {
 			if err := r.ParseForm(); err != nil {
 				refuse(w, http.StatusBadRequest, "bad form: "+err.Error())
@@ -293,7 +302,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request, *request)) htt
 // parsePages parses each page with the shared layout.
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
-	for _, p := range []string{"overview", "dataset", "error"} {
+	for _, p := range []string{"overview", "dataset", "error", "login"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+p+".html")
 		if err != nil {
 			return nil, err
@@ -320,6 +329,7 @@ var funcs = template.FuncMap{
 type layout struct {
 	Title    string
 	User     string
+	Logout   bool // show the log-out button
 	Database string
 	CSRF     string
 	Nav      string
@@ -350,7 +360,7 @@ type errorPage struct {
 }
 
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, rq *request, status int, msg string) {
-	c.render(w, status, "error", errorPage{layout: layout{Title: http.StatusText(status), User: rq.User, Database: c.be.Database, CSRF: rq.CSRF}, Status: status, Message: msg})
+	c.render(w, status, "error", errorPage{layout: layout{Title: http.StatusText(status), User: rq.User, Logout: rq.Logout, Database: c.be.Database, CSRF: rq.CSRF}, Status: status, Message: msg})
 }
 
 // datasetURL is the console page of a dataset.

@@ -93,6 +93,9 @@ type datasetPage struct {
 	EventWindows []choice
 
 	ActionBase string
+	// CanRefresh: the user holds MAINTAIN on the dataset (Refresh, Full
+	// refresh and Stop are disabled otherwise).
+	CanRefresh bool
 	Confirms   []confirmDialog
 	Current    *actionView
 	Actions    []actionView
@@ -125,8 +128,9 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 		c.fail(w, r, rq, http.StatusInternalServerError, "Cannot read the refresh history: "+err.Error())
 		return
 	}
-	p := datasetPage{layout: layout{Title: row.Qualified, User: rq.User, Database: c.be.Database, CSRF: rq.CSRF, Nav: "dataset", Return: "dataset"},
-		Row: row, IsMV: t.Kind == catalog.KindMaterializedView, Comment: t.Comment, ActionBase: row.URL}
+	p := datasetPage{layout: layout{Title: row.Qualified, User: rq.User, Logout: rq.Logout, Database: c.be.Database, CSRF: rq.CSRF, Nav: "dataset", Return: "dataset"},
+		Row: row, IsMV: t.Kind == catalog.KindMaterializedView, Comment: t.Comment, ActionBase: row.URL,
+		CanRefresh: cat.Allowed(rq.User, c.be.RequireRoles, t, catalog.PrivMaintain)}
 	p.Insights = insightsFor(cat, t)
 	for _, d := range []confirmDialog{
 		{Action: "refresh", Title: "Refresh " + row.Qualified + "?", Text: "The refresh policy decides: nothing, an incremental refresh or a full recompute."},

@@ -42,7 +42,11 @@ func start(t *testing.T, cfg app.Config) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(5 * time.Second) })
-	c, err := pgx.Connect(context.Background(), "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
+	who := "t"
+	if cfg.SuperuserPassword != "" {
+		who = url.UserPassword(cfg.Superuser, cfg.SuperuserPassword).String()
+	}
+	c, err := pgx.Connect(context.Background(), "postgres://"+who+"@"+srv.Addr().String()+"/mvserver?sslmode=disable")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 		c.fail(w, r, rq, http.StatusInternalServerError, "Cannot read the catalog: "+err.Error())
 		return
 	}
-	page := overviewPage{layout: layout{Title: "Datasets", User: rq.User, Database: c.be.Database, CSRF: rq.CSRF, Nav: "overview", Return: "overview"},
+	page := overviewPage{layout: layout{Title: "Datasets", User: rq.User, Logout: rq.Logout, Database: c.be.Database, CSRF: rq.CSRF, Nav: "overview", Return: "overview"},
 		Query: q, Status: status, Statuses: overviewStatuses}
 	page.Insights = insightsFor(cat, nil)
 	now := c.now()

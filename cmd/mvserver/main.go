@@ -43,6 +43,12 @@ func run(args []string) int {
 		return 2
 	}
 	maxConns := fs.Int("max-connections", maxConnsDef, "maximum concurrent connections (env MVSERVER_MAX_CONNECTIONS)")
+	reservedDef, err := strconv.Atoi(envDefault("superuser-reserved-connections", strconv.Itoa(def.ReservedConnections)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_SUPERUSER_RESERVED_CONNECTIONS must be a number")
+		return 2
+	}
+	reserved := fs.Int("superuser-reserved-connections", reservedDef, "connection slots of max-connections kept for superusers (env MVSERVER_SUPERUSER_RESERVED_CONNECTIONS)")
 	features := fs.String("table-features", envDefault("table-features", "changeDataFeed,rowTracking,deletionVectors"), "table features new tables get by default: any of changeDataFeed,rowTracking,deletionVectors, or none (env MVSERVER_TABLE_FEATURES)")
 	graceDef, err := time.ParseDuration(envDefault("shutdown-grace", "5s"))
 	if err != nil {
@@ -79,6 +85,12 @@ func run(args []string) int {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
+	cfg.ReservedConnections = *reserved
+	if !explicit(fs, "superuser-reserved-connections") {
+		// The default reserve leaves most slots to everyone: a small
+		// max-connections keeps at most half of them back.
+		cfg.ReservedConnections = min(*reserved, max(0, (*maxConns-1)/2))
+	}
 	cfg.TriggerMinInterval = *trigMin
 	cfg.HistoryRetention = *retention
 	cfg.HTTP = strings.TrimSpace(*httpAddr)
@@ -132,4 +144,13 @@ func run(args []string) int {
 	}
 	logger.Info("stopped")
 	return 0
+}
+
+// explicit reports whether the flag name was set on the command line or
+// through its environment variable.
+func explicit(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	_, env := os.LookupEnv("MVSERVER_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")))
+	return set || env
 }

@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web"},
 	"web":           {"pgerror", "server", "sql/session", "sql/parse", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
+	"cmd/mvbench":   {"app"},
 	"logictest":     {"app", "catalog", "pgerror"},
 	"scheduler":     {"pgerror", "catalog"},
 	"internal/lint": {},
@@ -42,6 +43,8 @@ var allowed = map[string][]string{
 	// clienttest drives real clients against the mvserver binary: it
 	// imports nothing of the project.
 	"clienttest": {},
+	// loadtest: pgbench against an in-process server (test files only).
+	"loadtest": {},
 }
 
 type pkg struct {

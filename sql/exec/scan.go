@@ -20,6 +20,7 @@ type scanOp struct {
 	point    bool
 	pointKey []byte
 	done     bool
+	batch    int // rows in the last batch (batches grow to BatchSize)
 	scratch  []types.Datum
 }
 
@@ -112,9 +113,14 @@ func (s *scanOp) Next() ([]Row, error) {
 		}
 		return []Row{row}, nil
 	}
-	backing := make([]types.Datum, BatchSize*s.width)
-	out := make([]Row, 0, BatchSize)
-	for len(out) < BatchSize {
+	// Batches start small and double up to BatchSize: a scan that finds a
+	// few rows (a filtered or key-range read) does not allocate and zero a
+	// full batch for them.
+	size := min(max(2*s.batch, 16), BatchSize)
+	s.batch = size
+	backing := make([]types.Datum, size*s.width)
+	out := make([]Row, 0, size)
+	for len(out) < size {
 		if !s.it.Next() {
 			s.done = true
 			if err := s.it.Err(); err != nil {

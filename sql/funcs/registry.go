@@ -53,6 +53,9 @@ type Ctx struct {
 	// SetSetting sets a session configuration parameter as SET does and
 	// returns its new value (set_config); nil where there is no session.
 	SetSetting func(name, value string) (string, error)
+	// RequireRoles: clients authenticate, so a user that is no role has no
+	// privileges (has_table_privilege; catalog.Catalog.Allowed).
+	RequireRoles bool
 }
 
 // Sequences is what the sequence functions need from a session.

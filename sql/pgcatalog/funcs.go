@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
+
 	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -210,9 +213,47 @@ func init() {
 		Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
 			return types.NewText(sizePretty(a[0].I)), nil
 		}})
-	// Privileges: every role may do everything until GRANT exists.
-	for _, name := range []string{"has_table_privilege", "has_schema_privilege", "has_database_privilege",
-		"has_column_privilege", "has_function_privilege", "has_any_column_privilege", "has_sequence_privilege",
+	// Privileges on relations are real (GRANT, ownership, superuser);
+	// mvserver has none on databases, functions, sequences, tablespaces or
+	// role membership, which every role may use.
+	tablePriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+		v := ViewFor(c)
+		if v == nil {
+			return types.NullDatum, nil
+		}
+		user := c.User
+		if len(a) == 3 {
+			u, err := v.userArg(a[0])
+			if err != nil {
+				return types.Datum{}, err
+			}
+			user, a = u, a[1:]
+		}
+		r, err := v.relationArg(a[0])
+		if err != nil {
+			return types.Datum{}, err
+		}
+		if r.table == nil {
+			return types.NewBool(true), nil // built-in relations: readable by all
+		}
+		privs, err := privilegeList(a[len(a)-1].S)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		for _, p := range privs {
+			if v.Cat.Allowed(user, c.RequireRoles, r.table, p) {
+				return types.NewBool(true), nil
+			}
+		}
+		return types.NewBool(false), nil
+	}
+	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
+		reg(name, false,
+			&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: tablePriv},
+			&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: tablePriv})
+	}
+	for _, name := range []string{"has_schema_privilege", "has_database_privilege",
+		"has_column_privilege", "has_function_privilege", "has_sequence_privilege",
 		"has_tablespace_privilege", "pg_has_role"} {
 		yes := func(*funcs.Ctx, []types.Datum) (types.Datum, error) { return types.NewBool(true), nil }
 		var ovs []*funcs.Overload
@@ -422,3 +463,60 @@ func splitQualified(s string) []string {
 
 // Compile-time check that the session can hand Names to types.Env.
 var _ types.Names = Names{}
+
+// privilegeList reads has_table_privilege's privilege text: a comma
+// separated list of names, each optionally WITH GRANT OPTION.
+func privilegeList(s string) ([]byte, error) {
+	var out []byte
+	for _, p := range strings.Split(s, ",") {
+		p = strings.ToUpper(strings.TrimSpace(p))
+		p = strings.TrimSpace(strings.TrimSuffix(p, "WITH GRANT OPTION"))
+		switch p {
+		case "SELECT":
+			out = append(out, catalog.PrivSelect)
+		case "INSERT":
+			out = append(out, catalog.PrivInsert)
+		case "UPDATE":
+			out = append(out, catalog.PrivUpdate)
+		case "DELETE":
+			out = append(out, catalog.PrivDelete)
+		case "TRUNCATE":
+			out = append(out, catalog.PrivTruncate)
+		case "MAINTAIN", "REFRESH":
+			out = append(out, catalog.PrivMaintain)
+		case "REFERENCES", "TRIGGER":
+			// mvserver has neither: only the owner or a superuser "may".
+			out = append(out, 0)
+		default:
+			return nil, pgerror.New(pgerror.InvalidParameterValue, "unrecognized privilege type: \"%s\"", p)
+		}
+	}
+	return out, nil
+}
+
+// userArg reads a role given by name or OID.
+func (v *View) userArg(d types.Datum) (string, error) {
+	if d.K == types.KindText || d.K == types.KindUnknown || d.K == types.KindName || d.K == types.KindVarchar {
+		return d.S, nil
+	}
+	if n, ok := v.roleName(uint32(d.I)); ok {
+		return n, nil
+	}
+	return "", pgerror.New(pgerror.UndefinedObject, "role with OID %d does not exist", d.I)
+}
+
+// relationArg reads a relation given by name or OID.
+func (v *View) relationArg(d types.Datum) (*relation, error) {
+	if d.K == types.KindText || d.K == types.KindUnknown || d.K == types.KindName || d.K == types.KindVarchar {
+		r := v.lookupRelation(splitQualified(d.S))
+		if r == nil {
+			return nil, pgerror.New(pgerror.UndefinedTable, "relation \"%s\" does not exist", d.S)
+		}
+		return r, nil
+	}
+	r := v.relation(uint32(d.I))
+	if r == nil {
+		return nil, pgerror.New(pgerror.UndefinedTable, "relation with OID %d does not exist", d.I)
+	}
+	return r, nil
+}

@@ -39,7 +39,21 @@ func TestPrivileges(t *testing.T) {
 
 	exec(alice, "SELECT * FROM t", "42501")
 	exec(alice, "INSERT INTO t VALUES (3, 'c')", "42501")
+	has := func(c *pgx.Conn, q string) bool {
+		t.Helper()
+		var b bool
+		if err := c.QueryRow(ctx, q).Scan(&b); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return b
+	}
+	if has(alice, "SELECT has_table_privilege('t', 'SELECT')") || !has(admin, "SELECT has_table_privilege('alice', 'v', 'SELECT') = false") {
+		t.Fatal("has_table_privilege: alice may read t before any grant")
+	}
 	exec(admin, "GRANT SELECT ON t TO alice", "")
+	if !has(alice, "SELECT has_table_privilege('t', 'select')") || has(admin, "SELECT has_table_privilege('alice', 't'::regclass, 'INSERT, UPDATE')") {
+		t.Fatal("has_table_privilege after GRANT SELECT: want SELECT only")
+	}
 	exec(alice, "SELECT * FROM t", "")
 	exec(alice, "INSERT INTO t VALUES (3, 'c')", "42501")
 	exec(alice, "UPDATE t SET v = 'x' WHERE k = 1", "42501")

@@ -49,6 +49,13 @@ func (e *Engine) sessionRole(c *catalog.Catalog, user string) (*catalog.Role, bo
 	return nil, !e.RequireRoles
 }
 
+// IsSuperuser reports whether user logs in as a superuser (the server keeps
+// its reserved connection slots for them).
+func (e *Engine) IsSuperuser(user string) bool {
+	super, err := e.loginIsSuperuser(user)
+	return err == nil && super
+}
+
 // loginIsSuperuser tells Connect what is_superuser reports.
 func (e *Engine) loginIsSuperuser(user string) (bool, error) {
 	txn := e.DB.Begin()

@@ -226,9 +226,10 @@ func appendInterval(buf []byte, d Datum) []byte {
 	years := d.M / 12
 	months := d.M % 12
 	start := len(buf)
-	// PostgreSQL's EncodeInterval: a positive field right after a
-	// negative one carries a +, as "-1 years +2 mons".
-	before := false
+	// PostgreSQL's postgres style: after a negative field, a positive one
+	// carries an explicit '+' ("-3 mons +4 days"); the time part's sign
+	// follows the last field before it.
+	before := false // the previous field was negative
 	part := func(v int64, unit string) {
 		if v == 0 {
 			return
@@ -239,13 +240,13 @@ func appendInterval(buf []byte, d Datum) []byte {
 		if before && v > 0 {
 			buf = append(buf, '+')
 		}
+		before = v < 0
 		buf = strconv.AppendInt(buf, v, 10)
 		buf = append(buf, ' ')
 		buf = append(buf, unit...)
 		if v != 1 { // PostgreSQL: "-1 days", "1 day", "2 mons"
 			buf = append(buf, 's')
 		}
-		before = v < 0
 	}
 	part(int64(years), "year")
 	part(int64(months), "mon")

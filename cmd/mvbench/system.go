@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mvserver/mvserver/app"
+)
+
+// schema is where mvbench creates its tables and views on every server.
+const schema = "mvbench"
+
+// system is one server under test: mvserver or PostgreSQL.
+type system struct {
+	name string // sysMV or sysPG
+	pg   bool
+	cfg  *pgx.ConnConfig
+	conn *pgx.Conn
+}
+
+// connect opens the system's main connection, with search_path = mvbench
+// so the workloads' SQL is the same on both servers.
+func connectSystem(ctx context.Context, name, url string) (*system, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bad connection URL: %w", name, err)
+	}
+	cfg.RuntimeParams["search_path"] = schema
+	cfg.RuntimeParams["application_name"] = "mvbench"
+	s := &system{name: name, pg: name == sysPG, cfg: cfg}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if s.conn, err = pgx.ConnectConfig(cctx, cfg); err != nil {
+		return nil, fmt.Errorf("%s: connect to %s:%d: %w", name, cfg.Host, cfg.Port, err)
+	}
+	return s, nil
+}
+
+// dial opens one more connection (read clients).
+func (s *system) dial(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.ConnectConfig(ctx, s.cfg)
+}
+
+func (s *system) close() {
+	if s.conn != nil {
+		_ = s.conn.Close(context.Background())
+	}
+}
+
+// exec runs one statement with the simple protocol and returns how long it
+// took; the error names the system and the statement.
+func (s *system) exec(ctx context.Context, sql string) (time.Duration, error) {
+	start := time.Now()
+	if _, err := s.conn.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		return 0, fmt.Errorf("%s: %.120s: %w", s.name, sql, err)
+	}
+	return time.Since(start), nil
+}
+
+// execAll runs statements in order; the time is their sum.
+func (s *system) execAll(ctx context.Context, sqls []string) (time.Duration, error) {
+	var total time.Duration
+	for _, q := range sqls {
+		d, err := s.exec(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		total += d
+	}
+	return total, nil
+}
+
+// version is the server's version string.
+func (s *system) version(ctx context.Context) string {
+	var v string
+	if err := s.conn.QueryRow(ctx, "SELECT version()", pgx.QueryExecModeSimpleProtocol).Scan(&v); err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	return v
+}
+
+// resetSchema drops and recreates the schema mvbench.
+func (s *system) resetSchema(ctx context.Context) error {
+	if _, err := s.exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE"); err != nil {
+		return err
+	}
+	_, err := s.exec(ctx, "CREATE SCHEMA "+schema)
+	return err
+}
+
+// lastRun is refresh_history's newest run of an mvserver view.
+type lastRun struct {
+	technique           string
+	rowsRead, rowsWrite int64
+	status, errText     string
+}
+
+func (s *system) lastRefresh(ctx context.Context, view string) (lastRun, error) {
+	var r lastRun
+	var errText *string
+	err := s.conn.QueryRow(ctx, `SELECT technique, rows_read, rows_written, status, error FROM refresh_history
+WHERE view_name = $1 ORDER BY start_time DESC LIMIT 1`, view).Scan(&r.technique, &r.rowsRead, &r.rowsWrite, &r.status, &errText)
+	if err != nil {
+		return r, fmt.Errorf("%s: refresh_history of %s: %w", s.name, view, err)
+	}
+	if errText != nil {
+		r.errText = *errText
+	}
+	return r, nil
+}
+
+// inProcess is an mvserver started by mvbench in its own process.
+type inProcess struct {
+	srv *app.Server
+	dir string
+	rm  bool
+}
+
+// startMVServer starts mvserver on a loopback port with its data in dir
+// (a new temporary directory when empty, removed at stop).
+func startMVServer(dir string, logger *slog.Logger) (*inProcess, string, error) {
+	p := &inProcess{dir: dir}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "mvbench-data-")
+		if err != nil {
+			return nil, "", err
+		}
+		p.dir, p.rm = d, true
+	} else if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, "", err
+	}
+	cfg := app.DefaultConfig()
+	cfg.Listen, cfg.HTTP, cfg.DataDir, cfg.Logger = "127.0.0.1:0", "", p.dir, logger
+	srv, err := app.Start(cfg)
+	if err != nil {
+		if p.rm {
+			os.RemoveAll(p.dir)
+		}
+		return nil, "", fmt.Errorf("start mvserver: %w", err)
+	}
+	p.srv = srv
+	return p, fmt.Sprintf("postgres://mvbench@%s/%s?sslmode=disable", srv.Addr(), cfg.Database), nil
+}
+
+func (p *inProcess) stop() error {
+	err := p.srv.Shutdown(10 * time.Second)
+	if p.rm {
+		os.RemoveAll(p.dir)
+	}
+	return err
+}
