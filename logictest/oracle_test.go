@@ -1,4 +1,4 @@
-//go:build pgoracle
+//go:build oraclerewrite
 
 package logictest
 
@@ -23,7 +23,7 @@ var oracleFiles = flag.String("oracle-files", "", "comma-separated testdata file
 // Review the diff; then run the files against mvserver as usual. Files
 // written this way say so in their header.
 //
-//	PGORACLE_DSN=postgres://postgres@127.0.0.1:55499/postgres go test -tags pgoracle ./logictest -run TestOracleRewrite -args -oracle-files func_math
+//	PGORACLE_DSN=postgres://postgres@127.0.0.1:55499/postgres go test -tags oraclerewrite ./logictest -run TestOracleRewrite -args -oracle-files func_math
 func TestOracleRewrite(t *testing.T) {
 	dsn := os.Getenv("PGORACLE_DSN")
 	if dsn == "" || *oracleFiles == "" {
