@@ -607,3 +607,22 @@ func init() {
 		&Overload{Params: params(text, text), Ret: ret(text), NullStrict: true, SRF: splitTab},
 		&Overload{Params: params(text, text, text), Ret: ret(text), NullStrict: true, SRF: splitTab})
 }
+
+// substringRegex is substring(s FROM pattern): the first match, or its
+// first parenthesized part (NULL when that took no part).
+func substringRegex(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	re, err := compileRe(a[1].S, reFlags{prefix: "(?s)"})
+	if err != nil {
+		return types.Datum{}, err
+	}
+	m := re.FindStringSubmatchIndex(a[0].S)
+	switch {
+	case m == nil:
+		return types.NullDatum, nil
+	case len(m) > 2 && m[2] < 0:
+		return types.NullDatum, nil
+	case len(m) > 2:
+		return types.NewText(a[0].S[m[2]:m[3]]), nil
+	}
+	return types.NewText(a[0].S[m[0]:m[1]]), nil
+}

@@ -89,7 +89,8 @@ func init() {
 			return substring(a[0].S, a[1].I, a[2].I, true)
 		}},
 	}
-	register(&Func{Name: "substring", Deterministic: true, Overloads: substr})
+	register(&Func{Name: "substring", Deterministic: true, Overloads: append(substr[:2:2],
+		&Overload{Params: []types.T{types.Text, types.Text}, Ret: ret(types.Text), NullStrict: true, Fn: substringRegex})})
 	register(&Func{Name: "substr", Deterministic: true, Overloads: substr})
 	trim := func(name string, fn func(s, cut string) string) {
 		register(&Func{Name: name, Deterministic: true, Overloads: []*Overload{
