@@ -3,6 +3,7 @@ package funcs
 import (
 	"math"
 	"math/big"
+	"sync"
 )
 
 // Correctly rounded exp, ln, log10 and power for double precision.
@@ -245,11 +246,61 @@ var (
 	ddPi   = ddConst("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899862803482534211706798")
 )
 
-// reduce returns r = x - k·π/2 in dd and k mod 4; ok=false when x is
-// too large for this reduction (the caller falls back).
+// bigPio2 is π/2 to 1300 bits, for reducing arguments up to the
+// largest double (computed once, by Machin's formula).
+var bigPio2 = sync.OnceValue(func() *big.Float {
+	const prec = 1300
+	atanInv := func(n int64) *big.Float {
+		// atan(1/n) = Σ (-1)^k / ((2k+1)·n^(2k+1))
+		sum := new(big.Float).SetPrec(prec)
+		pow := new(big.Float).SetPrec(prec).Quo(big.NewFloat(1).SetPrec(prec), new(big.Float).SetPrec(prec).SetInt64(n))
+		n2 := new(big.Float).SetPrec(prec).SetInt64(n * n)
+		eps := new(big.Float).SetPrec(prec).SetMantExp(big.NewFloat(1), -prec-8)
+		for k := int64(0); ; k++ {
+			term := new(big.Float).SetPrec(prec).Quo(pow, new(big.Float).SetPrec(prec).SetInt64(2*k+1))
+			if k%2 == 0 {
+				sum.Add(sum, term)
+			} else {
+				sum.Sub(sum, term)
+			}
+			if term.Cmp(eps) < 0 {
+				return sum
+			}
+			pow.Quo(pow, n2)
+		}
+	}
+	pi := new(big.Float).SetPrec(prec).Mul(atanInv(5), new(big.Float).SetPrec(prec).SetInt64(16))
+	pi.Sub(pi, new(big.Float).SetPrec(prec).Mul(atanInv(239), new(big.Float).SetPrec(prec).SetInt64(4)))
+	return pi.Quo(pi, new(big.Float).SetPrec(prec).SetInt64(2))
+})
+
+// reduceBig is reduce for any finite x, in arbitrary precision.
+func reduceBig(x float64) (dd, int) {
+	const prec = 1300
+	pio2 := bigPio2()
+	X := new(big.Float).SetPrec(prec).SetFloat64(x)
+	q := new(big.Float).SetPrec(prec).Quo(X, pio2)
+	// k = round(q)
+	half := new(big.Float).SetPrec(prec).SetFloat64(0.5)
+	if q.Sign() < 0 {
+		q.Sub(q, half)
+	} else {
+		q.Add(q, half)
+	}
+	k, _ := q.Int(nil)
+	r := new(big.Float).SetPrec(prec).Mul(new(big.Float).SetPrec(prec).SetInt(k), pio2)
+	r.Sub(X, r)
+	hi, _ := r.Float64()
+	lo, _ := new(big.Float).SetPrec(prec).Sub(r, new(big.Float).SetFloat64(hi)).Float64()
+	m := new(big.Int).Mod(k, big.NewInt(4)) // Euclidean: 0..3
+	return dd{hi, lo}, int(m.Int64())
+}
+
+// reduce returns r = x - k·π/2 in dd and k mod 4.
 func reduce(x float64) (dd, int, bool) {
 	if math.Abs(x) > 1e15 {
-		return dd{}, 0, false
+		r, q := reduceBig(x)
+		return r, q, true
 	}
 	k := math.Round(x / pio2Parts[0])
 	r := dd{x, 0}

@@ -141,3 +141,21 @@ func TestTrigMatchesGlibc(t *testing.T) {
 		}
 	}
 }
+
+// Arguments past 1e15 are reduced in arbitrary precision (glibc 2.36's
+// values).
+func TestTrigHugeArguments(t *testing.T) {
+	for _, c := range []struct {
+		got  float64
+		want string
+	}{
+		{crCos(9223372036854775807), "0.011800076512800236"},
+		{crTan(9223372036854775807), "84.73931296875567"},
+		{crSin(1e300), "-0.8178819121159085"},
+		{crSin(-1e300), "0.8178819121159085"},
+	} {
+		if got := types.NewFloat8(c.got).String(); got != c.want {
+			t.Errorf("got %s, want %s", got, c.want)
+		}
+	}
+}
