@@ -63,7 +63,9 @@ type Table struct {
 	Kind     ObjectKind `json:"kind"`
 	Columns  []Column   `json:"columns"`
 	// PrimaryKey lists column ids in key order (empty: rows keyed by row id).
-	PrimaryKey  []uint32   `json:"primary_key,omitempty"`
+	PrimaryKey []uint32 `json:"primary_key,omitempty"`
+	// Indexes are the secondary indexes (index.go), in creation order.
+	Indexes     []Index    `json:"indexes,omitempty"`
 	PartitionBy []string   `json:"partition_by,omitempty"`
 	ClusterBy   []string   `json:"cluster_by,omitempty"`
 	Properties  []Property `json:"properties,omitempty"`
@@ -103,6 +105,7 @@ func (t *Table) Clone() *Table {
 	c := *t
 	c.Columns = append([]Column(nil), t.Columns...)
 	c.PrimaryKey = append([]uint32(nil), t.PrimaryKey...)
+	c.Indexes = cloneIndexes(t.Indexes)
 	c.PartitionBy = append([]string(nil), t.PartitionBy...)
 	c.ClusterBy = append([]string(nil), t.ClusterBy...)
 	c.Properties = append([]Property(nil), t.Properties...)
@@ -166,7 +169,10 @@ func (t *Table) RowTracking() bool { return t.boolProp(PropRowTracking) }
 // DeletionVectors reports delta.enableDeletionVectors (R-T8).
 func (t *Table) DeletionVectors() bool { return t.boolProp(PropDeletionVectors) }
 
-// StorageInfo is what storage needs to know about the table on each write.
+// StorageInfo is what storage needs to know about the table, without its
+// indexes: enough for calls that write no rows (CreateTable, Truncate,
+// RecordVersion). Row writes take sql/exec's StorageInfo, which adds the
+// indexes' key functions (storage refuses a row write without them).
 func (t *Table) StorageInfo() storage.TableInfo {
 	return storage.TableInfo{ID: storage.TableID(t.ID), ChangeDataFeed: t.ChangeDataFeed()}
 }

@@ -1,7 +1,8 @@
 // Package catalog owns the schema objects of the one database a server
 // holds: schemas, tables, views, materialized views and streaming tables
-// (later functions), their columns, keys, partitioning and table properties
-// (R-T1, R-T5), and the roles that log in (roles.go). Descriptors are
+// (later functions), their columns, keys, secondary indexes and UNIQUE
+// constraints (index.go, R-T10), partitioning and table properties (R-T1,
+// R-T5), and the roles that log in (roles.go). Descriptors are
 // persisted through storage's metadata key space in the same transaction
 // as the data they describe.
 //
@@ -18,6 +19,9 @@
 //  5. System views are never stored. A computed one (mv_insights) is
 //     resolved to a view over the rows its registered function makes from
 //     the resolving snapshot, so it always agrees with that snapshot.
+//  6. Index names share the relation namespace of their schema (NameTaken):
+//     no table, view, sequence, index or primary-key index of a schema has
+//     the name of another.
 //
 // Imports: sql/types, storage, pgerror. Never sql/plan, sql/exec or server.
 package catalog

@@ -41,7 +41,7 @@ type viewWriter struct {
 
 func newViewWriter(in *Input) (*viewWriter, error) {
 	v := in.View
-	w := &viewWriter{v: v, info: storage.TableInfo{ID: storage.TableID(v.ID), ChangeDataFeed: v.ChangeDataFeed()}, txn: in.Txn, env: in.Exec.Env,
+	w := &viewWriter{v: v, info: exec.StorageInfo(v), txn: in.Txn, env: in.Exec.Env,
 		row: make([]types.Datum, len(v.Columns))}
 	for _, c := range v.Columns {
 		w.ids = append(w.ids, c.ID)

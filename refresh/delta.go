@@ -264,7 +264,7 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 			// checkpoint: the old side reads without them (the filter
 			// above checks each row at the checkpoint's time).
 			old := *s
-			old.Point, old.Start, old.End = nil, nil, nil
+			old.ClearKeyBounds()
 			return &diffResult{old: &old}
 		}
 		return unchanged(s)
@@ -280,7 +280,7 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 	old := *s
 	old.Exclude = d.changed
 	if timed {
-		old.Point, old.Start, old.End = nil, nil, nil
+		old.ClearKeyBounds()
 	}
 	res.old = &old
 	if len(d.del) > 0 {

@@ -19,11 +19,11 @@ const diffFullLimit = 2_000_000
 func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	var st Stats
 	v := in.View
-	info := storage.TableInfo{ID: storage.TableID(v.ID), ChangeDataFeed: v.ChangeDataFeed()}
 	w, err := newViewWriter(in)
 	if err != nil {
 		return st, err
 	}
+	info := w.info
 	var old *oldRows
 	if n, err := in.Txn.RowCount(info.ID); err != nil {
 		return st, err

@@ -65,14 +65,19 @@ func (p *tablePlan) pairedMove(rowID int64) bool {
 // conflictKey is a key the commit writes and must validate.
 type conflictKey struct {
 	tbl    TableID
-	key    []byte // row key within tbl, or meta key
+	key    []byte // row key within tbl, entry key within index idx, or meta key
 	meta   bool
-	insert bool // a row key absent from the snapshot
+	index  bool // a unique index entry (index.go)
+	idx    IndexID
+	insert bool // a key absent from the snapshot
 }
 
 func (k conflictKey) pebbleKey(dst []byte) []byte {
-	if k.meta {
+	switch {
+	case k.meta:
 		return metaKey(dst, k.key)
+	case k.index:
+		return indexKey(dst, k.tbl, k.idx, k.key)
 	}
 	return rowKey(dst, k.tbl, k.key)
 }
@@ -89,7 +94,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
 		tw := t.tables[id]
 		p := &tablePlan{tw: tw, st: tw.st}
 		p.makesVersion = tw.created || tw.recorded || (tw.truncated && !tw.dropped) || tw.rows.Len() > 0
-		if !p.makesVersion && !tw.dropped && !tw.vacuum {
+		if !p.makesVersion && !tw.dropped && !tw.vacuum && !tw.indexChanged {
 			continue // NoteOperation only
 		}
 		p.wipes = tw.truncated && !tw.dropped
@@ -107,6 +112,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
 				keys = append(keys, conflictKey{tbl: id, key: w.key, insert: !w.origExists})
 			}
 		}
+		keys = indexConflictKeys(keys, tw)
 		if p.moved != nil {
 			for _, w := range allRows(tw.rows) {
 				if w.origExists && (w.del || w.rowID != w.origRowID) {
@@ -232,6 +238,10 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 			return serializationError("table %d was written by a concurrent transaction", tw.id)
 		case tw.created && !tw.dropped && st.version.Load() >= 0:
 			return serializationError("table %d was created by a concurrent transaction", tw.id)
+		case tw.indexBuilt && st.rowWriteSeq > begin:
+			return serializationError("table %d was written by a concurrent transaction", tw.id)
+		case (tw.indexChanged || tw.rows.Len() > 0 || tw.writesEntries()) && st.indexSeq > begin:
+			return serializationError("the indexes of table %d were changed by a concurrent transaction", tw.id)
 		}
 	}
 	last := db.conflicts.last
@@ -252,12 +262,15 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 				return err
 			}
 			if exists {
-				return &DuplicateKeyError{Table: k.tbl, Key: cloneBytes(k.key)}
+				return &DuplicateKeyError{Table: k.tbl, Index: k.idx, Key: cloneBytes(k.key)}
 			}
 			continue
 		}
 		if k.meta {
 			return serializationError("meta key %q was written by a concurrent transaction", k.key)
+		}
+		if k.index {
+			return serializationError("entry %x of index %d of table %d was written by a concurrent transaction", k.key, k.idx, k.tbl)
 		}
 		return serializationError("row %x of table %d was written by a concurrent transaction", k.key, k.tbl)
 	}
@@ -341,6 +354,9 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 		if err := b.DeleteRange(s, cdfKey(nil, tbl, tw.vacuumBelow, 0), nil); err != nil {
 			return err
 		}
+	}
+	if err := t.encodeIndexes(b, tw); err != nil {
+		return err
 	}
 	if !p.makesVersion {
 		return nil
@@ -527,7 +543,11 @@ func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time)
 		if tw.vacuum && !tw.dropped {
 			vacuumed = max(vacuumed, tw.vacuumBelow)
 		}
-		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed, rowCount: st.rowCount}
+		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed, rowCount: st.rowCount, indexes: st.indexes}
+		if tw.indexChanged {
+			// validate made sure no concurrent commit changed the set.
+			ps.indexes = tw.indexSet
+		}
 		if p.makesVersion {
 			base := st.rowCount
 			if tw.dropped {
@@ -583,6 +603,10 @@ func applyPlans(plans []*tablePlan, seq uint64) {
 		}
 		if tw.vacuum && !tw.dropped {
 			st.vacuumedBelow = max(st.vacuumedBelow, tw.vacuumBelow)
+		}
+		if tw.indexChanged {
+			st.indexes = append([]IndexID(nil), tw.indexSet...)
+			st.indexSeq = seq
 		}
 	}
 }

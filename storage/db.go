@@ -185,6 +185,7 @@ func (db *DB) load() error {
 		st.lastTS = ps.lastTS
 		st.vacuumedBelow = ps.vacuumedBelow
 		st.rowCount = ps.rowCount
+		st.indexes = ps.indexes
 		db.tables[tbl] = st
 	}
 	return it.Close()

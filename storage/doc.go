@@ -4,6 +4,8 @@
 //   - Delta-like source tables (SPEC §1): rows by table id and key, table
 //     versions (R-T4), row ids and row commit versions (R-T6), the change data
 //     feed (R-T7) and its retention (R-T9), table history;
+//   - secondary indexes (R-T10): their entries, maintained by every row
+//     write in the same commit, unique ones checked (index.go);
 //   - the generic meta key space the catalog (and refresh state) persists in;
 //   - snapshot-isolation transactions and the commit pipeline (group commit,
 //     first-committer-wins validation, commit notifications);
@@ -30,6 +32,9 @@
 //	                                            row, an update holds both images
 //	0x06 | table | key                          row: uvarint row id | uvarint commit
 //	                                            version | caller's value
+//	0x07 | table | index (4B) | entry           index entry → row key; entry is the
+//	                                            caller's key columns, then the row key
+//	                                            unless the entry is unique (index.go)
 //
 // A table without a primary key is keyed by RowIDKey(row id).
 //
@@ -63,6 +68,15 @@
 //     metrics count the same changes.
 //  8. Subscribers hear of a commit after its WAL sync, outside every lock,
 //     one call at a time, in commit order.
+//  9. A table's index entries are exactly those its rows call for, at every
+//     commit: each row write updates them in the transaction (a write whose
+//     TableInfo lists other indexes than the table has fails), the commit
+//     writes rows and entries in one batch, and a commit that writes rows
+//     or entries fails with ErrSerialization when a concurrent commit
+//     changed the table's indexes (or, for BuildIndex, wrote its rows).
+//     A unique entry is keyed by its columns alone, so a second row with
+//     them is a DuplicateKeyError, at once or (concurrent) at commit.
+//     Entries are never change records, history metrics or counted rows.
 //
 // Visibility versus durability: a commit is visible to transactions that
 // begin after its batch is applied, which is just before its (shared) fsync

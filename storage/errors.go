@@ -25,6 +25,10 @@ var (
 	ErrClosed = errors.New("storage: database is closed")
 	// ErrTableExists: CreateTable of a table that already has versions.
 	ErrTableExists = errors.New("storage: table already exists")
+	// ErrIndexMismatch: a row write whose TableInfo does not list exactly
+	// the indexes the table has (BuildIndex, DropIndex) as the transaction
+	// sees them. A bug in the caller: the entries would be wrong.
+	ErrIndexMismatch = errors.New("storage: the write does not name the table's indexes")
 	// ErrChangesUnavailable: Changes asked for versions whose change data feed
 	// was never recorded (CDF off) or was vacuumed. The error is a
 	// *ChangesUnavailableError (R-T7, R-T9).
@@ -33,12 +37,18 @@ var (
 
 // DuplicateKeyError is the ErrDuplicateKey error: it names the table and the
 // key (as the caller encoded it) so the SQL layer can report the key values.
+// Index is 0 for a row key; otherwise the unique index whose entry is
+// taken, Key then being the entry's columns (IndexKeyFunc's encoding).
 type DuplicateKeyError struct {
 	Table TableID
+	Index IndexID
 	Key   []byte
 }
 
 func (e *DuplicateKeyError) Error() string {
+	if e.Index != 0 {
+		return fmt.Sprintf("storage: duplicate key %x in index %d of table %d", e.Key, e.Index, e.Table)
+	}
 	return fmt.Sprintf("storage: duplicate key %x in table %d", e.Key, e.Table)
 }
 

@@ -5,15 +5,20 @@ import (
 	"cmp"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
 )
 
-// seededRand prints the seed so a failure can be replayed.
+// seededRand prints the seed so a failure can be replayed (SEED=n).
 func seededRand(t testing.TB) *rand.Rand {
 	seed := rand.Uint64()
+	if s := os.Getenv("SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
 	t.Logf("seed %d", seed)
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }

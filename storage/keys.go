@@ -14,6 +14,7 @@ const (
 	prefixHistory byte = 0x04 // 0x04 | table id | version                 → history entry
 	prefixCDF     byte = 0x05 // 0x05 | table id | version | seq-in-commit → change record
 	prefixRows    byte = 0x06 // 0x06 | table id | row key                 → row header | caller value
+	prefixIndex   byte = 0x07 // 0x07 | table id | index id | entry key     → row key
 )
 
 // formatVersion is the on-disk layout version kept in the global key space.

@@ -1,13 +1,13 @@
 package storage
 
 // TableSize estimates the bytes tbl's rows take on disk; with changes, also
-// its change data feed and version history (pg_table_size and
-// pg_total_relation_size). Rows still only in the memtable count nothing
+// its change data feed, version history and secondary indexes
+// (pg_table_size and pg_total_relation_size). Rows still only in the memtable count nothing
 // until a flush, as Pebble estimates from sstables.
 func (db *DB) TableSize(tbl TableID, changes bool) (int64, error) {
 	prefixes := []byte{prefixRows}
 	if changes {
-		prefixes = append(prefixes, prefixCDF, prefixHistory, prefixState)
+		prefixes = append(prefixes, prefixCDF, prefixHistory, prefixState, prefixIndex)
 	}
 	var total uint64
 	for _, p := range prefixes {

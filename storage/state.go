@@ -22,8 +22,11 @@ type tableState struct {
 	rowCount      int64     // rows at version (guarded by commitMu)
 
 	// Sequences of the last commits that wrote rows, wiped all rows
-	// (TRUNCATE, DROP) or dropped the table: table-level conflicts.
-	rowWriteSeq, wipeSeq, dropSeq uint64
+	// (TRUNCATE, DROP), dropped the table or changed its indexes:
+	// table-level conflicts.
+	rowWriteSeq, wipeSeq, dropSeq, indexSeq uint64
+
+	indexes []IndexID // the secondary indexes at version (guarded by commitMu)
 }
 
 func newTableState(tbl TableID) *tableState {
@@ -43,10 +46,12 @@ type persistedState struct {
 	lastTS        time.Time
 	vacuumedBelow int64
 	rowCount      int64
+	indexes       []IndexID
 }
 
-// stateFormat 2 added rowCount (format 1 states read as 0 rows).
-const stateFormat byte = 2
+// stateFormat 2 added rowCount (format 1 states read as 0 rows), 3 the
+// secondary indexes (earlier states have none).
+const stateFormat byte = 3
 
 func encodeState(ps persistedState) []byte {
 	b := make([]byte, 0, 32)
@@ -56,6 +61,10 @@ func encodeState(ps persistedState) []byte {
 	b = binary.AppendVarint(b, ps.lastTS.UnixMicro())
 	b = binary.AppendVarint(b, ps.vacuumedBelow)
 	b = binary.AppendVarint(b, ps.rowCount)
+	b = binary.AppendUvarint(b, uint64(len(ps.indexes)))
+	for _, id := range ps.indexes {
+		b = binary.AppendUvarint(b, uint64(id))
+	}
 	return b
 }
 
@@ -63,7 +72,7 @@ func decodeState(v []byte) (persistedState, error) {
 	d := decoder{b: v}
 	var ps persistedState
 	format := d.byte()
-	if format != 1 && format != stateFormat {
+	if format < 1 || format > stateFormat {
 		d.fail("table state")
 	}
 	ps.version = d.varint()
@@ -72,6 +81,12 @@ func decodeState(v []byte) (persistedState, error) {
 	ps.vacuumedBelow = d.varint()
 	if format >= 2 {
 		ps.rowCount = d.varint()
+	}
+	if format >= 3 {
+		n := d.uvarint()
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			ps.indexes = append(ps.indexes, IndexID(d.uvarint()))
+		}
 	}
 	return ps, d.err
 }

@@ -16,6 +16,11 @@ type TableID uint32
 type TableInfo struct {
 	ID             TableID
 	ChangeDataFeed bool // record row changes of this commit in the CDF (R-T7)
+	// Indexes are the table's secondary indexes (index.go), whose entries
+	// every row write maintains. A row write must list exactly the indexes
+	// the table has as the transaction sees them, or it fails with
+	// ErrIndexMismatch; calls that write no rows may leave them out.
+	Indexes []IndexInfo
 }
 
 // Row is one stored row. Slices are valid until the iterator moves or the
@@ -42,6 +47,9 @@ type rowWrite struct {
 	// fresh: key is RowIDKey of a row id allocated by this txn; no other
 	// transaction can write it, so it needs no conflict check.
 	fresh bool
+	// uniq: an index entry keyed by its columns alone (index.go), which
+	// concurrent transactions may both write: it is checked at commit.
+	uniq bool
 
 	origExists bool // the snapshot has a row at key
 	origLoaded bool // origValue holds the snapshot's value
@@ -71,6 +79,14 @@ type tableWrites struct {
 
 	vacuum      bool
 	vacuumBelow int64
+
+	// Secondary indexes (index.go).
+	indexSet     []IndexID // the table's indexes as this txn sees them (once indexLoaded)
+	indexLoaded  bool
+	indexChanged bool // BuildIndex or DropIndex: the commit writes the new set
+	indexBuilt   bool // BuildIndex read the rows: concurrent row writes conflict
+	idx          map[IndexID]*indexWrites
+	droppedIdx   []IndexID // indexes whose entries on disk go at commit
 }
 
 func (tw *tableWrites) note(op string) {
@@ -282,9 +298,15 @@ func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) 
 		return 0, err
 	}
 	tw := t.table(tbl)
+	if err := t.checkIndexes(tw); err != nil {
+		return 0, err
+	}
 	if key == nil {
 		id := tw.st.allocRowID()
 		w := rowWrite{key: RowIDKey(id), value: cloneBytes(value), rowID: id, fresh: true}
+		if err := t.maintainIndexes(tw, nil, nil, false, w.key, w.value, true); err != nil {
+			return 0, err
+		}
 		tw.rows.ReplaceOrInsert(w.key, w)
 		return id, nil
 	}
@@ -305,6 +327,9 @@ func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) 
 		}
 		w = rowWrite{key: cloneBytes(key)}
 	}
+	if err := t.maintainIndexes(tw, nil, nil, false, key, value, true); err != nil {
+		return 0, err
+	}
 	id := tw.st.allocRowID()
 	w.value, w.rowID, w.del, w.moved = cloneBytes(value), id, false, false
 	tw.rows.ReplaceOrInsert(w.key, w)
@@ -318,7 +343,11 @@ func (t *Txn) Update(tbl TableInfo, oldKey, newKey, value []byte) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
-	return t.update(t.table(tbl), oldKey, newKey, value, nil)
+	tw := t.table(tbl)
+	if err := t.checkIndexes(tw); err != nil {
+		return err
+	}
+	return t.update(tw, oldKey, newKey, value, nil)
 }
 
 // UpdateRow is Update for a row the caller just read with Get or Scan in this
@@ -328,7 +357,11 @@ func (t *Txn) UpdateRow(tbl TableInfo, old Row, newKey, value []byte) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
-	return t.update(t.table(tbl), old.Key, newKey, value, &old)
+	tw := t.table(tbl)
+	if err := t.checkIndexes(tw); err != nil {
+		return err
+	}
+	return t.update(tw, old.Key, newKey, value, &old)
 }
 
 // DeleteRow is Delete for a row the caller just read with Get or Scan in this
@@ -337,14 +370,30 @@ func (t *Txn) DeleteRow(tbl TableInfo, old Row) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
-	return t.delete(t.table(tbl), old.Key, &old)
+	tw := t.table(tbl)
+	if err := t.checkIndexes(tw); err != nil {
+		return err
+	}
+	return t.delete(tw, old.Key, &old)
 }
 
 // oldRow finds the row at key for Update/Delete: the own write when there is
 // one, else the snapshot row (known, when the caller passed the row it read
 // from the snapshot). The returned entry is what the tree should hold for key
-// before the change.
-func (t *Txn) oldRow(tw *tableWrites, key []byte, known *Row) (rowWrite, error) {
+// before the change; value is the row's current value when the table has
+// indexes (their old entries are computed from it), else nil.
+func (t *Txn) oldRow(tw *tableWrites, key []byte, known *Row) (w rowWrite, value []byte, err error) {
+	w, err = t.oldRowWrite(tw, key, known)
+	if err != nil || len(tw.info.Indexes) == 0 {
+		return w, nil, err
+	}
+	if _, own, ok := tw.rows.Get(key); ok {
+		return w, own.value, nil
+	}
+	return w, w.origValue, nil // loaded by oldRowWrite
+}
+
+func (t *Txn) oldRowWrite(tw *tableWrites, key []byte, known *Row) (rowWrite, error) {
 	if _, w, ok := tw.rows.Get(key); ok {
 		if w.del {
 			return w, ErrNotFound
@@ -367,7 +416,7 @@ func (t *Txn) oldRow(tw *tableWrites, key []byte, known *Row) (rowWrite, error) 
 		}
 	}
 	w := rowWrite{key: cloneBytes(key), rowID: r.RowID, origExists: true, origRowID: r.RowID}
-	if tw.info.ChangeDataFeed {
+	if tw.info.ChangeDataFeed || len(tw.info.Indexes) > 0 {
 		w.origValue, w.origLoaded = cloneBytes(r.Value), true
 	}
 	return w, nil
@@ -392,11 +441,14 @@ func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) 
 	if err := t.checkWriteConflict(tw, oldKey); err != nil {
 		return err
 	}
-	old, err := t.oldRow(tw, oldKey, known)
+	old, oldValue, err := t.oldRow(tw, oldKey, known)
 	if err != nil {
 		return err
 	}
 	if bytes.Equal(oldKey, newKey) {
+		if err := t.maintainIndexes(tw, oldKey, oldValue, true, newKey, value, true); err != nil {
+			return err
+		}
 		old.value = cloneBytes(value)
 		tw.rows.ReplaceOrInsert(old.key, old)
 		return nil
@@ -418,6 +470,9 @@ func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) 
 		}
 		nw = rowWrite{key: cloneBytes(newKey)}
 	}
+	if err := t.maintainIndexes(tw, oldKey, oldValue, true, newKey, value, true); err != nil {
+		return err
+	}
 	nw.value, nw.rowID, nw.del, nw.moved = cloneBytes(value), old.rowID, false, true
 	old.del, old.value = true, nil
 	tw.rows.ReplaceOrInsert(old.key, old)
@@ -430,15 +485,22 @@ func (t *Txn) Delete(tbl TableInfo, key []byte) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
-	return t.delete(t.table(tbl), key, nil)
+	tw := t.table(tbl)
+	if err := t.checkIndexes(tw); err != nil {
+		return err
+	}
+	return t.delete(tw, key, nil)
 }
 
 func (t *Txn) delete(tw *tableWrites, key []byte, known *Row) error {
 	if err := t.checkWriteConflict(tw, key); err != nil {
 		return err
 	}
-	w, err := t.oldRow(tw, key, known)
+	w, oldValue, err := t.oldRow(tw, key, known)
 	if err != nil {
+		return err
+	}
+	if err := t.maintainIndexes(tw, key, oldValue, true, nil, nil, false); err != nil {
 		return err
 	}
 	w.del, w.value = true, nil
@@ -455,6 +517,9 @@ func (t *Txn) Truncate(tbl TableInfo) error {
 	tw := t.table(tbl)
 	tw.rows = newWriteTree()
 	tw.truncated = true
+	for _, ix := range tw.idx {
+		ix.entries = newWriteTree()
+	}
 	tw.note("TRUNCATE")
 	return nil
 }
@@ -525,7 +590,8 @@ func (t *Txn) DropTable(tbl TableID) error {
 		return err
 	}
 	tw := t.tableByID(tbl)
-	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteTree(), truncated: true, dropped: true}
+	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteTree(), truncated: true, dropped: true,
+		indexLoaded: true, indexChanged: true}
 	return nil
 }
 
@@ -551,10 +617,16 @@ func (t *Txn) snapState(tbl TableID) (persistedState, bool, error) {
 	if err := t.alive(); err != nil {
 		return persistedState{}, false, err
 	}
-	v, ok, err := t.snapGet(stateKey(tbl))
-	if !ok || err != nil {
+	// Not through snapGet: a row value the caller holds (Get's) may live
+	// in getBuf, and row writes read the state (their table's indexes).
+	v, closer, err := t.snap.Get(stateKey(tbl))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return persistedState{}, false, nil
+	}
+	if err != nil {
 		return persistedState{}, false, err
 	}
+	defer closer.Close()
 	ps, err := decodeState(v)
 	return ps, err == nil, err
 }
@@ -627,7 +699,7 @@ func (t *Txn) ReadOnly() bool {
 		return false
 	}
 	for _, tw := range t.tables {
-		if tw.rows.Len() > 0 || tw.truncated || tw.created || tw.recorded || tw.vacuum {
+		if tw.rows.Len() > 0 || tw.truncated || tw.created || tw.recorded || tw.vacuum || tw.indexChanged {
 			return false
 		}
 	}

@@ -5,10 +5,13 @@ import (
 	"github.com/mvserver/mvserver/sql/types"
 )
 
-// applyOp runs a LATERAL item (R-Q2): for each left row it evaluates the
-// correlation parameters, builds the right plan in a child context and
-// joins the left row with the rows it produces. Output stays within a
-// batch per Next however many rows one left row yields.
+// applyOp runs a LATERAL item (R-Q2) or an index nested-loop join
+// (plan/access.go): for each left row it evaluates the correlation
+// parameters, builds the right plan in a child context and joins the left
+// row with the rows it produces. Output stays within a batch per Next
+// however many rows one left row yields. A semi (anti) join emits the
+// left row alone when a right row matches (none does), stopping at the
+// first match.
 type applyOp struct {
 	c        *Ctx
 	node     *plan.Apply
@@ -78,15 +81,23 @@ func (a *applyOp) Next() ([]Row, error) {
 			a.right, a.matched = r, false
 		}
 		l := a.lbatch[a.li]
-		b, err := a.right.Next()
-		if err != nil {
-			return nil, err
+		kind := a.node.Kind
+		semi := kind == plan.JoinSemi || kind == plan.JoinAnti
+		var b []Row
+		if !(semi && a.matched) { // one match decides a semi/anti join
+			var err error
+			if b, err = a.right.Next(); err != nil {
+				return nil, err
+			}
 		}
 		if b == nil {
 			a.right.Close()
 			a.right = nil
-			if !a.matched && a.node.Kind == plan.JoinLeft {
+			switch {
+			case !a.matched && kind == plan.JoinLeft:
 				a.pending = append(a.pending, a.combine(l, make(Row, a.rw)))
+			case a.matched && kind == plan.JoinSemi, !a.matched && kind == plan.JoinAnti:
+				a.pending = append(a.pending, l)
 			}
 			a.li++
 			continue
@@ -103,6 +114,9 @@ func (a *applyOp) Next() ([]Row, error) {
 				}
 			}
 			a.matched = true
+			if semi {
+				break
+			}
 			a.pending = append(a.pending, row)
 		}
 	}

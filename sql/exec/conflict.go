@@ -8,21 +8,22 @@ import (
 )
 
 // conflictResolver carries out INSERT … ON CONFLICT for rows whose primary
-// key is taken.
+// key or unique index key (an arbiter's) is taken.
 type conflictResolver struct {
 	c     *Ctx
 	ins   *plan.Insert
 	codec *tableCodec
+	info  storage.TableInfo
 	sets  []evalFn
 	where evalFn
 	dec   *types.RowDecoder
-	// touched are the keys this statement inserted or updated: DO UPDATE
-	// may not change a row twice (PostgreSQL's 21000).
+	// touched are the row keys this statement inserted or updated: DO
+	// UPDATE may not change a row twice (PostgreSQL's 21000).
 	touched map[string]bool
 }
 
-func newConflictResolver(c *Ctx, ins *plan.Insert, codec *tableCodec) (*conflictResolver, error) {
-	r := &conflictResolver{c: c, ins: ins, codec: codec, touched: map[string]bool{}}
+func newConflictResolver(c *Ctx, ins *plan.Insert, codec *tableCodec, info storage.TableInfo) (*conflictResolver, error) {
+	r := &conflictResolver{c: c, ins: ins, codec: codec, info: info, touched: map[string]bool{}}
 	oc := ins.OnConflict
 	for _, s := range oc.Sets {
 		f, err := compile(s.E, c)
@@ -42,30 +43,48 @@ func newConflictResolver(c *Ctx, ins *plan.Insert, codec *tableCodec) (*conflict
 	return r, nil
 }
 
-// inserted notes a row the statement inserted.
+// inserted notes the row key of a row the statement inserted.
 func (r *conflictResolver) inserted(key []byte) { r.touched[string(key)] = true }
 
-// resolve handles proposed, whose key is taken: DO NOTHING skips it, DO
-// UPDATE rewrites the existing row. It returns the row written, nil if none.
-func (r *conflictResolver) resolve(key []byte, proposed Row) (Row, error) {
+// existing finds the row holding the key a conflict names: the primary
+// key, or an entry of a unique index.
+func (r *conflictResolver) existing(de *storage.DuplicateKeyError) (storage.Row, bool, error) {
+	tid := storage.TableID(r.ins.Table.ID)
+	if de.Index == 0 {
+		return r.c.Txn.Get(tid, de.Key)
+	}
+	it := r.c.Txn.ScanIndex(tid, de.Index, de.Key, storage.PrefixEnd(de.Key))
+	defer it.Close()
+	if !it.Next() {
+		return storage.Row{}, false, it.Err()
+	}
+	row := it.Row()
+	row.Key = append([]byte(nil), row.Key...)
+	row.Value = append([]byte(nil), row.Value...)
+	return row, true, nil
+}
+
+// resolve handles proposed, whose key (de's) is taken: DO NOTHING skips
+// it, DO UPDATE rewrites the existing row. It returns the row written, nil
+// if none.
+func (r *conflictResolver) resolve(de *storage.DuplicateKeyError, proposed Row) (Row, error) {
 	oc := r.ins.OnConflict
 	if oc.DoNothing {
 		return nil, nil
 	}
-	if r.touched[string(key)] {
-		return nil, pgerror.New(pgerror.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
-			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
-	}
 	t := r.ins.Table
-	tid := storage.TableID(t.ID)
-	stored, ok, err := r.c.Txn.Get(tid, key)
+	stored, ok, err := r.existing(de)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		// The key was taken by a row this snapshot cannot see (a
 		// concurrent commit): the conflict is real, report it.
-		return nil, r.codec.storageErr(storage.ErrDuplicateKey, proposed)
+		return nil, r.codec.storageErr(de, proposed)
+	}
+	if r.touched[string(stored.Key)] {
+		return nil, pgerror.New(pgerror.CardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+			WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
 	}
 	n := len(t.Columns)
 	// existing row in scan layout (columns, row id, commit version), then EXCLUDED
@@ -103,7 +122,10 @@ func (r *conflictResolver) resolve(key []byte, proposed Row) (Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.c.Txn.UpdateRow(t.StorageInfo(), stored, newKey, r.codec.value(nw)); err != nil {
+	if newKey == nil {
+		newKey = stored.Key // keyed by row id: the row stays where it is
+	}
+	if err := r.c.Txn.UpdateRow(r.info, stored, newKey, r.codec.value(nw)); err != nil {
 		return nil, r.codec.storageErr(err, nw)
 	}
 	r.touched[string(newKey)] = true

@@ -39,12 +39,23 @@ func (c *tableCodec) checkRow(row Row) error {
 	return nil
 }
 
+// storageErr turns a duplicate key of the primary key or a unique index
+// into PostgreSQL's 23505, its detail from row (the row being written).
 func (c *tableCodec) storageErr(err error, row Row) error {
+	var de *storage.DuplicateKeyError
+	if errors.As(err, &de) {
+		var ix *catalog.Index
+		ids := c.t.PrimaryKey
+		if de.Index != 0 {
+			if ix = c.t.IndexByID(uint32(de.Index)); ix == nil {
+				return err
+			}
+			ids = ix.ColumnIDs()
+		}
+		return uniqueViolation(c.t, ix, rowKeyValues(c.t, ids, row))
+	}
 	if errors.Is(err, storage.ErrDuplicateKey) {
-		e := pgerror.New(pgerror.UniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", c.t.Name)
-		e.Detail = "Key " + c.describeKey(row) + " already exists."
-		e.Table, e.Constraint = c.t.Name, c.t.Name+"_pkey"
-		return e
+		return uniqueViolation(c.t, nil, rowKeyValues(c.t, c.t.PrimaryKey, row))
 	}
 	return err
 }
@@ -55,6 +66,7 @@ func (c *tableCodec) storageErr(err error, row Row) error {
 // tracking through the storage transaction. INSERT and COPY FROM share it.
 type Inserter struct {
 	c        *Ctx
+	ins      *plan.Insert
 	t        *catalog.Table
 	targets  []int
 	defaults []evalFn
@@ -73,7 +85,7 @@ type Inserter struct {
 // the other columns get ins.Defaults. ins.Source is not used.
 func NewInserter(c *Ctx, ins *plan.Insert) (*Inserter, error) {
 	t := ins.Table
-	w := &Inserter{c: c, t: t, targets: ins.Targets, codec: newTableCodec(t), info: t.StorageInfo(), row: make(Row, len(t.Columns))}
+	w := &Inserter{c: c, ins: ins, t: t, targets: ins.Targets, codec: newTableCodec(t), info: StorageInfo(t), row: make(Row, len(t.Columns))}
 	w.defaults = make([]evalFn, len(ins.Defaults))
 	for i, e := range ins.Defaults {
 		if e != nil {
@@ -151,14 +163,19 @@ func (w *Inserter) insert(vals []types.Datum) (Row, error) {
 		key = w.key
 	}
 	w.value = types.AppendRowValue(w.value[:0], w.codec.ids, row[:len(w.codec.ids)])
-	if _, err := w.c.Txn.Insert(w.info, key, w.value); err != nil {
-		if w.conflicts == nil || !errors.Is(err, storage.ErrDuplicateKey) {
+	rowID, err := w.c.Txn.Insert(w.info, key, w.value)
+	if err != nil {
+		var de *storage.DuplicateKeyError
+		if w.conflicts == nil || !errors.As(err, &de) || !w.ins.OnConflict.IsArbiter(uint32(de.Index)) {
 			return nil, w.codec.storageErr(err, row)
 		}
 		// ON CONFLICT: DO NOTHING (nil), or the row DO UPDATE wrote.
-		return w.conflicts.resolve(key, row)
+		return w.conflicts.resolve(de, row)
 	}
 	if w.conflicts != nil {
+		if key == nil {
+			key = storage.RowIDKey(rowID)
+		}
 		w.conflicts.inserted(key)
 	}
 	return row, nil
@@ -176,7 +193,7 @@ func execInsert(c *Ctx, ins *plan.Insert, written *[]Row) (int64, error) {
 		return 0, err
 	}
 	if ins.OnConflict != nil {
-		if w.conflicts, err = newConflictResolver(c, ins, w.codec); err != nil {
+		if w.conflicts, err = newConflictResolver(c, ins, w.codec, w.info); err != nil {
 			return 0, err
 		}
 	}
@@ -267,7 +284,7 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 		}
 		news[r] = nw
 	}
-	info := t.StorageInfo()
+	info := StorageInfo(t)
 	c.Txn.NoteOperation(info.ID, "UPDATE")
 	hasPK := len(t.PrimaryKey) > 0
 	for r, old := range rows {
@@ -305,7 +322,7 @@ func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	info := t.StorageInfo()
+	info := StorageInfo(t)
 	c.Txn.NoteOperation(info.ID, "DELETE")
 	for _, old := range rows {
 		var key []byte

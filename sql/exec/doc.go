@@ -8,7 +8,8 @@
 //  2. A batch returned by Next is owned by the caller: operators never reuse
 //     the row slices they hand out, so Sort, joins and aggregation may keep them.
 //  3. Scans decode only the columns the plan marked as needed, and use the
-//     primary key for point lookups and ranges.
+//     primary key for point lookups and ranges, or a secondary index's
+//     ranges (storage.ScanIndex) when the plan names one.
 //  4. Every operator checks for cancellation once per batch.
 //  5. A subquery in an expression (and a LATERAL item) runs through its own
 //     operator tree, built per evaluation with a child Ctx whose Outer holds
@@ -20,6 +21,8 @@
 //  6. Rows kept in memory and read more than once (a shared WITH query, the
 //     previous round of WITH RECURSIVE) are handed out in fresh batch
 //     slices, since consumers may filter a batch in place.
+//  7. Every row write passes StorageInfo(table): storage maintains the
+//     table's index entries from it (and refuses a write without them).
 //
 // Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
 package exec

@@ -47,7 +47,7 @@ func AddPrimaryKey(c *Ctx, old, nt *catalog.Table) error {
 		seen[string(key)] = true
 		keys[r] = key
 	}
-	info := nt.StorageInfo()
+	info := StorageInfo(nt)
 	for r, row := range rows {
 		if err := c.Txn.Update(info, storage.RowIDKey(row[n].I), keys[r], codec.value(row)); err != nil {
 			return err

@@ -1,16 +1,23 @@
 package exec
 
 import (
+	"bytes"
+	"slices"
+
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
 
-// scanOp reads a table's rows at the transaction's snapshot.
+// scanOp reads a table's rows at the transaction's snapshot: all of
+// them, a primary-key point, or key ranges of the primary key or of a
+// secondary index (one range per IN value), in key order.
 type scanOp struct {
 	c        *Ctx
 	s        *plan.Scan
-	it       *storage.Iterator
+	it       rowIter
+	index    storage.IndexID // 0: the ranges are of the primary key
+	ranges   []keyRange      // to read, in order
 	dec      *types.RowDecoder
 	outIdx   []int // output index of each decoded column
 	nTable   int
@@ -23,6 +30,17 @@ type scanOp struct {
 	batch    int // rows in the last batch (batches grow to BatchSize)
 	scratch  []types.Datum
 }
+
+// rowIter is a storage.Iterator or storage.IndexIterator.
+type rowIter interface {
+	Next() bool
+	Row() storage.Row
+	Err() error
+	Close() error
+}
+
+// keyRange is [start, end) of keys (nil: unbounded).
+type keyRange struct{ start, end []byte }
 
 func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 	t := s.Table
@@ -38,7 +56,6 @@ func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 	op.scratch = make([]types.Datum, len(ids))
 	op.wantRID = s.Needed[op.nTable]
 	op.wantVer = s.Needed[op.nTable+1]
-	tid := storage.TableID(t.ID)
 	evalKey := func(vals []plan.Expr) ([]byte, error) {
 		var b []byte
 		for _, e := range vals {
@@ -56,39 +73,94 @@ func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 		}
 		return b, nil
 	}
-	if s.Point != nil {
+	if s.Index != nil {
+		op.index = storage.IndexID(s.Index.ID)
+	}
+	switch {
+	case s.Point != nil && s.Index == nil:
 		key, err := evalKey(s.Point)
 		if err != nil {
 			return nil, err
 		}
 		op.point, op.pointKey = true, key
 		return op, nil
-	}
-	var start, end []byte
-	if s.Start != nil {
-		k, err := evalKey(s.Start.Values)
+	case s.Point != nil && s.Index.Unique:
+		// Every column of a unique key: one entry at most that a value
+		// can equal (an entry with a NULL is keyed apart, and no
+		// equality holds for NULL).
+		key, err := evalKey(s.Point)
 		if err != nil {
 			return nil, err
 		}
-		if s.Start.Inclusive {
-			start = k
-		} else {
-			start = storage.PrefixEnd(k)
-		}
-	}
-	if s.End != nil {
-		k, err := evalKey(s.End.Values)
+		op.point, op.pointKey = true, key
+		return op, nil
+	case s.Point != nil:
+		// Every column of a non-unique index key: the entries with that
+		// key.
+		key, err := evalKey(s.Point)
 		if err != nil {
 			return nil, err
 		}
-		if s.End.Inclusive {
-			end = storage.PrefixEnd(k)
-		} else {
-			end = k
+		op.ranges = []keyRange{{key, storage.PrefixEnd(key)}}
+	case s.In != nil:
+		for _, v := range s.In {
+			k, err := evalKey([]plan.Expr{v})
+			if err != nil {
+				return nil, err
+			}
+			op.ranges = append(op.ranges, keyRange{k, storage.PrefixEnd(k)})
 		}
+		// In key order, each value once (IN (1, 1) reads its rows once).
+		slices.SortFunc(op.ranges, func(a, b keyRange) int { return bytes.Compare(a.start, b.start) })
+		op.ranges = slices.CompactFunc(op.ranges, func(a, b keyRange) bool { return bytes.Equal(a.start, b.start) })
+	default:
+		var r keyRange
+		if s.Start != nil {
+			k, err := evalKey(s.Start.Values)
+			if err != nil {
+				return nil, err
+			}
+			if s.Start.Inclusive {
+				r.start = k
+			} else {
+				r.start = storage.PrefixEnd(k)
+			}
+		}
+		if s.End != nil {
+			k, err := evalKey(s.End.Values)
+			if err != nil {
+				return nil, err
+			}
+			if s.End.Inclusive {
+				r.end = storage.PrefixEnd(k)
+			} else {
+				r.end = k
+			}
+			if s.Start == nil && s.Index != nil {
+				// An index holds NULLs, which sort first; no upper
+				// bound holds for them.
+				r.start = storage.AppendNotNullMarker(nil)
+			}
+		}
+		op.ranges = []keyRange{r}
 	}
-	op.it = c.Txn.Scan(tid, start, end)
 	return op, nil
+}
+
+// open starts reading the next range; false when none is left.
+func (s *scanOp) open() bool {
+	if len(s.ranges) == 0 {
+		return false
+	}
+	r := s.ranges[0]
+	s.ranges = s.ranges[1:]
+	tid := storage.TableID(s.s.Table.ID)
+	if s.index != 0 {
+		s.it = s.c.Txn.ScanIndex(tid, s.index, r.start, r.end)
+	} else {
+		s.it = s.c.Txn.Scan(tid, r.start, r.end)
+	}
+	return true
 }
 
 func (s *scanOp) Next() ([]Row, error) {
@@ -100,7 +172,14 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if s.point {
 		s.done = true
-		r, ok, err := s.c.Txn.Get(storage.TableID(s.s.Table.ID), s.pointKey)
+		var r storage.Row
+		var ok bool
+		var err error
+		if s.index != 0 {
+			r, ok, err = s.c.Txn.GetUnique(storage.TableID(s.s.Table.ID), s.index, s.pointKey)
+		} else {
+			r, ok, err = s.c.Txn.Get(storage.TableID(s.s.Table.ID), s.pointKey)
+		}
 		if err != nil || !ok {
 			return nil, err
 		}
@@ -121,12 +200,17 @@ func (s *scanOp) Next() ([]Row, error) {
 	backing := make([]types.Datum, size*s.width)
 	out := make([]Row, 0, size)
 	for len(out) < size {
-		if !s.it.Next() {
+		if s.it == nil && !s.open() {
 			s.done = true
-			if err := s.it.Err(); err != nil {
+			break
+		}
+		if !s.it.Next() {
+			err := s.it.Close()
+			s.it = nil
+			if err != nil {
 				return nil, err
 			}
-			break
+			continue
 		}
 		if s.s.Exclude != nil {
 			if _, skip := s.s.Exclude[s.it.Row().RowID]; skip {

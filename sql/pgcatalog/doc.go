@@ -8,9 +8,10 @@
 // # OIDs
 //
 // User objects' OIDs are their catalog ids (≥ 16384, stable across
-// restarts). Objects a table implies get OIDs derived from its id, also
-// stable: its row type (typrelid), the index and constraint of its primary
-// key, and its column defaults (pg_attrdef). Built-in objects have
+// restarts), secondary indexes and UNIQUE constraints included. Objects a
+// table implies get OIDs derived from its id, also stable: its row type
+// (typrelid), the index and constraint of its primary key, and its column
+// defaults (pg_attrdef). Built-in objects have
 // PostgreSQL's OIDs where clients know them (types, pg_catalog's own
 // relations, namespaces 11 and 2200-like ids for user schemas, role 10) and
 // otherwise fixed ones from this package.

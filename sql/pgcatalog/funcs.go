@@ -30,9 +30,10 @@ func (v *View) viewDef(r *relation) any {
 	return " " + q
 }
 
-// indexDef is pg_get_indexdef(index, col): the CREATE INDEX of a
-// primary-key index, or the name of its col-th column.
-func (v *View) indexDef(r *relation, col int) string {
+// indexDef is pg_get_indexdef(index, col, pretty): the CREATE INDEX of an
+// index, or the name of its col-th column. Pretty names the table bare
+// when the search path finds it.
+func (v *View) indexDef(r *relation, col int, pretty bool) string {
 	if col > 0 {
 		if col <= len(r.cols) {
 			return quoteIdent(r.cols[col-1].name)
@@ -40,12 +41,65 @@ func (v *View) indexDef(r *relation, col int) string {
 		return ""
 	}
 	ns, _ := v.namespaceName(r.ns)
-	names := make([]string, len(r.cols))
-	for i, c := range r.cols {
-		names[i] = quoteIdent(c.name)
+	f := r.indexFacts()
+	keys := make([]string, len(f.keys))
+	for i := range f.keys {
+		keys[i] = quoteIdent(r.cols[i].name)
+		desc, nullsFirst := f.options[i]&1 != 0, f.options[i]&2 != 0
+		if desc {
+			keys[i] += " DESC"
+			if !nullsFirst {
+				keys[i] += " NULLS LAST"
+			}
+		} else if nullsFirst {
+			keys[i] += " NULLS FIRST"
+		}
 	}
-	return fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)", quoteIdent(r.name), quoteIdent(ns),
-		quoteIdent(r.indexOf.Name), strings.Join(names, ", "))
+	unique := ""
+	if f.unique {
+		unique = "UNIQUE "
+	}
+	table := quoteIdent(ns) + "." + quoteIdent(r.indexOf.Name)
+	if pretty {
+		if tr := v.relation(r.indexOf.ID); tr != nil {
+			table = v.qualifiedName(tr)
+		}
+	}
+	def := fmt.Sprintf("CREATE %sINDEX %s ON %s USING btree (%s)", unique, quoteIdent(r.name), table, strings.Join(keys, ", "))
+	if len(f.include) > 0 {
+		def += " INCLUDE (" + strings.Join(colNames(r.cols[len(f.keys):]), ", ") + ")"
+	}
+	if f.nullsNotDist {
+		def += " NULLS NOT DISTINCT"
+	}
+	return def
+}
+
+// constraintDef is pg_get_constraintdef of a primary key or UNIQUE
+// constraint (its index relation r).
+func constraintDef(r *relation) string {
+	f := r.indexFacts()
+	keys := strings.Join(colNames(r.cols[:len(f.keys)]), ", ")
+	if f.primary {
+		return "PRIMARY KEY (" + keys + ")"
+	}
+	def := "UNIQUE "
+	if f.nullsNotDist {
+		def += "NULLS NOT DISTINCT "
+	}
+	def += "(" + keys + ")"
+	if len(f.include) > 0 {
+		def += " INCLUDE (" + strings.Join(colNames(r.cols[len(f.keys):]), ", ") + ")"
+	}
+	return def
+}
+
+func colNames(cols []column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = quoteIdent(c.name)
+	}
+	return out
 }
 
 // The catalog functions (R-P3). Each reads the statement's catalog through
@@ -123,22 +177,20 @@ func init() {
 		if r == nil || r.kind != 'i' {
 			return types.NullDatum
 		}
-		col := 0
-		if len(a) > 1 {
-			col = int(a[1].I)
+		col, pretty := 0, false
+		if len(a) > 2 {
+			col, pretty = int(a[1].I), a[2].Bool()
 		}
-		return types.NewText(v.indexDef(r, col))
+		return types.NewText(v.indexDef(r, col, pretty))
 	}
 	reg("pg_get_indexdef", false, withView(types.Text, []types.T{oid}, indexDef),
 		withView(types.Text, []types.T{oid, types.Int4, types.Bool}, indexDef))
 	conDef := func(v *View, a []types.Datum) types.Datum {
 		for _, r := range v.relations() {
-			if r.kind == 'i' && pkConOID(r.indexOf.ID) == uint32(a[0].I) {
-				names := make([]string, len(r.cols))
-				for i, c := range r.cols {
-					names[i] = quoteIdent(c.name)
+			if r.kind == 'i' {
+				if f := r.indexFacts(); f.conOID != 0 && f.conOID == uint32(a[0].I) {
+					return types.NewText(constraintDef(r))
 				}
-				return types.NewText("PRIMARY KEY (" + strings.Join(names, ", ") + ")")
 			}
 		}
 		return types.NullDatum

@@ -43,7 +43,7 @@ func init() {
 			default:
 				row["relam"] = uint32(amHeap)
 				row["reltype"] = rowTypeOID(r.oid)
-				row["relhasindex"] = r.table != nil && len(r.table.PrimaryKey) > 0
+				row["relhasindex"] = hasIndexes(r.table)
 			}
 			b.add(row)
 		}
@@ -93,16 +93,20 @@ func init() {
 				continue
 			}
 			t := r.indexOf
-			keys := make([]int16, len(t.PrimaryKey))
-			for i, id := range t.PrimaryKey {
-				keys[i] = int16(t.ColumnByID(id) + 1)
+			f := r.indexFacts()
+			all := append(append([]int16(nil), f.keys...), f.include...)
+			colls := make([]uint32, len(f.keys))
+			for i, k := range f.keys {
+				if ct := t.Columns[k-1].Type; ct.IsString() && ct.Kind != types.KindName {
+					colls[i] = collDefault
+				}
 			}
-			zeros := make([]uint32, len(keys))
-			b.add(vals{"indexrelid": r.oid, "indrelid": t.ID, "indnatts": len(keys), "indnkeyatts": len(keys),
-				"indisunique": true, "indisprimary": true, "indimmediate": true, "indisvalid": true, "indisready": true,
-				"indislive": true, "indkey": types.NewArray(types.KindInt2Vector, int2s(keys)),
-				"indcollation": types.NewArray(types.KindOidVector, oids(zeros)), "indclass": types.NewArray(types.KindOidVector, oids(zeros)),
-				"indoption": types.NewArray(types.KindInt2Vector, int2s(make([]int16, len(keys))))})
+			b.add(vals{"indexrelid": r.oid, "indrelid": t.ID, "indnatts": len(all), "indnkeyatts": len(f.keys),
+				"indisunique": f.unique, "indnullsnotdistinct": f.nullsNotDist, "indisprimary": f.primary, "indimmediate": true,
+				"indisvalid": true, "indisready": true,
+				"indislive": true, "indkey": types.NewArray(types.KindInt2Vector, int2s(all)),
+				"indcollation": types.NewArray(types.KindOidVector, oids(colls)), "indclass": types.NewArray(types.KindOidVector, oids(make([]uint32, len(f.keys)))),
+				"indoption": types.NewArray(types.KindInt2Vector, int2s(f.options))})
 		}
 	})
 	pg("pg_constraint", func(v *View, b *builder) {
@@ -111,13 +115,13 @@ func init() {
 				continue
 			}
 			t := r.indexOf
-			keys := make([]int16, len(t.PrimaryKey))
-			for i, id := range t.PrimaryKey {
-				keys[i] = int16(t.ColumnByID(id) + 1)
+			f := r.indexFacts()
+			if f.conOID == 0 {
+				continue
 			}
-			b.add(vals{"oid": pkConOID(t.ID), "conname": r.name, "connamespace": t.SchemaID, "contype": "p",
+			b.add(vals{"oid": f.conOID, "conname": r.name, "connamespace": t.SchemaID, "contype": f.conType,
 				"convalidated": true, "conrelid": t.ID, "conindid": r.oid, "confupdtype": " ", "confdeltype": " ",
-				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": keys})
+				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": f.keys})
 		}
 	})
 	pg("pg_sequence", func(v *View, b *builder) {
@@ -275,7 +279,7 @@ func init() {
 			if r.kind == 'r' {
 				ns, _ := v.namespaceName(r.ns)
 				b.add(vals{"schemaname": ns, "tablename": r.name, "tableowner": v.ownerName(), "tablespace": nil,
-					"hasindexes": r.table != nil && len(r.table.PrimaryKey) > 0})
+					"hasindexes": hasIndexes(r.table)})
 			}
 		}
 	})
@@ -292,7 +296,7 @@ func init() {
 			if r.kind == 'm' {
 				ns, _ := v.namespaceName(r.ns)
 				b.add(vals{"schemaname": ns, "matviewname": r.name, "matviewowner": v.ownerName(), "tablespace": nil,
-					"hasindexes": len(r.table.PrimaryKey) > 0, "ispopulated": true, "definition": v.viewDef(r)})
+					"hasindexes": hasIndexes(r.table), "ispopulated": true, "definition": v.viewDef(r)})
 			}
 		}
 	})
@@ -300,7 +304,7 @@ func init() {
 		for _, r := range v.relations() {
 			if r.kind == 'i' {
 				ns, _ := v.namespaceName(r.ns)
-				b.add(vals{"schemaname": ns, "tablename": r.indexOf.Name, "indexname": r.name, "tablespace": nil, "indexdef": v.indexDef(r, 0)})
+				b.add(vals{"schemaname": ns, "tablename": r.indexOf.Name, "indexname": r.name, "tablespace": nil, "indexdef": v.indexDef(r, 0, false)})
 			}
 		}
 	})
@@ -378,18 +382,30 @@ func init() {
 	is("table_constraints", func(v *View, b *builder) {
 		for _, r := range v.relations() {
 			if r.kind == 'i' {
+				f := r.indexFacts()
+				if f.conOID == 0 {
+					continue
+				}
 				ns, _ := v.namespaceName(r.ns)
+				typ, nullsDistinct := "PRIMARY KEY", any(nil)
+				if f.conType == "u" {
+					typ, nullsDistinct = "UNIQUE", yesNo(!f.nullsNotDist)
+				}
 				b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": r.name,
 					"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.indexOf.Name,
-					"constraint_type": "PRIMARY KEY", "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES", "nulls_distinct": nil})
+					"constraint_type": typ, "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES", "nulls_distinct": nullsDistinct})
 			}
 		}
 	})
 	is("key_column_usage", func(v *View, b *builder) {
 		for _, r := range v.relations() {
 			if r.kind == 'i' {
+				f := r.indexFacts()
+				if f.conOID == 0 {
+					continue
+				}
 				ns, _ := v.namespaceName(r.ns)
-				for i, c := range r.cols {
+				for i, c := range r.cols[:len(f.keys)] {
 					b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": r.name,
 						"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.indexOf.Name,
 						"column_name": c.name, "ordinal_position": i + 1, "position_in_unique_constraint": nil})

@@ -105,12 +105,63 @@ type relation struct {
 	kind    byte // r v m i
 	cols    []column
 	table   *catalog.Table // nil for built-in relations and indexes
-	indexOf *catalog.Table // the table of a primary-key index
+	indexOf *catalog.Table // the table of an index
+	index   *catalog.Index // a secondary index (nil: the primary key's)
 	comment string
 }
 
+// indexFacts describes an index relation as pg_index and pg_constraint
+// present it.
+type indexFacts struct {
+	keys, include []int16 // attribute numbers in the table
+	options       []int16 // pg_index.indoption per key column
+	unique        bool
+	primary       bool
+	nullsNotDist  bool
+	conOID        uint32 // the constraint's OID, 0 without one
+	conType       string // "p" or "u"
+}
+
+func (r *relation) indexFacts() indexFacts {
+	t := r.indexOf
+	attnum := func(id uint32) int16 { return int16(t.ColumnByID(id) + 1) }
+	if r.index == nil {
+		f := indexFacts{unique: true, primary: true, conOID: pkConOID(t.ID), conType: "p"}
+		for _, id := range t.PrimaryKey {
+			f.keys = append(f.keys, attnum(id))
+			f.options = append(f.options, 0)
+		}
+		return f
+	}
+	ix := r.index
+	f := indexFacts{unique: ix.Unique, nullsNotDist: ix.NullsNotDistinct, conOID: ix.ConstraintID}
+	if ix.IsConstraint() {
+		f.conType = "u"
+	}
+	for _, c := range ix.Columns {
+		f.keys = append(f.keys, attnum(c.Col))
+		var o int16
+		if c.Desc {
+			o |= 1 // INDOPTION_DESC
+		}
+		if c.NullsFirst {
+			o |= 2 // INDOPTION_NULLS_FIRST
+		}
+		f.options = append(f.options, o)
+	}
+	for _, id := range ix.Include {
+		f.include = append(f.include, attnum(id))
+	}
+	return f
+}
+
+// hasIndexes reports whether a table has an index (pg_class.relhasindex).
+func hasIndexes(t *catalog.Table) bool {
+	return t != nil && (len(t.PrimaryKey) > 0 || len(t.Indexes) > 0)
+}
+
 // relations lists every relation: user tables, views, materialized views
-// and streaming tables, their primary-key indexes, the system views and
+// and streaming tables, their indexes (primary key's first), the system views and
 // pg_catalog's and information_schema's relations.
 func (v *View) relations() []*relation {
 	var out []*relation
@@ -130,11 +181,25 @@ func (v *View) relations() []*relation {
 			r.cols = append(r.cols, column{name: c.Name, t: c.Type, notNull: c.NotNull, def: c.Default, comment: c.Comment})
 		}
 		out = append(out, r)
+		col := func(id uint32) column {
+			c := t.Columns[t.ColumnByID(id)]
+			return column{name: c.Name, t: c.Type}
+		}
 		if len(t.PrimaryKey) > 0 {
 			ix := &relation{oid: pkIndexOID(t.ID), name: pkName(t), ns: t.SchemaID, kind: 'i', indexOf: t}
 			for _, id := range t.PrimaryKey {
-				c := t.Columns[t.ColumnByID(id)]
-				ix.cols = append(ix.cols, column{name: c.Name, t: c.Type})
+				ix.cols = append(ix.cols, col(id))
+			}
+			out = append(out, ix)
+		}
+		for i := range t.Indexes {
+			x := &t.Indexes[i]
+			ix := &relation{oid: x.ID, name: x.Name, ns: t.SchemaID, kind: 'i', indexOf: t, index: x}
+			for _, c := range x.Columns {
+				ix.cols = append(ix.cols, col(c.Col))
+			}
+			for _, id := range x.Include {
+				ix.cols = append(ix.cols, col(id))
 			}
 			out = append(out, ix)
 		}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"sort"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -10,14 +11,32 @@ import (
 )
 
 // OnConflict is INSERT … ON CONFLICT [(key) | ON CONSTRAINT name] DO NOTHING
-// | DO UPDATE SET … [WHERE …]. The only unique constraint a table has is
-// its primary key, so that is what a conflict is on. Sets and Where are
-// bound over the existing row (the table's scan layout) followed by the
-// proposed row (EXCLUDED, the table's columns).
+// | DO UPDATE SET … [WHERE …]. A conflict is on the primary key or a
+// unique index (R-T10): the arbiters, inferred from the key columns or
+// named. Sets and Where are bound over the existing row (the table's scan
+// layout) followed by the proposed row (EXCLUDED, the table's columns).
 type OnConflict struct {
 	DoNothing bool
-	Sets      []SetClause
-	Where     Expr
+	// Arbiters are the unique keys whose conflicts the clause handles: 0
+	// for the primary key, else a unique index's id. Empty (DO NOTHING
+	// without a target): every unique key.
+	Arbiters []uint32
+	Sets     []SetClause
+	Where    Expr
+}
+
+// IsArbiter reports whether a conflict on key (0: the primary key, else a
+// unique index id) is the clause's to handle.
+func (oc *OnConflict) IsArbiter(key uint32) bool {
+	if len(oc.Arbiters) == 0 {
+		return true
+	}
+	for _, a := range oc.Arbiters {
+		if a == key {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *Binder) bindOnConflict(oc *pg_query.OnConflictClause, t *catalog.Table, rv *pg_query.RangeVar) (*OnConflict, error) {
@@ -27,7 +46,12 @@ func (b *Binder) bindOnConflict(oc *pg_query.OnConflictClause, t *catalog.Table,
 			return nil, b.errAt(oc.Location, pgerror.FeatureNotSupported, "ON CONFLICT with a partial-index WHERE is not supported")
 		}
 		if inf.Conname != "" {
-			if len(t.PrimaryKey) == 0 || inf.Conname != t.Name+"_pkey" {
+			switch ix := t.IndexByName(inf.Conname); {
+			case len(t.PrimaryKey) > 0 && inf.Conname == t.PrimaryKeyName():
+				out.Arbiters = []uint32{0}
+			case ix != nil && ix.IsConstraint():
+				out.Arbiters = []uint32{ix.ID}
+			default:
 				return nil, b.errAt(oc.Location, pgerror.UndefinedObject, "constraint \"%s\" for table \"%s\" does not exist", inf.Conname, t.Name)
 			}
 		} else {
@@ -43,13 +67,26 @@ func (b *Binder) bindOnConflict(oc *pg_query.OnConflictClause, t *catalog.Table,
 				}
 				cols = append(cols, i)
 			}
-			var pk []int
-			for _, id := range t.PrimaryKey {
-				pk = append(pk, t.ColumnByID(id))
-			}
 			sort.Ints(cols)
-			sort.Ints(pk)
-			if !equalInts(cols, pk) {
+			cols = slices.Compact(cols)
+			// Every unique key on exactly these columns is an arbiter.
+			keyCols := func(ids []uint32) []int {
+				var out []int
+				for _, id := range ids {
+					out = append(out, t.ColumnByID(id))
+				}
+				sort.Ints(out)
+				return slices.Compact(out)
+			}
+			if len(t.PrimaryKey) > 0 && equalInts(cols, keyCols(t.PrimaryKey)) {
+				out.Arbiters = append(out.Arbiters, 0)
+			}
+			for _, ix := range t.Indexes {
+				if ix.Unique && equalInts(cols, keyCols(ix.ColumnIDs())) {
+					out.Arbiters = append(out.Arbiters, ix.ID)
+				}
+			}
+			if len(out.Arbiters) == 0 {
 				return nil, b.errAt(oc.Location, pgerror.InvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 			}
 		}

@@ -208,6 +208,9 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		}
 		ins.Defaults[i] = d
 	}
+	if b.Optimize {
+		ins.Source = Optimize(ins.Source)
+	}
 	return ins, nil
 }
 
@@ -329,6 +332,12 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		}
 		up.Sets = append(up.Sets, SetClause{Col: idx, E: e})
 	}
+	if b.Optimize {
+		up.Input = Optimize(up.Input)
+		for _, s := range up.Sets {
+			optimizeSubqueries(s.E)
+		}
+	}
 	return up, nil
 }
 
@@ -352,6 +361,9 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 	del := &Delete{Table: t, Input: input}
 	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
 		return nil, err
+	}
+	if b.Optimize {
+		del.Input = Optimize(del.Input)
 	}
 	return del, nil
 }

@@ -22,6 +22,9 @@ func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.Optimize {
+		root = Optimize(root)
+	}
 	return &Query{Root: root, Cols: cols}, nil
 }
 

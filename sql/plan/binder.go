@@ -17,6 +17,10 @@ type Binder struct {
 	// reads by name — not those a view reads, which run with the view
 	// owner's rights — and fails the bind with its error (privileges).
 	CheckRead func(t *catalog.Table) error
+	// Optimize runs Optimize (access.go: secondary-index scans and index
+	// nested-loop joins) on the plans of the statements it binds. Off for
+	// plans a refresh analyzes: a view's plan does not depend on indexes.
+	Optimize bool
 	// assignTo names the column an assignment coercion targets (messages).
 	assignTo string
 	// Params holds the type of each parameter: preset from the client's

@@ -76,11 +76,11 @@ func decorrelateExists(c Expr, nLeft int) *Join {
 		// Key bounds taken from the enclosing row: a point or key-prefix
 		// lookup per row is as good as a hash join, keep it; a range is
 		// not, so drop it (the Filter still checks the condition).
-		if scan.Point != nil || scan.Start != nil && scan.End != nil && &scan.Start.Values[0] == &scan.End.Values[0] {
+		if scan.Keyed() {
 			return nil
 		}
 		cp := *scan
-		cp.Start, cp.End = nil, nil
+		cp.ClearKeyBounds()
 		input = &cp
 	}
 	if nodeReadsOuter(input) {

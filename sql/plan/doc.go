@@ -55,6 +55,15 @@
 // ProjectSet is placed over the aggregation and window functions. A
 // call's row used whole is a record whose fields (col).field selects.
 //
+// Access paths (pushdown.go, access.go). The binder gives a filtered
+// scan its primary-key point, prefix or range. Optimize — run only on the
+// statements a session executes (Binder.Optimize), never on the plans a
+// refresh analyzes — picks among the primary key and the table's
+// secondary indexes the key the filter bounds best (equality, IN, range
+// on leading columns), and turns an equality join with a small side into
+// an index nested-loop join (an Apply looking the small side's keys up).
+// The Filter always stays above the scan.
+//
 // Arrays (bind_array.go): ARRAY[…], subscripts, op ANY/ALL (array) and
 // the array operators bind to calls of sql/funcs functions; polymorphic
 // function parameters (funcs.Poly) take the common element type of their

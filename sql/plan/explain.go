@@ -65,35 +65,19 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 	switch x := n.(type) {
 	case *Scan:
 		name := x.Table.Name
-		var d []string
-		switch {
-		case x.Point != nil:
-			d = append(d, "Index Cond: "+keyCond(x, x.Point, "="))
-			return "Index Scan using " + x.Table.Name + "_pkey on " + name, d, nil
-		case x.Start != nil || x.End != nil:
-			var conds []string
-			if x.Start != nil {
-				op := ">"
-				if x.Start.Inclusive {
-					op = ">="
-				}
-				conds = append(conds, keyCond(x, x.Start.Values, op))
-			}
-			if x.End != nil {
-				op := "<"
-				if x.End.Inclusive {
-					op = "<="
-				}
-				conds = append(conds, keyCond(x, x.End.Values, op))
-			}
-			if len(conds) == 1 {
-				d = append(d, "Index Cond: "+conds[0])
-			} else {
-				d = append(d, "Index Cond: ("+strings.Join(conds, " AND ")+")")
-			}
-			return "Index Scan using " + x.Table.Name + "_pkey on " + name, d, nil
+		conds := keyConds(x)
+		if len(conds) == 0 {
+			return "Seq Scan on " + name, nil, nil
 		}
-		return "Seq Scan on " + name, nil, nil
+		ix := x.Table.PrimaryKeyName()
+		if x.Index != nil {
+			ix = x.Index.Name
+		}
+		cond := conds[0]
+		if len(conds) > 1 {
+			cond = "(" + strings.Join(conds, " AND ") + ")"
+		}
+		return "Index Scan using " + ix + " on " + name, []string{"Index Cond: " + cond}, nil
 	case *Filter:
 		title, d, ch := e.describe(x.Input)
 		if _, isScan := x.Input.(*Scan); isScan {
@@ -168,11 +152,12 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 		}
 		return title, d, []Node{x.Left, x.Right}
 	case *Apply:
-		kind := ""
-		if x.Kind == JoinLeft {
-			kind = " Left Join"
+		kind := map[JoinKind]string{JoinLeft: " Left Join", JoinSemi: " Semi Join", JoinAnti: " Anti Join"}[x.Kind]
+		var d []string
+		if x.Residual != nil {
+			d = append(d, "Join Filter: "+exprString(x.Residual, append(append([]Column(nil), x.Left.Columns()...), x.Right.Columns()...)))
 		}
-		return "Nested Loop" + kind, nil, []Node{x.Left, x.Right}
+		return "Nested Loop" + kind, d, []Node{x.Left, x.Right}
 	case *SetOp:
 		name := map[SetOpKind]string{Union: "Append", Intersect: "HashSetOp Intersect", Except: "HashSetOp Except"}[x.Kind]
 		if x.Kind == Intersect || x.Kind == Except {
@@ -208,17 +193,73 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 	return strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."), nil, nil
 }
 
-// keyCond renders a primary-key condition: (k1 op v1) AND ….
-func keyCond(s *Scan, vals []Expr, op string) string {
-	parts := make([]string, len(vals))
+// keyConds renders a scan's key bounds as conditions on the key columns
+// (of its index or primary key): (k1 = v1), (k2 >= v2), (k1 = ANY (…)).
+func keyConds(s *Scan) []string {
+	cols := s.KeyColumns()
+	name := func(i int) string { return s.Table.Columns[cols[i]].Name }
+	cond := func(i int, op string, v Expr) string {
+		return "(" + name(i) + " " + op + " " + exprString(v, nil) + ")"
+	}
+	var out []string
+	switch {
+	case s.Point != nil:
+		for i, v := range s.Point {
+			out = append(out, cond(i, "=", v))
+		}
+	case s.In != nil:
+		out = append(out, "("+name(0)+" = ANY ("+inList(s.In)+"))")
+	default:
+		var lo, hi []Expr
+		if s.Start != nil {
+			lo = s.Start.Values
+		}
+		if s.End != nil {
+			hi = s.End.Values
+		}
+		n := 0 // an equality prefix: the same values in both bounds
+		for n < len(lo) && n < len(hi) && lo[n] == hi[n] {
+			out = append(out, cond(n, "=", lo[n]))
+			n++
+		}
+		if len(lo) > n {
+			op := ">"
+			if s.Start.Inclusive {
+				op = ">="
+			}
+			out = append(out, cond(n, op, lo[n]))
+		}
+		if len(hi) > n {
+			op := "<"
+			if s.End.Inclusive {
+				op = "<="
+			}
+			out = append(out, cond(n, op, hi[n]))
+		}
+	}
+	return out
+}
+
+// inList renders IN values as PostgreSQL shows a constant array,
+// '{1,2}'::integer[], or as ARRAY[…] when they are not all constants.
+func inList(vals []Expr) string {
+	texts := make([]string, len(vals))
+	consts := true
 	for i, v := range vals {
-		col := s.Table.Columns[s.Table.ColumnByID(s.Table.PrimaryKey[i])].Name
-		parts[i] = "(" + col + " " + op + " " + exprString(v, nil) + ")"
+		c, ok := v.(*Const)
+		if !ok || c.D.IsNull() {
+			consts = false
+			break
+		}
+		texts[i] = strings.ReplaceAll(string(types.AppendText(nil, c.D, nil)), "'", "''")
 	}
-	if len(parts) == 1 {
-		return parts[0]
+	if consts {
+		return "'{" + strings.Join(texts, ",") + "}'::" + vals[0].Type().String() + "[]"
 	}
-	return "(" + strings.Join(parts, " AND ") + ")"
+	for i, v := range vals {
+		texts[i] = exprString(v, nil)
+	}
+	return "ARRAY[" + strings.Join(texts, ", ") + "]"
 }
 
 func colNames(cols []Column) []string {

@@ -29,23 +29,32 @@ const (
 	HiddenCommitVersion = "_row_commit_version"
 )
 
-// KeyBound is one end of a primary-key range: the values of a prefix of the
-// key columns.
+// KeyBound is one end of a key range: the values of a prefix of the key
+// columns (of the primary key, or of the scan's Index).
 type KeyBound struct {
 	Values    []Expr
 	Inclusive bool
 }
 
-// Scan reads a table at the statement's snapshot.
+// Scan reads a table at the statement's snapshot: all of it, or through a
+// key (access.go) — the primary key, or a secondary index (R-T10).
 type Scan struct {
 	Table *catalog.Table
 	// Needed[i] is true when table column i (or, past the table's columns,
 	// the hidden column) is read by the plan.
 	Needed []bool
-	// Point, when set, holds one value per primary-key column: a lookup.
+	// Index, when set, is the secondary index whose key Point, Start/End
+	// and In bound instead of the primary key's: the scan reads the rows
+	// its entries name, in its order.
+	Index *catalog.Index
+	// Point, when set, holds one value per key column: a lookup.
 	Point []Expr
-	// Start/End bound a range scan on the primary key (nil = unbounded).
+	// Start/End bound a range scan on the key (nil = unbounded). When both
+	// share one Values slice, the range is an equality on a key prefix.
 	Start, End *KeyBound
+	// In, when set, holds values of the first key column: the scan reads
+	// the rows whose first key column equals one of them (IN, = ANY).
+	In []Expr
 	// Exclude, when set, skips the rows with these row ids (an
 	// incremental refresh reads a source as of its checkpoint: the rows
 	// that changed since are left out here and their old images added).
@@ -55,6 +64,34 @@ type Scan struct {
 
 // Columns returns the table's columns then the hidden ones.
 func (s *Scan) Columns() []Column { return s.cols }
+
+// ClearKeyBounds makes s read the whole table.
+func (s *Scan) ClearKeyBounds() {
+	s.Index, s.Point, s.Start, s.End, s.In = nil, nil, nil, nil, nil
+}
+
+// Keyed reports whether s reads only the rows of given key values: a
+// point, a key-prefix equality or an IN list (not a range).
+func (s *Scan) Keyed() bool {
+	return s.Point != nil || s.In != nil || s.Start != nil && s.End != nil && len(s.Start.Values) > 0 &&
+		&s.Start.Values[0] == &s.End.Values[0]
+}
+
+// KeyColumns returns the table column positions of the key the scan's
+// bounds refer to: its Index's key columns, or the primary key's.
+func (s *Scan) KeyColumns() []int {
+	var out []int
+	if s.Index != nil {
+		for _, c := range s.Index.Columns {
+			out = append(out, s.Table.ColumnByID(c.Col))
+		}
+		return out
+	}
+	for _, id := range s.Table.PrimaryKey {
+		out = append(out, s.Table.ColumnByID(id))
+	}
+	return out
+}
 
 // NewScan builds a scan of every column of t.
 func NewScan(t *catalog.Table) *Scan {
@@ -212,15 +249,19 @@ func (j *Join) Columns() []Column {
 // condition) is over the combined row; with JoinLeft a left row without
 // any matching right row is kept, padded with NULLs.
 type Apply struct {
-	Kind        JoinKind // JoinInner or JoinLeft
+	Kind        JoinKind // JoinInner or JoinLeft (JoinSemi, JoinAnti: access.go)
 	Left, Right Node
 	Params      []Expr
 	Residual    Expr
 	cols        []Column
 }
 
-// Columns returns left columns then right columns.
+// Columns returns left columns then right columns (left columns only for
+// JoinSemi and JoinAnti, which an index nested-loop join may be).
 func (a *Apply) Columns() []Column {
+	if a.Kind == JoinSemi || a.Kind == JoinAnti {
+		return a.Left.Columns()
+	}
 	if a.cols == nil {
 		a.cols = append(append([]Column(nil), a.Left.Columns()...), a.Right.Columns()...)
 	}

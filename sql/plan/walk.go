@@ -27,6 +27,7 @@ func ownExprs(n Node) []Expr {
 	switch x := n.(type) {
 	case *Scan:
 		add(x.Point...)
+		add(x.In...)
 		if x.Start != nil {
 			add(x.Start.Values...)
 		}

@@ -10,10 +10,12 @@ import (
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
 )
 
 // checkCols are CHECK MATERIALIZED VIEW's columns: OK, or one row per
-// missing or extra row (the row as text).
+// missing or extra row (the row as text) and per index whose entries are
+// not what the rows call for (R-T10).
 var checkCols = []plan.Column{{Name: "result", T: types.Text}, {Name: "row", T: types.Text}}
 
 // prepareCheck binds CHECK MATERIALIZED VIEW name (R-M5): its rows are
@@ -56,8 +58,20 @@ func (s *Session) checkView(c *exec.Ctx, id uint32, name string) ([]exec.Row, er
 	if err != nil {
 		return nil, mapStorageErr(err)
 	}
+	var bad []exec.Row
+	if v, ok := cat.Table(id); ok {
+		for i := range v.Indexes {
+			ix := &v.Indexes[i]
+			if err := txn.VerifyIndex(storage.TableID(id), exec.IndexInfo(ix)); err != nil {
+				bad = append(bad, exec.Row{types.NewText("INDEX"), types.NewText(ix.Name + ": " + err.Error())})
+			}
+		}
+	}
 	txn.Rollback()
 	if d.Equal() {
+		if len(bad) > 0 {
+			return bad, nil
+		}
 		return []exec.Row{{types.NewText("OK"), types.NullDatum}}, nil
 	}
 	w := s.eng.DB.Begin()
@@ -79,5 +93,5 @@ func (s *Session) checkView(c *exec.Ctx, id uint32, name string) ([]exec.Row, er
 	}
 	add("MISSING", d.Missing, d.MissingCount)
 	add("EXTRA", d.Extra, d.ExtraCount)
-	return rows, nil
+	return append(rows, bad...), nil
 }

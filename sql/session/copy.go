@@ -60,6 +60,7 @@ func (s *Session) prepareCopy(p *prepared, st *parse.Statement, cs *pg_query.Cop
 	}
 	cp := &copyPlan{from: cs.IsFrom, binary: o.binary, header: o.header, opts: o.formatOptions()}
 	b := s.binder(st, nil)
+	b.Optimize = true
 	if cs.IsFrom {
 		err = s.bindCopyFrom(b, cs, o, cp)
 	} else {

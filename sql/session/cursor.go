@@ -99,7 +99,9 @@ func (s *Session) declareCursor(ctx context.Context, st *parse.Statement, d *pg_
 	if sel == nil {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "DECLARE CURSOR takes a SELECT or VALUES query")
 	}
-	q, err := s.binder(st, nil).BindSelect(sel)
+	b := s.binder(st, nil)
+	b.Optimize = true
+	q, err := b.BindSelect(sel)
 	if err != nil {
 		return "", err
 	}

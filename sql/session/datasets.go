@@ -142,6 +142,8 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		if dependsOnAny(s.cat, ids, old.ID) {
 			return "", pgerror.New(pgerror.InvalidObjectDefinition, "view \"%s\" would depend on itself", name)
 		}
+	} else if s.cat.IndexNameTaken(schema.ID, name) {
+		return "", st.Errorf(vs.View.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
 	} else {
 		t.ID = c.AllocID()
 	}
@@ -296,6 +298,9 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		return "", withPos(err, c.Name.Pos)
 	}
 	old, exists := s.cat.LookupTable(schema.ID, name)
+	if !exists && s.cat.IndexNameTaken(schema.ID, name) {
+		return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
+	}
 	if exists {
 		if old.Kind != catalog.KindMaterializedView {
 			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
@@ -384,12 +389,19 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		for i := range t.Columns {
 			t.Columns[i].ID = old.NextColID + uint32(i)
 		}
+		kept, err := s.carryIndexes(old, t)
+		if err != nil {
+			return "", err
+		}
 		cat.PutTable(t)
 		if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
 			return "", err
 		}
 		if err := s.txn.RecordVersion(t.StorageInfo(), "CREATE OR REPLACE MATERIALIZED VIEW", nil); err != nil {
 			return "", mapStorageErr(err)
+		}
+		if err := s.buildIndexes(t, kept); err != nil {
+			return "", err
 		}
 		if err := s.logUserAction(t, "replaced"); err != nil {
 			return "", err

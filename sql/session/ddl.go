@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -99,7 +100,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	if len(name) > 63 {
 		name = name[:63]
 	}
-	if _, exists := s.cat.LookupTable(schema.ID, name); exists {
+	if s.cat.NameTaken(schema.ID, name) {
 		if cs.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", name)
 			return "CREATE TABLE", nil
@@ -115,6 +116,11 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	var pk []string
 	pkLoc := int32(-1)
 	var serials []uint32 // sequences of serial columns
+	type uniqueDef struct {
+		con    *pg_query.Constraint
+		column string // "" at table level
+	}
+	var uniques []uniqueDef
 	for _, elt := range cs.TableElts {
 		switch e := elt.Node.(type) {
 		case *pg_query.Node_ColumnDef:
@@ -153,6 +159,11 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 						return "", st.Errorf(con.Location, pgerror.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", name)
 					}
 					pk, pkLoc = []string{cd.Colname}, con.Location
+				case pg_query.ConstrType_CONSTR_UNIQUE:
+					uniques = append(uniques, uniqueDef{con, cd.Colname})
+				case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE:
+				case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "DEFERRABLE constraints are not supported")
 				case pg_query.ConstrType_CONSTR_DEFAULT:
 					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
 						return "", err
@@ -179,6 +190,10 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			t.Columns = append(t.Columns, col)
 		case *pg_query.Node_Constraint:
 			con := e.Constraint
+			if con.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
+				uniques = append(uniques, uniqueDef{con, ""})
+				continue
+			}
 			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
 				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
 			}
@@ -213,6 +228,45 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 		t.Columns[i].NotNull = true
 		t.PrimaryKey = append(t.PrimaryKey, t.Columns[i].ID)
 	}
+	// UNIQUE constraints (R-T10): an index each, named after the primary
+	// key's, as PostgreSQL names them.
+	taken := map[string]bool{t.Name: true}
+	if len(t.PrimaryKey) > 0 {
+		taken[t.PrimaryKeyName()] = true
+	}
+	// As in PostgreSQL, a UNIQUE constraint on the primary key's columns
+	// is dropped and repeated ones are merged (the name goes to the first).
+	var pkSpec *indexSpec
+	if len(t.PrimaryKey) > 0 {
+		pkSpec = &indexSpec{}
+		for _, id := range t.PrimaryKey {
+			pkSpec.cols = append(pkSpec.cols, catalog.IndexColumn{Col: id})
+		}
+	}
+	var specs []*indexSpec
+	for _, u := range uniques {
+		spec, err := specFromConstraint(st, t, u.con, u.column)
+		if err != nil {
+			return "", err
+		}
+		dup := pkSpec != nil && sameIndex(spec, pkSpec)
+		for _, prior := range specs {
+			if !dup && sameIndex(spec, prior) {
+				if prior.name == "" {
+					prior.name = spec.name
+				}
+				dup = true
+			}
+		}
+		if !dup {
+			specs = append(specs, spec)
+		}
+	}
+	for _, spec := range specs {
+		if _, err := addIndex(st, c, t, spec, taken); err != nil {
+			return "", err
+		}
+	}
 	if ex := st.CreateExtras; ex != nil {
 		for _, pc := range ex.PartitionedBy {
 			if t.ColumnIndex(pc) < 0 {
@@ -242,7 +296,11 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE TABLE", params); err != nil {
 		return "", mapStorageErr(err)
 	}
-	return "CREATE TABLE", nil
+	var ixs []uint32
+	for _, ix := range t.Indexes {
+		ixs = append(ixs, ix.ID)
+	}
+	return "CREATE TABLE", s.buildIndexes(t, ixs)
 }
 
 func jsonList(v []string) string {
@@ -362,6 +420,8 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 		return "DROP TABLE", s.persist(c, nil, dropped)
 	case pg_query.ObjectType_OBJECT_SEQUENCE:
 		return s.dropSequences(ds)
+	case pg_query.ObjectType_OBJECT_INDEX:
+		return s.dropIndexes(ds)
 	case pg_query.ObjectType_OBJECT_SCHEMA:
 		c := s.cat.Clone()
 		var dropped []uint32
@@ -496,9 +556,27 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 		return "", err
 	}
 	nt := t.Clone()
+	c := s.cat.Clone()
 	var ops []string
 	var notNull []int // columns SET NOT NULL: existing rows are checked
 	addPK := false
+	// Indexes of UNIQUE constraints added (built once the catalog is
+	// written) and indexes dropped (R-T10).
+	var newIdx, dropIdx []uint32
+	taken := map[string]bool{}
+	dropIndex := func(id uint32) {
+		for i := range nt.Indexes {
+			if nt.Indexes[i].ID == id {
+				nt.Indexes = append(nt.Indexes[:i:i], nt.Indexes[i+1:]...)
+				break
+			}
+		}
+		if i := slices.Index(newIdx, id); i >= 0 {
+			newIdx = slices.Delete(newIdx, i, i+1)
+			return
+		}
+		dropIdx = append(dropIdx, id)
+	}
 	for _, cn := range at.Cmds {
 		cmd := cn.GetAlterTableCmd()
 		colIdx := func() (int, error) {
@@ -511,6 +589,19 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 		switch cmd.Subtype {
 		case pg_query.AlterTableType_AT_AddConstraint:
 			con := cmd.Def.GetConstraint()
+			if con.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
+				spec, err := specFromConstraint(st, nt, con, "")
+				if err != nil {
+					return "", err
+				}
+				ix, err := addIndex(st, c, nt, spec, taken)
+				if err != nil {
+					return "", err
+				}
+				newIdx = append(newIdx, ix.ID)
+				ops = append(ops, "ADD CONSTRAINT")
+				continue
+			}
 			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
 				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
 			}
@@ -540,6 +631,20 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			}
 			addPK = true
 			ops = append(ops, "ADD CONSTRAINT")
+		case pg_query.AlterTableType_AT_DropConstraint:
+			ix := nt.IndexByName(cmd.Name)
+			switch {
+			case ix != nil && ix.IsConstraint():
+				dropIndex(ix.ID)
+			case len(nt.PrimaryKey) > 0 && nt.PrimaryKeyName() == cmd.Name:
+				return "", pgerror.New(pgerror.FeatureNotSupported, "dropping the primary key of table %s is not supported: the primary key is the table's storage key", t.Name)
+			case cmd.MissingOk:
+				s.notice("constraint \"%s\" of relation \"%s\" does not exist, skipping", cmd.Name, t.Name)
+				continue
+			default:
+				return "", pgerror.New(pgerror.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
+			}
+			ops = append(ops, "DROP CONSTRAINT")
 		case pg_query.AlterTableType_AT_ColumnDefault:
 			i, err := colIdx()
 			if err != nil {
@@ -623,6 +728,16 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 					return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop partition column %s of table %s", cmd.Name, t.Name)
 				}
 			}
+			// Indexes and UNIQUE constraints on the column go with it.
+			var gone []uint32
+			for _, ix := range nt.Indexes {
+				if ix.Uses(nt.Columns[i].ID) {
+					gone = append(gone, ix.ID)
+				}
+			}
+			for _, id := range gone {
+				dropIndex(id)
+			}
 			nt.Columns = append(nt.Columns[:i:i], nt.Columns[i+1:]...)
 			ops = append(ops, "DROP COLUMNS")
 		default:
@@ -649,9 +764,16 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			}
 		}
 	}
-	c := s.cat.Clone()
 	c.PutTable(nt)
 	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
+		return "", err
+	}
+	for _, id := range dropIdx {
+		if err := s.txn.DropIndex(storageID(nt), storage.IndexID(id)); err != nil {
+			return "", mapStorageErr(err)
+		}
+	}
+	if err := s.buildIndexes(nt, newIdx); err != nil {
 		return "", err
 	}
 	op := ops[0]
@@ -663,6 +785,9 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 
 // rename handles ALTER TABLE … RENAME [COLUMN] … TO … (R-T1).
 func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, error) {
+	if rs.RenameType == pg_query.ObjectType_OBJECT_INDEX || rs.RenameType == pg_query.ObjectType_OBJECT_TABCONSTRAINT {
+		return s.renameIndex(st, rs)
+	}
 	if rs.RenameType != pg_query.ObjectType_OBJECT_TABLE && rs.RenameType != pg_query.ObjectType_OBJECT_COLUMN {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "this RENAME is not supported yet")
 	}
@@ -677,7 +802,7 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 	nt := t.Clone()
 	op := "RENAME TABLE"
 	if rs.RenameType == pg_query.ObjectType_OBJECT_TABLE {
-		if _, exists := s.cat.LookupTable(t.SchemaID, rs.Newname); exists {
+		if s.cat.NameTaken(t.SchemaID, rs.Newname) {
 			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", rs.Newname)
 		}
 		nt.Name = rs.Newname

@@ -47,6 +47,7 @@ func (s *Session) prepareExplain(p *prepared, st *parse.Statement, ex *pg_query.
 		}
 	}
 	b := s.binder(st, nil)
+	b.Optimize = true
 	var root plan.Node
 	var title string
 	switch q := ex.Query.Node.(type) {

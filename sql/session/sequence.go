@@ -422,7 +422,7 @@ func (s *Session) createSequence(st *parse.Statement, cs *pg_query.CreateSeqStmt
 	if err != nil {
 		return "", withPosition(err, st, cs.Sequence.Location)
 	}
-	if _, exists := s.cat.LookupTable(schema.ID, name); exists {
+	if s.cat.NameTaken(schema.ID, name) {
 		if cs.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", name)
 			return "CREATE SEQUENCE", nil
@@ -605,7 +605,7 @@ func (s *Session) serialColumn(c *catalog.Catalog, t *catalog.Table, col *catalo
 	base := t.Name + "_" + col.Name + "_seq"
 	name := base
 	for i := 1; ; i++ {
-		if _, taken := c.LookupTable(t.SchemaID, name); !taken {
+		if !c.NameTaken(t.SchemaID, name) {
 			break
 		}
 		name = fmt.Sprintf("%s%d", base, i)

@@ -14,6 +14,7 @@ import (
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/pgcatalog"
 	"github.com/mvserver/mvserver/sql/types"
@@ -301,7 +302,7 @@ func (s *Session) commit() error {
 		s.rollback()
 		return err
 	}
-	txn := s.txn
+	txn, cat := s.txn, s.cat
 	s.txn, s.cat, s.readOnly = nil, nil, false
 	ds := s.datasets
 	s.datasets = nil
@@ -319,6 +320,11 @@ func (s *Session) commit() error {
 			return pgerror.New(pgerror.SerializationFailure, "could not serialize access: a concurrent refresh of streaming table \"%s\" committed first", strings.Join(streams, ", ")).
 				WithDetail("This transaction changed nothing.").
 				WithHint("The transaction might succeed if retried.")
+		}
+		// A unique key a concurrent transaction committed first: 23505
+		// naming the constraint, as PostgreSQL reports it.
+		if cat != nil {
+			err = exec.UniqueViolation(cat, err)
 		}
 		return mapStorageErr(err)
 	}
@@ -385,7 +391,7 @@ func mapStorageErr(err error) error {
 	case errors.Is(err, storage.ErrDuplicateKey):
 		return pgerror.New(pgerror.UniqueViolation, "duplicate key value violates unique constraint").
 			WithDetail("A concurrent transaction inserted a row with the same primary key.")
-	case errors.Is(err, storage.ErrNotFound), errors.Is(err, storage.ErrTxnDone):
+	case errors.Is(err, storage.ErrNotFound), errors.Is(err, storage.ErrTxnDone), errors.Is(err, storage.ErrIndexMismatch):
 		return pgerror.Wrap(err, pgerror.InternalError, "")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

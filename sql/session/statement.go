@@ -81,6 +81,7 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		return s.prepareExt(p)
 	}
 	b := s.binder(st, paramTypes)
+	b.Optimize = true // statements run here, not views refresh analyzes
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		q, err := b.BindSelect(n.SelectStmt)
@@ -176,6 +177,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	case *pg_query.Node_CreateStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
 			return s.createTable(ctx, st, n.CreateStmt)
+		}
+	case *pg_query.Node_IndexStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.createIndex(ctx, st, n.IndexStmt)
 		}
 	case *pg_query.Node_ViewStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.createView(st, n.ViewStmt) }

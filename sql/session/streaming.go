@@ -34,6 +34,9 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 		return "", withPos(err, c.Name.Pos)
 	}
 	old, exists := s.cat.LookupTable(schema.ID, name)
+	if !exists && s.cat.IndexNameTaken(schema.ID, name) {
+		return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
+	}
 	if exists {
 		if old.Kind != catalog.KindStreamingTable {
 			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)

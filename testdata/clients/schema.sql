@@ -4,13 +4,13 @@
 --
 -- Only what mvserver supports today, so the suites test the clients'
 -- conversations rather than DDL breadth: INT PRIMARY KEY instead of serial,
--- no UNIQUE, FOREIGN KEY or CREATE INDEX. Timestamps are literals (the
--- sessions run with TimeZone UTC), never now().
+-- no FOREIGN KEY. Timestamps are literals (the sessions run with TimeZone
+-- UTC), never now().
 CREATE SCHEMA reporting;
 CREATE TABLE customers (
   id int PRIMARY KEY,
   name text NOT NULL,
-  email varchar(200),
+  email varchar(200) UNIQUE,
   created_at timestamptz NOT NULL DEFAULT now()
 );
 COMMENT ON TABLE customers IS 'customer master';
@@ -22,6 +22,7 @@ CREATE TABLE orders (
   ordered_at timestamp,
   note text
 );
+CREATE INDEX orders_customer_idx ON orders(customer_id);
 INSERT INTO customers VALUES
   (1, 'alice', 'a@x.org', '2024-01-01 09:00:00+00'),
   (2, 'bob', 'b@x.org', '2024-01-02 09:30:00+00'),

@@ -1,0 +1,428 @@
+package plan
+
+import (
+	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Access paths (R-T10). The binder gives a filtered scan its primary-key
+// bounds (pushdown.go). Optimize, run on the plans of the statements a
+// session executes, goes further with the table's secondary indexes:
+//
+//   - a Filter over a Scan reads through the key — primary or secondary —
+//     that its conjuncts bound best: equality on every column of a unique
+//     key, then the longest equality prefix (with a range on the next
+//     column), then an IN list on the first column, then a range on it;
+//   - an equality join whose one side is small (a handful of rows: a
+//     unique lookup, an IN list, VALUES, LIMIT) and whose other side is a
+//     table with a key on the join columns becomes an index nested-loop
+//     join: an Apply looking the small side's keys up in that key.
+//
+// The Filter stays above the scan, so results are those of a full scan
+// whatever the key encoding. Refresh plans do not go through Optimize:
+// indexes on a view's sources do not change what a refresh reads.
+
+// keyAccess is one way to read a scan through a key.
+type keyAccess struct {
+	index  *catalog.Index // nil: the primary key
+	point  []Expr
+	start  *KeyBound
+	end    *KeyBound
+	in     []Expr
+	score  int
+	unique bool // at most one row per key value (point on a unique key)
+}
+
+// sameKeyFamily reports whether values of kinds a and b have one key
+// encoding and compare alike, so a b value can look up an a column.
+func sameKeyFamily(a, b types.Kind) bool {
+	fam := func(k types.Kind) int {
+		switch k {
+		case types.KindInt2, types.KindInt4, types.KindInt8:
+			return 1
+		case types.KindText, types.KindVarchar, types.KindName:
+			return 2
+		}
+		return 100 + int(k)
+	}
+	return fam(a) == fam(b)
+}
+
+// keyBounds collects, for the key columns cols (table column positions),
+// the constant bounds conds put on them.
+type keyBounds struct {
+	eq     []Expr // per key column, an equality value
+	lo, hi []*KeyBound
+	in     []Expr // IN list on the first key column
+}
+
+func boundsFor(t *catalog.Table, cols []int, conds []Expr) keyBounds {
+	kb := keyBounds{eq: make([]Expr, len(cols)), lo: make([]*KeyBound, len(cols)), hi: make([]*KeyBound, len(cols))}
+	pos := func(e Expr) int {
+		cr, ok := e.(*ColRef)
+		if !ok || cr.Idx >= len(t.Columns) || cr.T.Kind != t.Columns[cr.Idx].Type.Kind {
+			return -1
+		}
+		for k, ci := range cols {
+			if ci == cr.Idx {
+				return k
+			}
+		}
+		return -1
+	}
+	for _, c := range conds {
+		switch x := c.(type) {
+		case *Binary:
+			if !x.Op.IsComparison() || x.Op == OpNe {
+				continue
+			}
+			col, val, op := x.L, x.R, x.Op
+			if _, isCol := col.(*ColRef); !isCol {
+				col, val, op = x.R, x.L, flip(x.Op)
+			}
+			k := pos(col)
+			if k < 0 || !constant(val) || !sameKeyFamily(col.Type().Kind, val.Type().Kind) {
+				continue
+			}
+			switch op {
+			case OpEq:
+				if kb.eq[k] == nil {
+					kb.eq[k] = val
+				}
+			case OpGt, OpGe:
+				if kb.lo[k] == nil {
+					kb.lo[k] = &KeyBound{Values: []Expr{val}, Inclusive: op == OpGe}
+				}
+			case OpLt, OpLe:
+				if kb.hi[k] == nil {
+					kb.hi[k] = &KeyBound{Values: []Expr{val}, Inclusive: op == OpLe}
+				}
+			}
+		case *In:
+			if x.Not || kb.in != nil || pos(x.E) != 0 {
+				continue
+			}
+			ok := len(x.List) > 0
+			for _, v := range x.List {
+				ok = ok && constant(v) && sameKeyFamily(x.E.Type().Kind, v.Type().Kind)
+			}
+			if ok {
+				kb.in = x.List
+			}
+		}
+	}
+	return kb
+}
+
+// bestAccess picks how scan reads best under conds, among its primary key
+// (when withPK) and its indexes (when withIndexes); nil when no key helps.
+func bestAccess(s *Scan, conds []Expr, withPK, withIndexes bool) *keyAccess {
+	t := s.Table
+	var best *keyAccess
+	try := func(ix *catalog.Index, cols []int, unique bool) {
+		a := accessFor(t, cols, unique, conds)
+		if a == nil {
+			return
+		}
+		a.index = ix
+		if ix == nil {
+			a.score++ // the primary key reads the row without a second lookup
+		}
+		if best == nil || a.score > best.score {
+			best = a
+		}
+	}
+	if withPK && len(t.PrimaryKey) > 0 {
+		var cols []int
+		for _, id := range t.PrimaryKey {
+			cols = append(cols, t.ColumnByID(id))
+		}
+		try(nil, cols, true)
+	}
+	if withIndexes {
+		for i := range t.Indexes {
+			ix := &t.Indexes[i]
+			var cols []int
+			for _, c := range ix.Columns {
+				cols = append(cols, t.ColumnByID(c.Col))
+			}
+			try(ix, cols, ix.Unique)
+		}
+	}
+	return best
+}
+
+// accessFor bounds a key of columns cols by conds; nil when they do not.
+func accessFor(t *catalog.Table, cols []int, unique bool, conds []Expr) *keyAccess {
+	kb := boundsFor(t, cols, conds)
+	n := 0
+	for n < len(cols) && kb.eq[n] != nil {
+		n++
+	}
+	a := &keyAccess{}
+	switch {
+	case n == len(cols):
+		a.point, a.unique = kb.eq, unique
+		a.score = 100 * n
+		if unique {
+			a.score = 10000
+		}
+	case n > 0:
+		// An equality prefix (Start and End share its slice), maybe with
+		// a range on the next column (their own slices).
+		prefix := kb.eq[:n:n]
+		a.start = &KeyBound{Values: prefix, Inclusive: true}
+		a.end = &KeyBound{Values: prefix, Inclusive: true}
+		a.score = 100 * n
+		if lo := kb.lo[n]; lo != nil {
+			a.start = &KeyBound{Values: append(prefix, lo.Values[0]), Inclusive: lo.Inclusive}
+			a.score += 10
+		}
+		if hi := kb.hi[n]; hi != nil {
+			a.end = &KeyBound{Values: append(prefix, hi.Values[0]), Inclusive: hi.Inclusive}
+			a.score += 10
+		}
+	case kb.in != nil:
+		a.in = kb.in
+		a.score = 50
+	case kb.lo[0] != nil || kb.hi[0] != nil:
+		a.start, a.end = kb.lo[0], kb.hi[0]
+		a.score = 10
+	default:
+		return nil
+	}
+	return a
+}
+
+// apply sets the scan's key bounds to a.
+func (a *keyAccess) apply(s *Scan) {
+	s.ClearKeyBounds()
+	s.Index, s.Point, s.Start, s.End, s.In = a.index, a.point, a.start, a.end, a.in
+}
+
+// Optimize rewrites a bound plan to use the tables' secondary indexes:
+// index scans under filters and index nested-loop joins (see the top of
+// this file). It works in place on scans and returns the new root; it
+// also optimizes the plans of subqueries in expressions and of LATERAL
+// items.
+func Optimize(n Node) Node {
+	if n == nil {
+		return nil
+	}
+	for _, e := range ownExprs(n) {
+		optimizeSubqueries(e)
+	}
+	switch x := n.(type) {
+	case *Filter:
+		x.Input = Optimize(x.Input)
+		if s, ok := x.Input.(*Scan); ok && s.Exclude == nil && !s.Keyed() {
+			if a := bestAccess(s, conjuncts(x.Cond), true, true); a != nil {
+				a.apply(s)
+			}
+		}
+	case *Project:
+		x.Input = Optimize(x.Input)
+	case *Aggregate:
+		x.Input = Optimize(x.Input)
+	case *Sort:
+		x.Input = Optimize(x.Input)
+	case *Limit:
+		x.Input = Optimize(x.Input)
+	case *Distinct:
+		x.Input = Optimize(x.Input)
+	case *Window:
+		x.Input = Optimize(x.Input)
+	case *KeyIn:
+		x.Input = Optimize(x.Input)
+	case *CTEScan:
+		x.Input = Optimize(x.Input)
+	case *ProjectSet:
+		return x.WithInput(Optimize(x.Input))
+	case *SetOp:
+		x.Left, x.Right = Optimize(x.Left), Optimize(x.Right)
+	case *RecursiveUnion:
+		x.NonRec, x.Rec = Optimize(x.NonRec), Optimize(x.Rec)
+	case *Apply:
+		x.Left, x.Right = Optimize(x.Left), Optimize(x.Right)
+	case *Join:
+		x.Left, x.Right = Optimize(x.Left), Optimize(x.Right)
+		if a := indexJoin(x); a != nil {
+			return a
+		}
+	}
+	return n
+}
+
+func optimizeSubqueries(e Expr) {
+	Walk(e, func(x Expr) bool {
+		if sq, ok := x.(*Subquery); ok {
+			sq.Plan = Optimize(sq.Plan)
+		}
+		return true
+	})
+}
+
+// smallSide is the most rows a join side may have (as estimateRows
+// knows) to drive an index nested-loop join.
+const smallSide = 1000
+
+// estimateRows bounds the rows a plan produces when its shape tells; ok
+// is false when it does not.
+func estimateRows(n Node) (rows int64, ok bool) {
+	switch x := n.(type) {
+	case *Scan:
+		switch {
+		case x.Point != nil && (x.Index == nil || x.Index.Unique):
+			return 1, true
+		case x.In != nil && len(x.KeyColumns()) == 1 && (x.Index == nil || x.Index.Unique):
+			return int64(len(x.In)), true
+		case x.In != nil:
+			return 10 * int64(len(x.In)), true
+		case x.Keyed():
+			// An equality lookup of a non-unique key: a guess (no
+			// statistics), as PostgreSQL guesses without them.
+			return 10, true
+		}
+	case *Filter:
+		return estimateRows(x.Input)
+	case *Project:
+		return estimateRows(x.Input)
+	case *Sort:
+		return estimateRows(x.Input)
+	case *Distinct:
+		return estimateRows(x.Input)
+	case *Values:
+		return int64(len(x.Rows)), true
+	case *Given:
+		return int64(len(x.Rows)), true
+	case *Limit:
+		in, inOK := estimateRows(x.Input)
+		if c, isConst := x.Count.(*Const); isConst && !c.D.IsNull() && c.D.I >= 0 {
+			if !inOK || c.D.I < in {
+				return c.D.I, true
+			}
+		}
+		return in, inOK
+	case *Aggregate:
+		if len(x.GroupBy) == 0 {
+			return 1, true
+		}
+		return estimateRows(x.Input)
+	case *Apply:
+		l, lok := estimateRows(x.Left)
+		r, rok := estimateRows(x.Right)
+		return l * r, lok && rok
+	case *Join:
+		l, lok := estimateRows(x.Left)
+		r, rok := estimateRows(x.Right)
+		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+			return l, lok
+		}
+		return l * r, lok && rok && x.Kind != JoinFull
+	}
+	return 0, false
+}
+
+// indexJoin turns an equality join whose left side is small and whose
+// right side is a table with a key on the join columns into an Apply that
+// looks each left row's keys up; for an inner join, the sides may be
+// swapped (a Project restores the column order). nil when it does not
+// apply.
+func indexJoin(j *Join) Node {
+	if len(j.LeftKeys) == 0 {
+		return nil
+	}
+	switch j.Kind {
+	case JoinInner, JoinLeft, JoinSemi, JoinAnti:
+	default:
+		return nil
+	}
+	if rows, ok := estimateRows(j.Left); ok && rows <= smallSide {
+		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
+			return a
+		}
+	}
+	if j.Kind != JoinInner {
+		return nil
+	}
+	rows, ok := estimateRows(j.Right)
+	if !ok || rows > smallSide {
+		return nil
+	}
+	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
+	// The swapped join's row is right ++ left.
+	var residual Expr
+	if j.Residual != nil {
+		residual = Rewrite(j.Residual, func(x Expr) Expr {
+			if c, ok := x.(*ColRef); ok {
+				if c.Idx < nl {
+					return &ColRef{Idx: c.Idx + nr, T: c.T, Name: c.Name}
+				}
+				return &ColRef{Idx: c.Idx - nl, T: c.T, Name: c.Name}
+			}
+			return x
+		})
+	}
+	a := lookupJoin(JoinInner, j.Right, j.Left, j.RightKeys, j.LeftKeys, residual)
+	if a == nil {
+		return nil
+	}
+	cols := j.Columns()
+	exprs := make([]Expr, len(cols))
+	for i, c := range cols {
+		src := i + nr // a left column, after the right ones
+		if i >= nl {
+			src = i - nl
+		}
+		exprs[i] = &ColRef{Idx: src, T: c.T, Name: c.Name}
+	}
+	return &Project{Input: a, Exprs: exprs, Cols: cols}
+}
+
+// lookupJoin builds the Apply of an index nested-loop join: outer's rows
+// drive lookups into inner, a Scan (or Filter over one) of a table with a
+// key on innerKeys; nil when inner is not such a scan.
+func lookupJoin(kind JoinKind, outer, inner Node, outerKeys, innerKeys []Expr, residual Expr) Node {
+	var cond Expr
+	scan, ok := inner.(*Scan)
+	if f, isFilter := inner.(*Filter); isFilter {
+		scan, ok = f.Input.(*Scan)
+		cond = f.Cond
+	}
+	if !ok || scan.Exclude != nil || nodeReadsOuter(inner) {
+		return nil
+	}
+	conds := []Expr{}
+	if cond != nil {
+		conds = conjuncts(cond)
+	}
+	for i, rk := range innerKeys {
+		lk := outerKeys[i]
+		if rk.Type().Kind != lk.Type().Kind {
+			return nil
+		}
+		ref := &OuterRef{Idx: i, T: lk.Type(), Name: exprString(lk, outer.Columns())}
+		conds = append(conds, &Binary{Op: OpEq, L: rk, R: ref, T: types.Bool})
+	}
+	cp := *scan
+	cp.ClearKeyBounds()
+	a := bestAccess(&cp, conds, true, true)
+	if a == nil {
+		return nil
+	}
+	a.apply(&cp)
+	if !cp.Keyed() || !keyReadsOuter(&cp) {
+		return nil // the join columns are no key of the table
+	}
+	return &Apply{Kind: kind, Left: outer, Right: &Filter{Input: &cp, Cond: andOf(conds)}, Params: outerKeys, Residual: residual}
+}
+
+// keyReadsOuter reports whether the scan's key values read the outer row.
+func keyReadsOuter(s *Scan) bool {
+	for _, e := range ownExprs(s) {
+		if readsOuter(e) {
+			return true
+		}
+	}
+	return false
+}
