@@ -16,6 +16,14 @@
 // writes them, the extended run then checks the rewritten file). Narrow the
 // files with `-run 'TestLogic/select'`.
 //
+// Expectations can also be taken from a real PostgreSQL: TestOracleRewrite
+// (build tag oraclerewrite, oracle_test.go) runs the files named by
+// -oracle-files against PGORACLE_DSN and writes its results and errors,
+// code and message, into them (a record asserting only a code PostgreSQL
+// also gives is kept so). Review the diff. Such files say so in their
+// header and belong in clienttest's TestLogicOnPostgres, which checks them
+// against PostgreSQL in CI.
+//
 // # File format
 //
 // A file is a sequence of records separated by blank lines. A line starting

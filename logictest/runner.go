@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -49,6 +50,11 @@ type Config struct {
 	// Rewrite makes Run return the file with the results it got in place
 	// of the expected ones, instead of reporting mismatches in results.
 	Rewrite bool
+	// Oracle (with Rewrite) also rewrites outcomes: a record that failed
+	// becomes `statement/query error pgcode XXXXX <message>`, one that
+	// succeeded loses its expected error. For taking the expectations from
+	// a real PostgreSQL (oracle_test.go).
+	Oracle bool
 	// Engine names the server under test for onlyif/skipif: "" is
 	// mvserver; the PostgreSQL differential suite runs with "postgresql".
 	Engine string
@@ -77,6 +83,10 @@ type runner struct {
 type queryOutput struct {
 	types string
 	lines []string
+	// header replaces the record's header (Oracle rewrites); noResult
+	// drops its result block.
+	header   string
+	noResult bool
 }
 
 // Run runs the file against the server Connect reaches. Mismatches are
@@ -144,6 +154,10 @@ func (r *runner) step(rec *record) bool {
 	if res.err != nil && !errors.As(res.err, &pgErr) {
 		r.failf(rec, "statement failed without a server error (connection lost?): %v", res.err)
 		return false
+	}
+	if r.cfg.Rewrite && r.cfg.Oracle {
+		r.oracleOutcome(rec, res, pgErr)
+		return true
 	}
 	if rec.expectErr {
 		r.checkError(rec, res, pgErr)
@@ -430,15 +444,52 @@ func (r *runner) rewritten() string {
 		}
 		out = append(out, lines[next:rec.header]...)
 		header := lines[rec.header]
-		if o.types != rec.types {
+		if o.header != "" {
+			header = o.header
+		} else if o.types != rec.types {
 			header = strings.Join(append([]string{"query", o.types}, rec.options...), " ")
 		}
 		out = append(out, header)
 		out = append(out, lines[rec.header+1:rec.sqlEnd]...)
-		out = append(out, "----")
-		out = append(out, o.lines...)
+		if !o.noResult {
+			out = append(out, "----")
+			out = append(out, o.lines...)
+		}
 		next = rec.resEnd
 	}
 	out = append(out, lines[next:]...)
 	return strings.Join(out, "\n") + "\n"
+}
+
+// oracleOutcome records what a record got, errors included, for an
+// Oracle rewrite.
+func (r *runner) oracleOutcome(rec *record, res result, pgErr *pgconn.PgError) {
+	kind := "statement"
+	if rec.kind == kindQuery {
+		kind = "query"
+	}
+	if pgErr != nil && rec.expectErr && rec.errCode == pgErr.Code && rec.errRe == nil {
+		return // a record asserting the code alone stays so
+	}
+	if pgErr != nil {
+		r.outputs[rec] = queryOutput{header: fmt.Sprintf("%s error pgcode %s %s", kind, pgErr.Code, regexp.QuoteMeta(pgErr.Message)), noResult: true}
+		return
+	}
+	if rec.kind == kindStatement {
+		h := "statement ok"
+		if rec.count >= 0 {
+			h = fmt.Sprintf("statement count %d", res.tag.RowsAffected())
+		}
+		r.outputs[rec] = queryOutput{header: h, noResult: true}
+		return
+	}
+	gotTypes := make([]byte, len(res.cols))
+	for i, c := range res.cols {
+		gotTypes[i] = typeClass(c.DataTypeOID)
+		if len(rec.types) == len(res.cols) && rec.types[i] == '_' {
+			gotTypes[i] = '_'
+		}
+	}
+	r.outputs[rec] = queryOutput{types: string(gotTypes), lines: formatResult(rec, res, gotTypes),
+		header: strings.Join(append([]string{"query", string(gotTypes)}, rec.options...), " ")}
 }

@@ -218,3 +218,48 @@ SELECT 1 / 0
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestOracleOutcome: an Oracle rewrite writes errors (code and message)
+// into headers, turns a record that now succeeds into a plain one, and
+// keeps a record that asserts only the code PostgreSQL gave.
+func TestOracleOutcome(t *testing.T) {
+	text := `query I
+SELECT 1 / 0
+
+query error pgcode 22012
+SELECT 1 / 0
+
+query error pgcode 42601
+SELECT 1
+
+statement error
+CREATE TABLE t (a INT)
+`
+	f, err := Parse("x.slt", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{f: f, outputs: map[*record]queryOutput{}}
+	divZero := &pgconn.PgError{Code: "22012", Message: "division by zero"}
+	r.oracleOutcome(f.records[0], result{}, divZero)
+	r.oracleOutcome(f.records[1], result{}, divZero)
+	r.oracleOutcome(f.records[2], result{cols: []pgconn.FieldDescription{{Name: "?column?", DataTypeOID: 23}}, rows: [][][]byte{{[]byte("1")}}}, nil)
+	r.oracleOutcome(f.records[3], result{}, nil)
+	want := `query error pgcode 22012 division by zero
+SELECT 1 / 0
+
+query error pgcode 22012
+SELECT 1 / 0
+
+query I
+SELECT 1
+----
+1
+
+statement ok
+CREATE TABLE t (a INT)
+`
+	if got := r.rewritten(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -76,6 +76,8 @@ const (
 	InvalidPrecedingOrFollowingSize   = "22013"
 	InvalidArgumentForNtile           = "22014"
 	InvalidArgumentForNthValue        = "22016"
+	SubstringError                    = "22011"
+	InvalidArgumentForWidthBucket     = "2201G"
 	CardinalityViolation              = "21000"
 	NotNullViolation                  = "23502"
 	UniqueViolation                   = "23505"

@@ -376,13 +376,14 @@ var orderFree = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "count_if": true,
 	"stddev": true, "stddev_samp": true, "stddev_pop": true, "variance": true, "var_samp": true, "var_pop": true,
+	"std": true, "bit_and": true, "bit_or": true, "bit_xor": true,
 }
 
 // aggBlocker finds aggregates that would make a recomputed group differ
 // from the stored one: floating-point sums depend on the order of addition.
 func aggBlocker(c plan.AggCall) *Blocker {
 	name := strings.ToLower(c.Name)
-	if !orderFree[name] && !sortedByArgs(c) {
+	if !orderFree[name] && !sortedByArgs(c) && !orderedSetFree(c) {
 		return &Blocker{Code: ReasonOrderDependent, Object: name + "()", Func: name,
 			Message:    fmt.Sprintf("%s() depends on the order of its input", name),
 			Fix:        "use an order-independent aggregate (count, sum, avg, min, max, bool_and/or), or PARTITIONED BY a grouping column",
@@ -400,6 +401,29 @@ func aggBlocker(c plan.AggCall) *Blocker {
 		}
 	}
 	return nil
+}
+
+// orderedSetFree reports whether an ordered-set aggregate's result does
+// not depend on the order its group's rows arrive in: it sorts them
+// itself. percentile_cont (and Databricks' median and percentile)
+// interpolate numbers, which equal keys give equally; percentile_disc
+// and mode return one of the values, which for numbers may be 1.5 or
+// an equal 1.50, so only keys of other types are free.
+func orderedSetFree(c plan.AggCall) bool {
+	switch strings.ToLower(c.Name) {
+	case "percentile_cont", "median", "percentile":
+		return true
+	case "percentile_disc", "mode":
+		if len(c.Args) == 0 {
+			return false
+		}
+		switch c.Args[len(c.Args)-1].Type().Kind {
+		case types.KindNumeric, types.KindFloat4, types.KindFloat8:
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // sortedByArgs reports whether an order-dependent aggregate takes its

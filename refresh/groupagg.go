@@ -91,9 +91,9 @@ func topAggregateChain(q plan.Node) *groupAggShape {
 	}
 }
 
-// retractable: the aggregates whose state GROUP_AGGREGATE maintains. A SUM
-// or AVG of decimals needs one fixed scale (DECIMAL(p,s)) so that a state
-// that has taken values back prints as a fresh one.
+// retractable: the aggregates whose state GROUP_AGGREGATE maintains. A SUM,
+// AVG or variance of decimals needs one fixed scale (DECIMAL(p,s)) so that
+// a state that has taken values back prints as a fresh one.
 func retractable(c plan.AggCall) bool {
 	if c.Distinct {
 		return false
@@ -101,7 +101,9 @@ func retractable(c plan.AggCall) bool {
 	name := strings.ToLower(c.Name)
 	switch name {
 	case "count", "min", "max":
-	case "sum", "avg":
+	case "sum", "avg", "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop", "std":
+		// (the variance family keeps exact sums of x and x² over
+		// integers and decimals: funcs.varNumeric)
 		if len(c.Args) != 1 {
 			return false
 		}

@@ -309,6 +309,12 @@ func compile(e plan.Expr, c *Ctx) (evalFn, error) {
 		fn := x.Overload.Fn
 		strict := x.Overload.NullStrict
 		fctx := c.Funcs
+		if fctx != nil && fctx.Context == nil && c.Context != nil {
+			// functions that wait (pg_sleep) stop with the statement
+			fc := *fctx
+			fc.Context = c.Context
+			fctx = &fc
+		}
 		return func(row Row) (types.Datum, error) {
 			args := make([]types.Datum, len(fns))
 			for i, f := range fns {

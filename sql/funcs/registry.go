@@ -1,6 +1,7 @@
 package funcs
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"time"
@@ -11,12 +12,18 @@ import (
 // Ctx is what a function may read at run time.
 type Ctx struct {
 	Env *types.Env
+	// Context is the running statement's: a function that waits
+	// (pg_sleep) stops when it is canceled. The executor sets it.
+	Context context.Context
 	// StatementTime is now() / current_timestamp: the start of the
 	// transaction, as PostgreSQL defines it.
 	StatementTime time.Time
-	Database      string
-	User          string
-	BackendPID    int64
+	// StatementStart is statement_timestamp(): the start of the current
+	// statement (zero: StatementTime).
+	StatementStart time.Time
+	Database       string
+	User           string
+	BackendPID     int64
 	// Notify queues a NOTIFY for the end of the transaction (pg_notify);
 	// nil where notifications cannot be sent (refreshes).
 	Notify func(channel, payload string) error
@@ -43,6 +50,9 @@ type Ctx struct {
 	// Sequences runs nextval, currval, setval and lastval; nil where
 	// sequences cannot be used (refreshes).
 	Sequences Sequences
+	// SetSetting sets a session configuration parameter as SET does and
+	// returns its new value (set_config); nil where there is no session.
+	SetSetting func(name, value string) (string, error)
 	// RequireRoles: clients authenticate, so a user that is no role has no
 	// privileges (has_table_privilege; catalog.Catalog.Allowed).
 	RequireRoles bool
@@ -100,6 +110,16 @@ type Func struct {
 	Agg *AggDef
 	// Window is set for window-only functions (window.go).
 	Window *WindowDef
+	// Named lists the parameter names a call may use (name => value),
+	// each with the default a call that leaves it out gets; the binder
+	// turns such a call into a positional one (make_interval).
+	Named []NamedParam
+}
+
+// NamedParam is a parameter a call may name, and its default.
+type NamedParam struct {
+	Name    string
+	Default types.Datum
 }
 
 // AggState accumulates one group's values.
@@ -121,6 +141,11 @@ type AggDef struct {
 	Ordered bool
 	// Distinct: the aggregate always removes duplicates (collect_set).
 	Distinct bool
+	// WithinGroup: an ordered-set aggregate (percentile_cont, mode):
+	// called as f(direct args) WITHIN GROUP (ORDER BY key), it is
+	// resolved and fed with the direct arguments followed by the key,
+	// in the key's order (stats.go).
+	WithinGroup bool
 }
 
 var registry = map[string]*Func{}

@@ -3,7 +3,6 @@ package funcs
 import (
 	"math"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/cockroachdb/apd/v3"
@@ -37,6 +36,9 @@ func init() {
 			r := new(apd.Decimal)
 			r.Abs(a[0].D)
 			return types.NewNumeric(r), nil
+		}},
+		{Params: []types.T{types.Float4}, Ret: ret(types.Float4), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NewFloat(types.KindFloat4, math.Abs(a[0].F)), nil
 		}},
 		{Params: []types.T{types.Float8}, Ret: ret(types.Float8), NullStrict: true, Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			f := a[0].F
@@ -87,7 +89,8 @@ func init() {
 			return substring(a[0].S, a[1].I, a[2].I, true)
 		}},
 	}
-	register(&Func{Name: "substring", Deterministic: true, Overloads: substr})
+	register(&Func{Name: "substring", Deterministic: true, Overloads: append(substr[:2:2],
+		&Overload{Params: []types.T{types.Text, types.Text}, Ret: ret(types.Text), NullStrict: true, Fn: substringRegex})})
 	register(&Func{Name: "substr", Deterministic: true, Overloads: substr})
 	trim := func(name string, fn func(s, cut string) string) {
 		register(&Func{Name: name, Deterministic: true, Overloads: []*Overload{
@@ -103,12 +106,6 @@ func init() {
 	trim("trim", strings.Trim)
 	trim("ltrim", strings.TrimLeft)
 	trim("rtrim", strings.TrimRight)
-	// timestamptz first: it is PostgreSQL's preferred date/time type, so a
-	// date argument (an implicit cast either way) resolves to it, as there.
-	register(&Func{Name: "date_trunc", Deterministic: true, Overloads: []*Overload{
-		{Params: []types.T{types.Text, types.TimestampTZ}, Ret: ret(types.TimestampTZ), NullStrict: true, Fn: dateTrunc(types.KindTimestampTZ)},
-		{Params: []types.T{types.Text, types.Timestamp}, Ret: ret(types.Timestamp), NullStrict: true, Fn: dateTrunc(types.KindTimestamp)},
-	}})
 	register(&Func{Name: "version", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Text),
 		Fn: func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewText(VersionString), nil }}}})
 	// current_user, session_user, user and current_role (the binder maps
@@ -175,8 +172,10 @@ func roundNumeric(d *apd.Decimal, scale int32) (types.Datum, error) {
 	if d.Form != apd.Finite {
 		return types.NewNumeric(d), nil
 	}
+	// PostgreSQL limits the scale to NUMERIC_DSCALE_MAX either way
+	scale = max(min(scale, numericDscaleMax), -numericDscaleMax)
 	r := new(apd.Decimal)
-	c := types.DecimalCtx
+	c := bigCtx(d, int64(scale))
 	c.Rounding = apd.RoundHalfUp
 	if _, err := c.Quantize(r, d, -scale); err != nil {
 		return types.Datum{}, pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")
@@ -192,7 +191,7 @@ func roundNumeric(d *apd.Decimal, scale int32) (types.Datum, error) {
 
 func substring(s string, start, count int64, hasCount bool) (types.Datum, error) {
 	if hasCount && count < 0 {
-		return types.Datum{}, pgerror.New(pgerror.InvalidParameterValue, "negative substring length not allowed")
+		return types.Datum{}, pgerror.New(pgerror.SubstringError, "negative substring length not allowed")
 	}
 	runes := []rune(s)
 	from := start - 1
@@ -210,42 +209,4 @@ func substring(s string, start, count int64, hasCount bool) (types.Datum, error)
 		return types.NewText(""), nil
 	}
 	return types.NewText(string(runes[from:to])), nil
-}
-
-func dateTrunc(k types.Kind) func(*Ctx, []types.Datum) (types.Datum, error) {
-	return func(c *Ctx, a []types.Datum) (types.Datum, error) {
-		t := types.TimeOf(a[1], c.Env)
-		loc := t.Location()
-		var r time.Time
-		switch strings.ToLower(a[0].S) {
-		case "microsecond", "microseconds":
-			r = t
-		case "millisecond", "milliseconds":
-			r = t.Truncate(time.Millisecond)
-		case "second", "seconds":
-			r = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)
-		case "minute", "minutes":
-			r = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, loc)
-		case "hour", "hours":
-			r = time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), 0, 0, 0, loc)
-		case "day", "days":
-			r = time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, loc)
-		case "week", "weeks":
-			wd := (int(t.Weekday()) + 6) % 7
-			r = time.Date(t.Year(), t.Month(), t.Day()-wd, 0, 0, 0, 0, loc)
-		case "month", "months":
-			r = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
-		case "quarter":
-			r = time.Date(t.Year(), ((t.Month()-1)/3)*3+1, 1, 0, 0, 0, 0, loc)
-		case "year", "years":
-			r = time.Date(t.Year(), 1, 1, 0, 0, 0, 0, loc)
-		case "decade":
-			r = time.Date(t.Year()-t.Year()%10, 1, 1, 0, 0, 0, 0, loc)
-		case "century":
-			r = time.Date((t.Year()-1)/100*100+1, 1, 1, 0, 0, 0, 0, loc)
-		default:
-			return types.Datum{}, pgerror.New(pgerror.InvalidParameterValue, "unit \"%s\" not recognized for type %s", a[0].S, types.T{Kind: k}.String())
-		}
-		return types.NewTimestamp(k, r.UnixMicro()), nil
-	}
 }

@@ -61,6 +61,8 @@ func TestRewrites(t *testing.T) {
 		{"select * from a LEFT SEMI JOIN b on a.x = b.x", "select * from a           JOIN b on a.x = b.x"},
 		{"select * from a left  anti join b using (x)", "select * from a            join b using (x)"},
 		{`select * from a left "semi" join b on true`, `select * from a left "semi" join b on true`},
+		{"select s RLIKE '^a' from t where s not rlike 'b' or (s) regexp 'c'", "select s ~ '^a' from t where s !~ 'b' or (s) ~ 'c'"},
+		{"select rlike(s, 'a'), regexp(s, 'b') from t where rlike(s, 'c')", "select rlike(s, 'a'), regexp(s, 'b') from t where rlike(s, 'c')"},
 	} {
 		got, _ := applyRewrites(c.in, lex(c.in))
 		if got != c.out {

@@ -90,6 +90,52 @@ var rewrites = []rewrite{
 	{name: "TABLE(name) as a function argument", apply: rewriteTableArg},
 	{name: "QUALIFY cond", apply: rewriteQualify},
 	{name: "array(a, b) as a call", apply: rewriteArrayCall},
+	{name: "a [NOT] RLIKE/REGEXP b", apply: rewriteRLike},
+}
+
+// rewriteRLike: Databricks' infix regular-expression match, a RLIKE b and
+// a REGEXP b → a ~ b, a NOT RLIKE b → a !~ b. rlike(a, b) and regexp(a,
+// b) calls are functions (sql/funcs) and stay.
+func rewriteRLike(src string, sig []token, i int, b *builder) int {
+	isOp := func(j int) bool {
+		return j < len(sig) && (isWord(src, sig[j], "rlike") || isWord(src, sig[j], "regexp"))
+	}
+	if i == 0 || i+1 >= len(sig) {
+		return 0
+	}
+	if isWord(src, sig[i], "not") && isOp(i+1) && i+2 < len(sig) && endsOperand(src, sig[i-1]) {
+		b.replace(sig[i].start, "!~")
+		b.replace(sig[i+1].start, "")
+		return 2
+	}
+	if !isOp(i) || !endsOperand(src, sig[i-1]) {
+		return 0
+	}
+	b.replace(sig[i].start, "~")
+	return 1
+}
+
+// endsOperand: t can end an expression (a literal, a name, a closing
+// parenthesis), so a word after it is an infix operator.
+func endsOperand(src string, t token) bool {
+	switch t.kind {
+	case tokNumber, tokString, tokQuoted, tokBacktick:
+		return true
+	case tokOp:
+		s := t.text(src)
+		return s == ")" || s == "]"
+	case tokIdent:
+		return !operandKeywords[strings.ToLower(t.text(src))]
+	}
+	return false
+}
+
+// operandKeywords are words after which a name starts an expression.
+var operandKeywords = map[string]bool{
+	"select": true, "where": true, "and": true, "or": true, "not": true, "on": true, "when": true, "then": true,
+	"else": true, "by": true, "having": true, "case": true, "in": true, "is": true, "like": true, "as": true,
+	"from": true, "join": true, "distinct": true, "all": true, "qualify": true, "set": true, "values": true,
+	"return": true, "returning": true, "limit": true, "offset": true, "using": true, "between": true,
 }
 
 // rewriteTableArg: event_log(TABLE(cat.sch.mv)) → event_log('cat.sch.mv').

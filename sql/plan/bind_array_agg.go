@@ -51,3 +51,32 @@ func (b *Binder) bindAggOrder(fc *pg_query.FuncCall, f *funcs.Func, call *AggCal
 	}
 	return nil
 }
+
+// withinGroupKeys binds the WITHIN GROUP (ORDER BY …) of an ordered-set
+// aggregate.
+func (b *Binder) withinGroupKeys(fc *pg_query.FuncCall, inner *exprCtx) ([]SortKey, error) {
+	var keys []SortKey
+	for _, o := range fc.AggOrder {
+		sb := o.GetSortBy()
+		if len(sb.UseOp) > 0 {
+			return nil, b.errAt(sb.Location, pgerror.FeatureNotSupported, "ORDER BY … USING is not supported")
+		}
+		e, err := b.bindExpr(sb.Node, inner)
+		if err != nil {
+			return nil, err
+		}
+		if isUnknown(e.Type()) {
+			e, _ = b.coerce(e, types.Text, false, -1)
+		}
+		k := SortKey{E: e, Desc: sb.SortbyDir == pg_query.SortByDir_SORTBY_DESC}
+		k.NullsFirst = k.Desc
+		switch sb.SortbyNulls {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			k.NullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+			k.NullsFirst = false
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}

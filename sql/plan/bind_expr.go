@@ -6,6 +6,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/funcs"
@@ -920,6 +921,46 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 			return b.bindExpr(&pg_query.Node{Node: &pg_query.Node_CoalesceExpr{CoalesceExpr: &pg_query.CoalesceExpr{Args: fc.Args, Location: loc}}}, ec)
 		}
 	}
+	switch strings.ToLower(name) {
+	case "dateadd", "timestampadd", "date_add", "datediff", "timestampdiff", "date_diff":
+		// Databricks: the unit is a keyword (dateadd(DAY, 1, t)), read
+		// here as its name.
+		if len(fc.Args) == 3 {
+			if cr := fc.Args[0].GetColumnRef(); cr != nil && len(cr.Fields) == 1 && funcs.IsSparkUnit(strVal(cr.Fields[0])) {
+				args := append([]*pg_query.Node{{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{
+					Val: &pg_query.A_Const_Sval{Sval: &pg_query.String{Sval: strVal(cr.Fields[0])}}, Location: cr.Location}}}}, fc.Args[1:]...)
+				c := proto.Clone(fc).(*pg_query.FuncCall)
+				c.Args = args
+				fc = c
+			}
+		}
+	}
+	if strings.EqualFold(name, "age") && len(fc.Args) == 1 && fc.Over == nil {
+		// age(t) is age(current_date, t), as PostgreSQL defines it.
+		c := proto.Clone(fc).(*pg_query.FuncCall)
+		c.Args = append([]*pg_query.Node{{Node: &pg_query.Node_SqlvalueFunction{SqlvalueFunction: &pg_query.SQLValueFunction{
+			Op: pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE, Typmod: -1, Location: fc.Location}}}}, fc.Args...)
+		fc = c
+	}
+	if strings.EqualFold(name, "unix_timestamp") && len(fc.Args) == 0 && fc.Over == nil {
+		// Databricks: unix_timestamp() is unix_timestamp(current_timestamp).
+		c := proto.Clone(fc).(*pg_query.FuncCall)
+		c.Args = []*pg_query.Node{{Node: &pg_query.Node_SqlvalueFunction{SqlvalueFunction: &pg_query.SQLValueFunction{
+			Op: pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, Typmod: -1, Location: fc.Location}}}}
+		fc = c
+	}
+	if strings.EqualFold(name, "pg_typeof") && len(fc.Args) == 1 && fc.Over == nil && !fc.AggStar && !fc.AggDistinct {
+		// pg_typeof(x) is the regtype of x's type, known here.
+		e, err := b.bindExpr(fc.Args[0], ec)
+		if err != nil {
+			return nil, err
+		}
+		oid := int64(e.Type().OID())
+		if isUnknown(e.Type()) {
+			oid = types.OidUnknown // an untyped literal or NULL
+		}
+		return &Const{D: types.NewInt(types.KindRegtype, oid), T: types.Regtype}, nil
+	}
 	f, ok := funcs.Lookup(name)
 	if !ok {
 		var ts []string
@@ -954,9 +995,17 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 	if fc.AggStar || fc.AggDistinct || fc.AggFilter != nil {
 		return nil, b.errAt(loc, pgerror.WrongObjectType, "%s is not an aggregate function", name)
 	}
+	argNodes, err := b.namedArgs(f, name, fc.Args, ec, loc)
+	if err != nil {
+		return nil, err
+	}
 	var args []Expr
-	for _, a := range fc.Args {
-		e, err := b.bindExpr(a, ec)
+	for _, a := range argNodes {
+		if a.expr != nil {
+			args = append(args, a.expr)
+			continue
+		}
+		e, err := b.bindExpr(a.node, ec)
 		if err != nil {
 			return nil, err
 		}
@@ -1004,7 +1053,10 @@ func paramType(ov *funcs.Overload, i int) types.T {
 	return ov.Params[len(ov.Params)-1]
 }
 
-// chooseOverload picks the overload needing the fewest implicit casts.
+// chooseOverload picks the overload needing the fewest implicit casts
+// and, among those, the one casting to its category's preferred type
+// (double precision, text, timestamptz) the most, as PostgreSQL's
+// func_select_candidate does: sqrt(2) is sqrt(double precision).
 func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int32) (*funcs.Overload, error) {
 	best, bestCost := (*funcs.Overload)(nil), 1<<30
 	for _, ov := range f.Overloads {
@@ -1021,10 +1073,16 @@ func (b *Binder) chooseOverload(f *funcs.Func, name string, args []Expr, loc int
 			at := a.Type()
 			switch {
 			case pt.Kind == types.KindUnknown || at.Kind == pt.Kind && at.Elem == pt.Elem:
-			case isUnknown(at):
+			case isUnknown(at) && preferredType(pt):
+				// an untyped literal goes to its category's preferred
+				// type first (round(NULL) is round(double precision))
 				cost++
+			case isUnknown(at):
+				cost += 2
+			case implicitCast(at, pt) && preferredType(pt):
+				cost += 100
 			case implicitCast(at, pt):
-				cost += 2 + numericRank(pt.Kind)
+				cost += 110 + numericRank(pt.Kind)
 			default:
 				ok = false
 			}
@@ -1071,13 +1129,39 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 				return nil, err
 			}
 			if isUnknown(e.Type()) {
-				e, _ = b.coerce(e, types.Text, false, loc)
+				if f.Agg.WithinGroup {
+					// a direct argument: the fraction
+					e, _ = b.coerce(e, types.Float8, false, loc)
+				} else {
+					e, _ = b.coerce(e, types.Text, false, loc)
+				}
 			}
 			args = append(args, e)
 		}
 		if len(args) == 0 && name == "count" {
 			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function count() does not exist")
 		}
+	}
+	// An ordered-set aggregate takes its WITHIN GROUP key as its last
+	// arguments, and its values in the key's order.
+	var orderKeys []SortKey
+	if fc.AggWithinGroup {
+		keys, err := b.withinGroupKeys(fc, inner)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			args = append(args, k.E)
+		}
+		orderKeys = keys
+	}
+	if fc.AggWithinGroup != f.Agg.WithinGroup {
+		// PostgreSQL finds no aggregate of that kind for these types.
+		ats := make([]types.T, len(args))
+		for i, a := range args {
+			ats[i] = a.Type()
+		}
+		return nil, b.noFunction(name, ats, loc)
 	}
 	ats := make([]types.T, len(args))
 	for i, a := range args {
@@ -1097,7 +1181,10 @@ func (b *Binder) bindAgg(fc *pg_query.FuncCall, f *funcs.Func, name string, ec *
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	call := AggCall{Name: name, Def: &AggSpec{NewState: newState}, Args: args, Distinct: fc.AggDistinct || f.Agg.Distinct, T: rt}
-	if err := b.bindAggOrder(fc, f, &call, inner); err != nil {
+	if f.Agg.WithinGroup {
+		call.Direct = len(fc.Args)
+		call.Order = orderKeys
+	} else if err := b.bindAggOrder(fc, f, &call, inner); err != nil {
 		return nil, err
 	}
 	if fc.AggFilter != nil {
@@ -1190,4 +1277,85 @@ func outerOnly(es []Expr) bool {
 		})
 	}
 	return outer && !local
+}
+
+// preferredType: the preferred type of its category (pg_type.typispreferred).
+func preferredType(t types.T) bool {
+	switch t.Kind {
+	case types.KindFloat8, types.KindText, types.KindTimestampTZ, types.KindInterval, types.KindBool, types.KindOid:
+		return true
+	}
+	return false
+}
+
+// callArg is one positional argument of a call: a node to bind, or the
+// default of a parameter the call left out.
+type callArg struct {
+	node *pg_query.Node
+	expr Expr
+}
+
+// namedArgs puts a call's named arguments (name => value) in their
+// positions, filling the parameters left out before the last one given
+// with their defaults (funcs.Func.Named).
+func (b *Binder) namedArgs(f *funcs.Func, name string, nodes []*pg_query.Node, ec *exprCtx, loc int32) ([]callArg, error) {
+	out := make([]callArg, 0, len(nodes))
+	var named map[int]*pg_query.Node
+	for _, n := range nodes {
+		na := n.GetNamedArgExpr()
+		if na == nil {
+			if named != nil {
+				return nil, b.errAt(nodeLocation(n), pgerror.SyntaxError, "positional argument cannot follow named argument")
+			}
+			out = append(out, callArg{node: n})
+			continue
+		}
+		if named == nil {
+			named = map[int]*pg_query.Node{}
+		}
+		pos := -1
+		for i, p := range f.Named {
+			if p.Name == na.Name {
+				pos = i
+			}
+		}
+		if pos < 0 || pos < len(out) {
+			// no such parameter (or one given positionally): no function
+			// of this signature
+			var ts []string
+			for _, x := range nodes {
+				label := ""
+				if y := x.GetNamedArgExpr(); y != nil {
+					label, x = y.Name+" => ", y.Arg
+				}
+				e, err := b.bindExpr(x, ec)
+				if err != nil {
+					return nil, err
+				}
+				ts = append(ts, label+e.Type().String())
+			}
+			return nil, b.errAt(loc, pgerror.UndefinedFunction, "function %s(%s) does not exist", name, strings.Join(ts, ", ")).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		if _, dup := named[pos]; dup {
+			return nil, b.errAt(na.Location, pgerror.SyntaxError, "argument name \"%s\" used more than once", na.Name)
+		}
+		named[pos] = na.Arg
+	}
+	if named == nil {
+		return out, nil
+	}
+	last := 0
+	for p := range named {
+		last = max(last, p)
+	}
+	for i := len(out); i <= last; i++ {
+		if n, ok := named[i]; ok {
+			out = append(out, callArg{node: n})
+			continue
+		}
+		d := f.Named[i].Default
+		out = append(out, callArg{expr: &Const{D: d, T: types.T{Kind: d.K}}})
+	}
+	return out, nil
 }

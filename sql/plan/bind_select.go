@@ -326,6 +326,15 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			}
 			groupBy = append(groupBy, e)
 		}
+		// The direct arguments of an ordered-set aggregate are evaluated
+		// once per group: they may read grouped columns only.
+		for _, a := range aggs.calls {
+			for _, d := range a.Args[:a.Direct] {
+				if _, err := b.liftOverAgg(d, groupBy, sc, -1); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
 		agg := &Aggregate{Input: input, GroupBy: groupBy, Aggs: aggs.calls}
 		for i, g := range groupBy {
 			agg.Cols = append(agg.Cols, Column{Name: fmt.Sprintf("group%d", i), T: g.Type()})

@@ -237,6 +237,9 @@ func (b *Binder) bindWindowCall(fc *pg_query.FuncCall, f *funcs.Func, name strin
 	case w.inCall:
 		return nil, b.errAt(loc, pgerror.WindowingError, "window function calls cannot be nested")
 	}
+	if f.Agg != nil && f.Agg.WithinGroup {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "OVER is not supported for ordered-set aggregate %s", name)
+	}
 	if fc.AggDistinct || f.Agg != nil && f.Agg.Distinct {
 		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}

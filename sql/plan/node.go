@@ -143,7 +143,12 @@ type AggCall struct {
 	// aggregate's ORDER BY, or, for an order-dependent aggregate with
 	// DISTINCT, its arguments (bind_array_agg.go).
 	Order []SortKey
-	T     types.T
+	// Direct counts the leading arguments of an ordered-set aggregate
+	// that are its direct arguments (the fraction of percentile_cont):
+	// evaluated on each row like the others, they may read only grouped
+	// columns, so every row of a group gives them the same value.
+	Direct int
+	T      types.T
 }
 
 // AggSpec is the resolved aggregate implementation.

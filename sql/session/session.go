@@ -400,9 +400,10 @@ func mapStorageErr(err error) error {
 }
 
 func (s *Session) funcCtx() *funcs.Ctx {
-	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
+	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, StatementStart: s.eng.now(), Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
-		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s}, RequireRoles: s.eng.RequireRoles,
+		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s}, SetSetting: s.setConfig,
+		RequireRoles: s.eng.RequireRoles,
 		RelationSize: func(id uint32, total bool) (int64, error) {
 			return s.eng.DB.TableSize(storage.TableID(id), total)
 		}}
@@ -428,6 +429,21 @@ func (n sessionNames) NameOID(k types.Kind, name string) (uint32, error) {
 		return 0, types.ErrUndefinedObject(k, name)
 	}
 	return n.view().NameOID(k, name)
+}
+
+// setConfig is set_config(name, value, false): SET name = value.
+func (s *Session) setConfig(name, value string) (string, error) {
+	st, err := lookupSetting(name)
+	if err != nil {
+		return "", err
+	}
+	if st.readOnly {
+		return "", pgerror.New(pgerror.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.name)
+	}
+	if err := s.set(st, value); err != nil {
+		return "", err
+	}
+	return s.get(st), nil
 }
 
 // settingsList is pg_settings: every parameter with the session's value.

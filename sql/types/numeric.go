@@ -93,12 +93,23 @@ func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 // NumericFromInt returns an exact decimal for v.
 func NumericFromInt(v int64) *apd.Decimal { return apd.New(v, 0) }
 
-// NumericFromFloat converts a float to a decimal through its shortest text
-// form, as PostgreSQL's float8_numeric does.
+// NumericFromFloat converts a float to a decimal as PostgreSQL's
+// float8_numeric and float4_numeric do: through its text form with
+// DBL_DIG (15) or FLT_DIG (6) significant digits.
 func NumericFromFloat(f float64, bits int) (*apd.Decimal, error) {
-	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'g', -1, bits))
+	digits := 15
+	if bits == 32 {
+		digits = 6
+	}
+	d, _, err := apd.NewFromString(strconv.FormatFloat(f, 'g', digits, 64))
 	if err != nil {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot convert %v to numeric", f)
 	}
-	return d, nil
+	// %g drops trailing zeros: 2.5000 is 2.5, and 1.5e+17 an integer.
+	var r apd.Decimal
+	r.Reduce(d)
+	if r.Exponent > 0 {
+		DecimalCtx.Quantize(&r, &r, 0)
+	}
+	return &r, nil
 }
