@@ -67,53 +67,11 @@ func compileBinary(x *plan.Binary, c *Ctx) (evalFn, error) {
 			return types.NewText(a.S + b.S), nil
 		}, nil
 	case plan.OpLike, plan.OpNotLike, plan.OpILike, plan.OpNotILike:
-		ci := x.Op == plan.OpILike || x.Op == plan.OpNotILike
-		neg := x.Op == plan.OpNotLike || x.Op == plan.OpNotILike
-		var fixed *regexp.Regexp
-		if pc, ok := x.R.(*plan.Const); ok && !pc.D.IsNull() {
-			re, err := likeToRegexp(pc.D.S, ci)
-			if err != nil {
-				return nil, err
-			}
-			fixed = re
-		}
-		return func(row Row) (types.Datum, error) {
-			a, b, ok, err := both(row)
-			if !ok {
-				return types.NullDatum, err
-			}
-			re := fixed
-			if re == nil {
-				if re, err = likeToRegexp(b.S, ci); err != nil {
-					return types.Datum{}, err
-				}
-			}
-			return types.NewBool(re.MatchString(a.S) != neg), nil
-		}, nil
+		return patternMatch(x, both, likeToRegexp, x.Op == plan.OpILike || x.Op == plan.OpNotILike,
+			x.Op == plan.OpNotLike || x.Op == plan.OpNotILike)
 	case plan.OpRegex, plan.OpNotRegex, plan.OpIRegex, plan.OpNotIRegex:
-		ci := x.Op == plan.OpIRegex || x.Op == plan.OpNotIRegex
-		neg := x.Op == plan.OpNotRegex || x.Op == plan.OpNotIRegex
-		var fixed *regexp.Regexp
-		if pc, ok := x.R.(*plan.Const); ok && !pc.D.IsNull() {
-			re, err := compileRegex(pc.D.S, ci)
-			if err != nil {
-				return nil, err
-			}
-			fixed = re
-		}
-		return func(row Row) (types.Datum, error) {
-			a, b, ok, err := both(row)
-			if !ok {
-				return types.NullDatum, err
-			}
-			re := fixed
-			if re == nil {
-				if re, err = compileRegex(b.S, ci); err != nil {
-					return types.Datum{}, err
-				}
-			}
-			return types.NewBool(re.MatchString(a.S) != neg), nil
-		}, nil
+		return patternMatch(x, both, compileRegex, x.Op == plan.OpIRegex || x.Op == plan.OpNotIRegex,
+			x.Op == plan.OpNotRegex || x.Op == plan.OpNotIRegex)
 	}
 	lt, rt, out := x.L.Type(), x.R.Type(), x.T
 	env := c.Env
@@ -291,4 +249,32 @@ func truncInt(k types.Kind, v int64) int64 {
 		return int64(int32(v))
 	}
 	return v
+}
+
+// patternMatch compiles LIKE and the regular-expression operators: the
+// pattern, turned into a regexp by compilePat, is compiled once when it is
+// a constant and per row otherwise; neg negates the match.
+func patternMatch(x *plan.Binary, both func(Row) (types.Datum, types.Datum, bool, error),
+	compilePat func(pat string, ci bool) (*regexp.Regexp, error), ci, neg bool) (evalFn, error) {
+	var fixed *regexp.Regexp
+	if pc, ok := x.R.(*plan.Const); ok && !pc.D.IsNull() {
+		re, err := compilePat(pc.D.S, ci)
+		if err != nil {
+			return nil, err
+		}
+		fixed = re
+	}
+	return func(row Row) (types.Datum, error) {
+		a, b, ok, err := both(row)
+		if !ok {
+			return types.NullDatum, err
+		}
+		re := fixed
+		if re == nil {
+			if re, err = compilePat(b.S, ci); err != nil {
+				return types.Datum{}, err
+			}
+		}
+		return types.NewBool(re.MatchString(a.S) != neg), nil
+	}, nil
 }

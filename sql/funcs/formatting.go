@@ -256,6 +256,9 @@ func isSeparatorChar(c byte) bool {
 var (
 	monthsFull = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 	daysFull   = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+	// monthsAbbr and daysAbbr are their three-letter forms (Mon, Dy).
+	monthsAbbr = abbreviate(monthsFull)
+	daysAbbr   = abbreviate(daysFull)
 	romanMon   = []string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"}
 )
 
@@ -964,12 +967,8 @@ func dchFromChar(nodes []dchNode, in string) (*fromChar, error) {
 				err = fc.setInt(&fc.mm, v+1, n.key)
 			}
 		case dMON, dMon, dmon:
-			abbr := make([]string, 12)
-			for k, m := range monthsFull {
-				abbr[k] = m[:3]
-			}
 			var v int
-			if v, err = seqSearch(&s, abbr, n.key); err == nil {
+			if v, err = seqSearch(&s, monthsAbbr, n.key); err == nil {
 				err = fc.setInt(&fc.mm, v+1, n.key)
 			}
 		case dMM:
@@ -981,12 +980,8 @@ func dchFromChar(nodes []dchNode, in string) (*fromChar, error) {
 				err = fc.setInt(&fc.d, v+1, n.key)
 			}
 		case dDY, dDy, ddy:
-			abbr := make([]string, 7)
-			for k, d := range daysFull {
-				abbr[k] = d[:3]
-			}
 			var v int
-			if v, err = seqSearch(&s, abbr, n.key); err == nil {
+			if v, err = seqSearch(&s, daysAbbr, n.key); err == nil {
 				err = fc.setInt(&fc.d, v+1, n.key)
 			}
 		case dDDD:
@@ -1363,4 +1358,13 @@ func parseWithTemplate(in, format string) (tmResult, error) {
 		return tmResult{}, err
 	}
 	return toTM(fc, in, "timestamp")
+}
+
+// abbreviate returns the first three letters of each name.
+func abbreviate(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n[:3]
+	}
+	return out
 }
