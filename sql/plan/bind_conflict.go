@@ -103,38 +103,9 @@ func (b *Binder) bindOnConflict(oc *pg_query.OnConflictClause, t *catalog.Table,
 	}
 	scan := NewScan(t)
 	sc := b.scanScope(scan, alias, t.RowTracking()).add(b.scanScope(NewScan(t), "excluded", false))
-	seen := map[int]bool{}
-	for _, n := range oc.TargetList {
-		rt := n.GetResTarget()
-		idx := t.ColumnIndex(rt.Name)
-		if idx < 0 {
-			return nil, b.errAt(rt.Location, pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name)
-		}
-		if seen[idx] {
-			return nil, b.errAt(rt.Location, pgerror.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
-		}
-		seen[idx] = true
-		var e Expr
-		var err error
-		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); ok {
-			if e, err = b.columnDefault(t, idx); err != nil {
-				return nil, err
-			}
-			if e == nil {
-				e = &Const{T: t.Columns[idx].Type}
-			}
-		} else {
-			if e, err = b.bindExpr(rt.Val, &exprCtx{sc: sc, clause: "UPDATE"}); err != nil {
-				return nil, err
-			}
-			b.assignTo = t.Columns[idx].Name
-			e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val))
-			b.assignTo = ""
-			if err != nil {
-				return nil, err
-			}
-		}
-		out.Sets = append(out.Sets, SetClause{Col: idx, E: e})
+	var err error
+	if out.Sets, err = b.bindSetClauses(oc.TargetList, t, sc); err != nil {
+		return nil, err
 	}
 	if oc.WhereClause != nil {
 		cond, err := b.bindExpr(oc.WhereClause, &exprCtx{sc: sc, clause: "WHERE"})

@@ -295,42 +295,8 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
 		return nil, err
 	}
-	seen := map[int]bool{}
-	for _, n := range s.TargetList {
-		rt := n.GetResTarget()
-		if _, ok := rt.Val.Node.(*pg_query.Node_MultiAssignRef); ok {
-			return nil, b.errAt(rt.Location, pgerror.FeatureNotSupported, "multiple-column assignment is not supported yet")
-		}
-		idx := t.ColumnIndex(rt.Name)
-		if idx < 0 {
-			return nil, b.errAt(rt.Location, pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name)
-		}
-		if seen[idx] {
-			return nil, b.errAt(rt.Location, pgerror.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
-		}
-		seen[idx] = true
-		var e Expr
-		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); ok {
-			e, err = b.columnDefault(t, idx)
-			if err != nil {
-				return nil, err
-			}
-			if e == nil {
-				e = &Const{D: types.NullDatum, T: t.Columns[idx].Type}
-			}
-		} else {
-			e, err = b.bindExpr(rt.Val, &exprCtx{sc: sc, clause: "UPDATE"})
-			if err != nil {
-				return nil, err
-			}
-			b.assignTo = t.Columns[idx].Name
-			e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val))
-			b.assignTo = ""
-			if err != nil {
-				return nil, err
-			}
-		}
-		up.Sets = append(up.Sets, SetClause{Col: idx, E: e})
+	if up.Sets, err = b.bindSetClauses(s.TargetList, t, sc); err != nil {
+		return nil, err
 	}
 	if b.Optimize {
 		up.Input = Optimize(up.Input)
@@ -366,4 +332,48 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		del.Input = Optimize(del.Input)
 	}
 	return del, nil
+}
+
+// bindSetClauses binds the SET list of an UPDATE or of ON CONFLICT DO
+// UPDATE over scope sc: each target a column of t named once, its value
+// DEFAULT or an expression cast as an assignment to the column's type.
+func (b *Binder) bindSetClauses(targets []*pg_query.Node, t *catalog.Table, sc *scope) ([]SetClause, error) {
+	var sets []SetClause
+	seen := map[int]bool{}
+	for _, n := range targets {
+		rt := n.GetResTarget()
+		if _, ok := rt.Val.Node.(*pg_query.Node_MultiAssignRef); ok {
+			return nil, b.errAt(rt.Location, pgerror.FeatureNotSupported, "multiple-column assignment is not supported yet")
+		}
+		idx := t.ColumnIndex(rt.Name)
+		if idx < 0 {
+			return nil, b.errAt(rt.Location, pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", rt.Name, t.Name)
+		}
+		if seen[idx] {
+			return nil, b.errAt(rt.Location, pgerror.DuplicateColumn, "multiple assignments to same column \"%s\"", rt.Name)
+		}
+		seen[idx] = true
+		var e Expr
+		var err error
+		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); ok {
+			if e, err = b.columnDefault(t, idx); err != nil {
+				return nil, err
+			}
+			if e == nil {
+				e = &Const{D: types.NullDatum, T: t.Columns[idx].Type}
+			}
+		} else {
+			if e, err = b.bindExpr(rt.Val, &exprCtx{sc: sc, clause: "UPDATE"}); err != nil {
+				return nil, err
+			}
+			b.assignTo = t.Columns[idx].Name
+			e, err = b.coerce(e, t.Columns[idx].Type, true, nodeLocation(rt.Val))
+			b.assignTo = ""
+			if err != nil {
+				return nil, err
+			}
+		}
+		sets = append(sets, SetClause{Col: idx, E: e})
+	}
+	return sets, nil
 }
