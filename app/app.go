@@ -8,6 +8,10 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -61,6 +65,42 @@ type Config struct {
 	// TLSCert and TLSKey are PEM files of the server's certificate (chain)
 	// and key; both set turns TLS on.
 	TLSCert, TLSKey string
+	// QueryMemoryLimit and RefreshMemoryLimit are the memory budgets of a
+	// statement (query_memory_limit's default) and of a refresh, in bytes:
+	// past them sorts spill to <data-dir>/tmp and other operators fail with
+	// 53200. 0 = DefaultMemoryLimit(); negative = no limit.
+	QueryMemoryLimit, RefreshMemoryLimit int64
+}
+
+// DefaultMemoryLimit is the default budget of a statement and of a
+// refresh: a quarter of the machine's memory (1 GiB where that is unknown).
+func DefaultMemoryLimit() int64 {
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil && kb > 0 {
+					return kb << 10 / 4
+				}
+			}
+		}
+	}
+	return 1 << 30
+}
+
+// ParseMemory reads a memory size in the units of PostgreSQL's memory
+// settings (512MB, 4GB; a bare number is kilobytes).
+func ParseMemory(v string) (int64, error) { return session.ParseMemory(v) }
+
+// memoryLimit resolves a Config memory limit: 0 is the default, negative
+// none (0 for exec.Memory).
+func memoryLimit(v int64) int64 {
+	switch {
+	case v == 0:
+		return DefaultMemoryLimit()
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // DefaultConfig is what `mvserver` with no flags uses.
@@ -74,6 +114,24 @@ func DefaultConfig() Config {
 		TableDefaults:       catalog.AllOn,
 		HTTP:                "127.0.0.1:8433",
 	}
+}
+
+// prepareTempDir returns where sorts spill: <data-dir>/tmp, emptied of
+// anything a crashed run left (spill files are unlinked when created, so
+// normally there is nothing), or the system's temporary directory for an
+// in-memory server.
+func prepareTempDir(cfg Config) (string, error) {
+	if cfg.InMemory {
+		return os.TempDir(), nil
+	}
+	dir := filepath.Join(cfg.DataDir, "tmp")
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("clear temporary directory: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create temporary directory: %w", err)
+	}
+	return dir, nil
 }
 
 // Server is a running mvserver.
@@ -115,13 +173,18 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, err
 	}
+	tempDir, err := prepareTempDir(cfg)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	hub := notify.New()
 	mon := web.NewMonitor(db.WALSyncLatency)
 	publish := publishRefreshEvents(hub)
 	runner := &refresh.Runner{DB: db, Catalog: cat, HistoryRetention: cfg.HistoryRetention, OnRun: func(ev refresh.RunEvent) {
 		publish(ev)
 		mon.OnRun(ev)
-	}}
+	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	sched.optimalRefreshOff = cfg.OptimalRefreshOff
 	sched.onResult = mon.OnResult
@@ -134,6 +197,8 @@ func Start(cfg Config) (*Server, error) {
 		NextRun:           sched.sched.NextRun,
 		Notify:            hub,
 		RequireRoles:      auth.auth != nil,
+		QueryMemoryLimit:  memoryLimit(cfg.QueryMemoryLimit),
+		TempDir:           tempDir,
 	}
 	sqlEngine := mon.InstrumentEngine(eng)
 	if cfg.ReservedConnections < 0 || cfg.MaxConnections > 0 && cfg.ReservedConnections >= cfg.MaxConnections {

@@ -301,6 +301,10 @@ func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
 	if grp == nil {
 		grp = r.fresh(append([]types.Datum(nil), p[:nk]...))
 	}
+	// The group, its map entry, its order slot and its states.
+	if err := r.in.Exec.Mem.Charge("group-aggregate refresh", 2*int64(len(hk))+exec.RowBytes(grp.keys)+160+int64(len(r.news))*64); err != nil {
+		return nil, err
+	}
 	r.groups[string(hk)] = grp
 	r.order = append(r.order, string(hk))
 	return grp, nil

@@ -31,6 +31,11 @@ type Runner struct {
 	// success after the commit and its failure (cancel and timeout
 	// included). It must not block for long.
 	OnRun func(RunEvent)
+	// MemoryLimit is each refresh's memory budget in bytes (0 = none) and
+	// TempDir where its sorts spill (exec.Memory): past the budget a
+	// refresh fails with 53200 and changes nothing.
+	MemoryLimit int64
+	TempDir     string
 
 	mu      sync.Mutex
 	locks   map[uint32]*sync.Mutex
@@ -54,6 +59,11 @@ func (r *Runner) Cancel(view uint32) bool {
 		return true
 	}
 	return false
+}
+
+// budget is a new memory budget for one refresh.
+func (r *Runner) budget() *exec.Memory {
+	return &exec.Memory{Limit: r.MemoryLimit, Setting: "--refresh-memory-limit", TempDir: r.TempDir}
 }
 
 func (r *Runner) now() time.Time {
@@ -249,6 +259,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err != nil {
 		return nil, err
 	}
+	in.Exec.Mem = r.budget()
 	in.Exec.Funcs.StatementTime = start
 	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	res := &Result{Versions: versions, RunID: newID()}

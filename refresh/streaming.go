@@ -258,6 +258,7 @@ func (r *Runner) refreshStreaming(ctx context.Context, txn *storage.Txn, cat *ca
 	if err != nil {
 		return nil, err
 	}
+	in.Exec.Mem = r.budget()
 	in.Exec.Funcs.StatementTime = start
 	q, ckpt := in.Query, in.Checkpoint
 	streams := append([]uint32(nil), v.Dataset.Streams...)

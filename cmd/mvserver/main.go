@@ -74,8 +74,25 @@ func run(args []string) int {
 	superuserPassword := fs.String("superuser-password", envDefault("superuser-password", ""), "password the bootstrap superuser gets at startup; alone (no --hba) it turns on SCRAM-SHA-256 from loopback (env MVSERVER_SUPERUSER_PASSWORD; prefer the variable: flags show in ps)")
 	tlsCert := fs.String("tls-cert", envDefault("tls-cert", ""), "PEM certificate (chain) for TLS; with --tls-key, clients may encrypt (env MVSERVER_TLS_CERT)")
 	tlsKey := fs.String("tls-key", envDefault("tls-key", ""), "PEM private key of --tls-cert (env MVSERVER_TLS_KEY)")
+	queryMem := fs.String("query-memory-limit", envDefault("query-memory-limit", "default"), "memory budget of one statement, e.g. 512MB or 4GB (the default of query_memory_limit): past it sorts spill to <data-dir>/tmp and hash tables fail with 53200; 0 = no limit; default a quarter of the machine's memory (env MVSERVER_QUERY_MEMORY_LIMIT)")
+	refreshMem := fs.String("refresh-memory-limit", envDefault("refresh-memory-limit", "default"), "memory budget of one refresh, as --query-memory-limit (env MVSERVER_REFRESH_MEMORY_LIMIT)")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	memLimits := map[string]*int64{}
+	for name, v := range map[string]string{"query-memory-limit": *queryMem, "refresh-memory-limit": *refreshMem} {
+		if v == "default" {
+			continue
+		}
+		n, err := app.ParseMemory(v)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "mvserver: bad --%s %q: a size such as 512MB, 4GB or 0 (no limit)\n", name, v)
+			return 2
+		}
+		if n == 0 {
+			n = -1
+		}
+		memLimits[name] = &n
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -90,6 +107,12 @@ func run(args []string) int {
 		// The default reserve leaves most slots to everyone: a small
 		// max-connections keeps at most half of them back.
 		cfg.ReservedConnections = min(*reserved, max(0, (*maxConns-1)/2))
+	}
+	if n := memLimits["query-memory-limit"]; n != nil {
+		cfg.QueryMemoryLimit = *n
+	}
+	if n := memLimits["refresh-memory-limit"]; n != nil {
+		cfg.RefreshMemoryLimit = *n
 	}
 	cfg.TriggerMinInterval = *trigMin
 	cfg.HistoryRetention = *retention

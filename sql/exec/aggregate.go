@@ -21,6 +21,7 @@ type aggregateOp struct {
 	news   []func() funcs.AggState
 	out    *sliceOp
 	done   bool
+	mem    memAccount
 }
 
 type group struct {
@@ -33,7 +34,7 @@ type group struct {
 }
 
 func newAggregate(c *Ctx, a *plan.Aggregate, in Operator) (Operator, error) {
-	op := &aggregateOp{c: c, in: in, node: a}
+	op := &aggregateOp{c: c, in: in, node: a, mem: c.account("hash aggregation")}
 	var err error
 	if op.groupBy, err = compileAll(a.GroupBy, c); err != nil {
 		in.Close()
@@ -104,7 +105,11 @@ func (a *aggregateOp) Next() ([]Row, error) {
 	var keyBuf []byte
 	argBuf := make([]types.Datum, 8)
 	fctx := a.c.Funcs
+	// groupBytes is what a new group holds besides its keys: the map entry,
+	// the group and one state per aggregate.
+	groupBytes := int64(mapEntryOverhead+96) + int64(len(a.news))*64
 	err := Drain(a.in, func(b []Row) error {
+		var size int64
 		for _, r := range b {
 			g := single
 			if g == nil {
@@ -123,6 +128,7 @@ func (a *aggregateOp) Next() ([]Row, error) {
 					g = a.newGroup(keys)
 					groups[string(keyBuf)] = g
 					order = append(order, g)
+					size += groupBytes + rowBytes(keys) + int64(len(keyBuf))
 				} else {
 					for i, d := range keys {
 						if types.Preferred(g.keys[i], d) {
@@ -155,6 +161,7 @@ func (a *aggregateOp) Next() ([]Row, error) {
 						return err
 					}
 					g.sorted[i] = append(g.sorted[i], s)
+					size += rowBytes(args) + 48
 					continue
 				}
 				if g.distinct != nil && g.distinct[i] != nil {
@@ -173,11 +180,15 @@ func (a *aggregateOp) Next() ([]Row, error) {
 						continue
 					}
 					g.distinct[i][string(k)] = struct{}{}
+					size += int64(len(k)) + mapEntryOverhead
 				}
 				if err := g.states[i].Add(fctx, args); err != nil {
 					return err
 				}
 			}
+		}
+		if err := a.mem.grow(size); err != nil {
+			return err
 		}
 		return a.c.Context.Err()
 	})
@@ -207,4 +218,7 @@ func (a *aggregateOp) Next() ([]Row, error) {
 	return a.out.Next()
 }
 
-func (a *aggregateOp) Close() { a.in.Close() }
+func (a *aggregateOp) Close() {
+	a.in.Close()
+	a.mem.release()
+}

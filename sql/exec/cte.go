@@ -44,6 +44,12 @@ func newCTEScan(c *Ctx, x *plan.CTEScan) (Operator, error) {
 		if rows, err = collect(c, x.Input); err != nil {
 			return nil, err
 		}
+		// The rows stay for the whole statement: the charge is never given
+		// back (the budget ends with the statement).
+		acct := c.account("WITH query")
+		if err := acct.grow(rowsBytes(rows)); err != nil {
+			return nil, err
+		}
 		if st.ctes == nil {
 			st.ctes = map[*plan.CTE][]Row{}
 		}
@@ -69,10 +75,14 @@ type recursiveOp struct {
 	round int
 	seen  map[string]struct{}
 	buf   []byte
+	// mem holds the rows of the last two rounds and the seen keys.
+	mem     memAccount
+	workMem int64 // the charge for the previous round's rows (st.work)
+	nextMem int64 // the charge for o.next
 }
 
 func newRecursive(c *Ctx, x *plan.RecursiveUnion) (Operator, error) {
-	op := &recursiveOp{c: c, node: x}
+	op := &recursiveOp{c: c, node: x, mem: c.account("recursive query")}
 	if !x.All {
 		op.seen = map[string]struct{}{}
 	}
@@ -103,6 +113,9 @@ func (o *recursiveOp) Next() ([]Row, error) {
 			}
 			st.work[o.node] = o.next
 			o.next = nil
+			// The round before last is gone: give its rows back.
+			o.mem.shrink(o.workMem)
+			o.workMem, o.nextMem = o.nextMem, 0
 			var err error
 			if o.cur, err = Build(o.c, o.node.Rec); err != nil {
 				return nil, err
@@ -117,6 +130,7 @@ func (o *recursiveOp) Next() ([]Row, error) {
 			o.cur = nil
 			continue
 		}
+		var size int64
 		if o.seen != nil {
 			out := b[:0]
 			for _, r := range b {
@@ -125,6 +139,7 @@ func (o *recursiveOp) Next() ([]Row, error) {
 					continue
 				}
 				o.seen[string(o.buf)] = struct{}{}
+				size += int64(len(o.buf)) + mapEntryOverhead
 				out = append(out, r)
 			}
 			b = out
@@ -132,12 +147,18 @@ func (o *recursiveOp) Next() ([]Row, error) {
 		if len(b) == 0 {
 			continue
 		}
+		rows := rowsBytes(b)
+		if err := o.mem.grow(size + rows); err != nil {
+			return nil, err
+		}
+		o.nextMem += rows
 		o.next = append(o.next, b...)
 		return b, nil
 	}
 }
 
 func (o *recursiveOp) Close() {
+	o.mem.release()
 	if o.cur != nil {
 		o.cur.Close()
 		o.cur = nil

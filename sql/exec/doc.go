@@ -45,6 +45,8 @@ type Ctx struct {
 	Env     *types.Env
 	Funcs   *funcs.Ctx
 	Params  []types.Datum
+	// Mem is the statement's (or refresh's) memory budget; nil: unlimited.
+	Mem *Memory
 
 	// Outer holds the correlation values of the subquery (or LATERAL item)
 	// evaluation this context runs: plan.OuterRef reads them.

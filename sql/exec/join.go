@@ -31,6 +31,7 @@ type joinOp struct {
 	candReady bool
 	anyMatch  bool
 	buf       []byte
+	mem       memAccount
 }
 
 func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
@@ -38,7 +39,7 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &joinOp{c: c, node: j, left: left, lw: len(j.Left.Columns()), rw: len(j.Right.Columns())}
+	op := &joinOp{c: c, node: j, left: left, lw: len(j.Left.Columns()), rw: len(j.Right.Columns()), mem: c.account("hash join")}
 	if op.lkeys, err = compileAll(j.LeftKeys, c); err != nil {
 		left.Close()
 		return nil, err
@@ -66,6 +67,15 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 	}
 	var buf []byte
 	err = Drain(right, func(b []Row) error {
+		// Each kept row costs itself, its slot, its matched flag and, in a
+		// hash table, its key and index.
+		size := rowsBytes(b) + int64(len(b))*(24+1)
+		if op.table != nil {
+			size += int64(len(b)) * (mapEntryOverhead + 16)
+		}
+		if err := op.mem.grow(size); err != nil {
+			return err
+		}
 		for _, r := range b {
 			idx := len(op.rightRows)
 			op.rightRows = append(op.rightRows, r)
@@ -92,6 +102,7 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 	})
 	if err != nil {
 		left.Close()
+		op.mem.release()
 		return nil, err
 	}
 	op.matched = make([]bool, len(op.rightRows))
@@ -220,4 +231,7 @@ func (j *joinOp) Next() ([]Row, error) {
 	return nil, nil
 }
 
-func (j *joinOp) Close() { j.left.Close() }
+func (j *joinOp) Close() {
+	j.left.Close()
+	j.mem.release()
+}

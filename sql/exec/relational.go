@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"sort"
-
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -140,10 +138,11 @@ type distinctOp struct {
 	// preferred of its equals (types.Preferred), whatever their order.
 	canonical bool
 	out       *sliceOp
+	mem       memAccount
 }
 
 func newDistinct(c *Ctx, in Operator, cols []plan.Column) *distinctOp {
-	d := &distinctOp{c: c, in: in, seen: map[string]struct{}{}}
+	d := &distinctOp{c: c, in: in, seen: map[string]struct{}{}, mem: c.account("DISTINCT")}
 	for _, col := range cols {
 		if col.T.Kind == types.KindNumeric {
 			d.canonical = true
@@ -173,6 +172,9 @@ func (d *distinctOp) nextCanonical() ([]Row, error) {
 			}
 			prev, ok := byKey[string(d.buf)]
 			if !ok {
+				if err := d.mem.grow(rowBytes(r) + 2*int64(len(d.buf)) + mapEntryOverhead + 16); err != nil {
+					return nil, err
+				}
 				byKey[string(d.buf)] = r
 				order = append(order, string(d.buf))
 				continue
@@ -214,6 +216,9 @@ func (d *distinctOp) Next() ([]Row, error) {
 			if _, ok := d.seen[string(d.buf)]; ok {
 				continue
 			}
+			if err := d.mem.grow(int64(len(d.buf)) + mapEntryOverhead); err != nil {
+				return nil, err
+			}
 			d.seen[string(d.buf)] = struct{}{}
 			out = append(out, r)
 		}
@@ -226,68 +231,10 @@ func (d *distinctOp) Next() ([]Row, error) {
 	}
 }
 
-func (d *distinctOp) Close() { d.in.Close() }
-
-type sortOp struct {
-	c      *Ctx
-	in     Operator
-	keys   []plan.SortKey
-	fns    []evalFn
-	out    *sliceOp
-	sorted bool
+func (d *distinctOp) Close() {
+	d.in.Close()
+	d.mem.release()
 }
-
-func newSort(c *Ctx, s *plan.Sort, in Operator) (Operator, error) {
-	fns := make([]evalFn, len(s.Keys))
-	for i, k := range s.Keys {
-		f, err := compile(k.E, c)
-		if err != nil {
-			in.Close()
-			return nil, err
-		}
-		fns[i] = f
-	}
-	return &sortOp{c: c, in: in, keys: s.Keys, fns: fns}, nil
-}
-
-func (s *sortOp) Next() ([]Row, error) {
-	if !s.sorted {
-		s.sorted = true
-		type keyed struct {
-			keys []types.Datum
-			row  Row
-		}
-		var all []keyed
-		err := Drain(s.in, func(b []Row) error {
-			for _, r := range b {
-				k := make([]types.Datum, len(s.fns))
-				for i, f := range s.fns {
-					d, err := f(r)
-					if err != nil {
-						return err
-					}
-					k[i] = d
-				}
-				all = append(all, keyed{k, r})
-			}
-			return s.c.Context.Err()
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.SliceStable(all, func(i, j int) bool {
-			return compareKeys(s.keys, all[i].keys, all[j].keys) < 0
-		})
-		rows := make([]Row, len(all))
-		for i, k := range all {
-			rows[i] = k.row
-		}
-		s.out = &sliceOp{rows: rows}
-	}
-	return s.out.Next()
-}
-
-func (s *sortOp) Close() { s.in.Close() }
 
 type limitOp struct {
 	in            Operator
@@ -325,6 +272,13 @@ func newLimit(c *Ctx, l *plan.Limit, in Operator) (Operator, error) {
 	}
 	if op.offset < 0 {
 		return nil, pgErr("2201X", "OFFSET must not be negative")
+	}
+	if s, ok := in.(*sortOp); ok && op.hasCount && !s.sorted {
+		// ORDER BY … LIMIT: the sort keeps only the rows that can be output.
+		s.topN = op.count + op.offset
+		if s.topN <= 0 || s.topN < op.count {
+			s.topN = 0 // LIMIT 0 needs no sort work; overflow keeps all
+		}
 	}
 	return op, nil
 }

@@ -81,6 +81,7 @@ type setHashOp struct {
 	keepAll bool
 	built   bool
 	buf     []byte
+	mem     memAccount
 }
 
 func rowKey(buf []byte, r Row) []byte {
@@ -97,10 +98,18 @@ func (o *setHashOp) Next() ([]Row, error) {
 		o.counts = map[string]int{}
 		o.emitted = map[string]struct{}{}
 		var k []byte
+		o.mem = o.c.account(o.node.Kind.String())
 		err := Drain(o.right, func(b []Row) error {
+			var size int64
 			for _, r := range b {
 				k = rowKey(k, r)
+				if _, ok := o.counts[string(k)]; !ok {
+					size += int64(len(k)) + mapEntryOverhead
+				}
 				o.counts[string(k)]++
+			}
+			if err := o.mem.grow(size); err != nil {
+				return err
 			}
 			return o.c.Context.Err()
 		})
@@ -147,6 +156,9 @@ func (o *setHashOp) Next() ([]Row, error) {
 					break
 				}
 				if _, done := o.emitted[k]; !done {
+					if err := o.mem.grow(int64(len(k)) + mapEntryOverhead); err != nil {
+						return nil, err
+					}
 					o.emitted[k] = struct{}{}
 					keep = true
 				}
@@ -163,6 +175,7 @@ func (o *setHashOp) Next() ([]Row, error) {
 
 func (o *setHashOp) Close() {
 	o.left.Close()
+	o.mem.release()
 	if o.right != nil {
 		o.right.Close()
 	}

@@ -152,7 +152,12 @@ func uncorrelated(c *Ctx, x *plan.Subquery) (*subResult, error) {
 			return nil, err
 		}
 	default:
+		// The rows stay for the statement: the charge is not given back.
+		acct := c.account("subquery")
 		err = Drain(op, func(b []Row) error {
+			if err := acct.grow(rowsBytes(b)); err != nil {
+				return err
+			}
 			r.rows = append(r.rows, b...)
 			return c.Context.Err()
 		})

@@ -23,6 +23,7 @@ type windowOp struct {
 	windows []*winSpec
 	out     *sliceOp
 	done    bool
+	mem     memAccount
 }
 
 // winSpec is one window: its keys and the calls computed over it.
@@ -47,7 +48,7 @@ type winCall struct {
 }
 
 func newWindow(c *Ctx, w *plan.Window, in Operator) (Operator, error) {
-	op := &windowOp{c: c, in: in, node: w, base: len(w.Input.Columns())}
+	op := &windowOp{c: c, in: in, node: w, base: len(w.Input.Columns()), mem: c.account("window function")}
 	byKey := map[string]*winSpec{}
 	fail := func(err error) (Operator, error) {
 		in.Close()
@@ -109,10 +110,16 @@ func (w *windowOp) Next() ([]Row, error) {
 	width := len(w.node.Cols)
 	var rows []Row
 	err := Drain(w.in, func(b []Row) error {
+		var size int64
 		for _, r := range b {
 			row := make(Row, width)
 			copy(row, r[:w.base])
 			rows = append(rows, row)
+			// The row, its slot and its place in each window's order.
+			size += rowBytes(row) + 8 + int64(len(w.windows))*16
+		}
+		if err := w.mem.grow(size); err != nil {
+			return err
 		}
 		return w.c.Context.Err()
 	})
@@ -133,7 +140,10 @@ func (w *windowOp) Next() ([]Row, error) {
 	return w.out.Next()
 }
 
-func (w *windowOp) Close() { w.in.Close() }
+func (w *windowOp) Close() {
+	w.in.Close()
+	w.mem.release()
+}
 
 // compute sorts rows for one window and computes its calls; it returns
 // the sort order.

@@ -58,6 +58,11 @@ type Engine struct {
 	// then has the privileges of its role only. Unset, a user name that
 	// is no role acts as a superuser (roles.go).
 	RequireRoles bool
+	// QueryMemoryLimit is the default memory budget of a statement in
+	// bytes (query_memory_limit; 0 = none), TempDir where sorts past it
+	// spill ("" = they fail like the other operators).
+	QueryMemoryLimit int64
+	TempDir          string
 
 	sessions atomic.Int64
 	// seqs hands out sequence values (nextval).
@@ -223,10 +228,22 @@ func (s *Session) get(st *setting) string {
 	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
 		return v
 	}
+	if st.name == memorySetting {
+		return exec.FormatBytes(s.eng.QueryMemoryLimit)
+	}
 	return st.def
 }
 
 func (s *Session) set(st *setting, v string) error {
+	if st.name == memorySetting {
+		if v == "" { // RESET: back to the server's limit
+			delete(s.vals, memorySetting)
+			return nil
+		}
+		if err := s.checkMemoryRaise(v); err != nil {
+			return err
+		}
+	}
 	if st.check != nil {
 		nv, err := st.check(v)
 		if err != nil {

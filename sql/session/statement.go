@@ -287,7 +287,7 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 	}
 	fc := s.funcCtx()
 	fc.Notify = s.queueNotify
-	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params}, nil
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget()}, nil
 }
 
 // constRows builds a Values node of constant rows.

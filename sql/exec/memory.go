@@ -1,0 +1,175 @@
+package exec
+
+import (
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Memory is the memory budget of one statement or one refresh (R-X3): the
+// operators that hold rows (sort, hash aggregation, hash join, DISTINCT,
+// set operations, window partitions, WITH queries) charge what they keep
+// to it and give it back when they close. A sort that would go past the
+// budget spills sorted runs to files in TempDir and merges them; the other
+// operators fail with 53200 (out of memory) rather than let the process
+// grow without bound. Sizes are estimates of the Go heap the rows take
+// (values, strings, decimals, arrays), not exact accounting, and state an
+// aggregate builds inside one group (array_agg, string_agg) is not counted.
+type Memory struct {
+	// Limit is the budget in bytes; 0 or less means unlimited.
+	Limit int64
+	// Setting names the knob that sets Limit, for the error's hint: a
+	// session setting, or "--refresh-memory-limit" for a refresh.
+	Setting string
+	// TempDir is where sorts spill ("" = they cannot spill and fail at
+	// the budget like the other operators).
+	TempDir string
+
+	used atomic.Int64
+	peak atomic.Int64
+}
+
+// Used returns the bytes charged now.
+func (m *Memory) Used() int64 { return m.used.Load() }
+
+// Peak returns the most bytes charged at once.
+func (m *Memory) Peak() int64 { return m.peak.Load() }
+
+// Charge charges n bytes that what holds until the budget ends (state
+// kept outside the operators, such as a refresh's group states); past the
+// budget it returns 53200. A nil budget charges nothing.
+func (m *Memory) Charge(what string, n int64) error {
+	a := memAccount{m: m, what: what}
+	return a.grow(n)
+}
+
+// memAccount is one operator's share of the budget.
+type memAccount struct {
+	m    *Memory
+	what string // the operator, for the error: "hash aggregation"
+	n    int64
+}
+
+// account returns an account on the context's budget (which may be nil:
+// then nothing is limited and nothing is counted).
+func (c *Ctx) account(what string) memAccount { return memAccount{m: c.Mem, what: what} }
+
+// grow charges n bytes; past the budget it charges nothing and returns
+// 53200.
+func (a *memAccount) grow(n int64) error {
+	if a.m == nil {
+		return nil
+	}
+	used := a.m.used.Add(n)
+	if a.m.Limit > 0 && used > a.m.Limit {
+		a.m.used.Add(-n)
+		return a.m.exceeded(a.what)
+	}
+	a.n += n
+	for {
+		p := a.m.peak.Load()
+		if used <= p || a.m.peak.CompareAndSwap(p, used) {
+			break
+		}
+	}
+	return nil
+}
+
+// shrink gives back n bytes of what the account charged.
+func (a *memAccount) shrink(n int64) {
+	n = min(n, a.n)
+	if a.m != nil && n > 0 {
+		a.m.used.Add(-n)
+		a.n -= n
+	}
+}
+
+// release gives back everything the account charged.
+func (a *memAccount) release() {
+	if a.m != nil && a.n != 0 {
+		a.m.used.Add(-a.n)
+	}
+	a.n = 0
+}
+
+func (m *Memory) exceeded(what string) error {
+	e := pgerror.New(pgerror.OutOfMemory, "out of memory")
+	e.Detail = fmt.Sprintf("The %s needs more than the %s memory budget of %s.", what, budgetOwner(m.Setting), FormatBytes(m.Limit))
+	if m.Setting != "" {
+		e.Hint = fmt.Sprintf("Raise %s, or make the query keep fewer rows (filter earlier, fewer groups).", m.Setting)
+	}
+	return e
+}
+
+func budgetOwner(setting string) string {
+	if setting == "--refresh-memory-limit" {
+		return "refresh's"
+	}
+	return "statement's"
+}
+
+// FormatBytes shows a byte count as PostgreSQL shows memory settings: in
+// the largest unit that keeps it whole (4MB, 1536kB).
+func FormatBytes(n int64) string {
+	if n <= 0 {
+		return "0"
+	}
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TB", 1 << 40}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"kB", 1 << 10}} {
+		if n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%dB", n)
+}
+
+const (
+	datumBytes = int64(unsafe.Sizeof(types.Datum{}))
+	// rowOverhead is a row's slice header plus the allocator's rounding.
+	rowOverhead = 32
+	// mapEntryOverhead approximates a Go map entry's share of buckets.
+	mapEntryOverhead = 48
+)
+
+// datumExtra is what a value holds outside its Datum struct.
+func datumExtra(d types.Datum) int64 {
+	n := int64(len(d.S))
+	if d.D != nil {
+		n += 48 + int64(len(d.D.Coeff.Bits()))*8
+	}
+	if d.A != nil {
+		n += 32 + int64(len(d.A.Elems))*datumBytes
+		for _, e := range d.A.Elems {
+			n += datumExtra(e)
+		}
+	}
+	return n
+}
+
+// RowBytes estimates the memory a row holds.
+func RowBytes(r Row) int64 { return rowBytes(r) }
+
+// rowBytes estimates the memory a row holds.
+func rowBytes(r Row) int64 {
+	n := rowOverhead + int64(len(r))*datumBytes
+	for _, d := range r {
+		if d.S != "" || d.D != nil || d.A != nil {
+			n += datumExtra(d)
+		}
+	}
+	return n
+}
+
+// rowsBytes estimates the memory a batch of rows holds.
+func rowsBytes(rows []Row) int64 {
+	var n int64
+	for _, r := range rows {
+		n += rowBytes(r)
+	}
+	return n
+}

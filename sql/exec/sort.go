@@ -1,0 +1,442 @@
+package exec
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"syscall"
+
+	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// sortOp sorts its input (stably: equal keys keep their input order).
+// Within the memory budget it sorts in memory; past it, it writes sorted
+// runs to temporary files and merges them (an external merge sort). Under
+// a LIMIT it keeps only the first limit rows seen so far (top-N), so
+// ORDER BY … LIMIT n holds O(n) rows whatever the input size.
+type sortOp struct {
+	c    *Ctx
+	in   Operator
+	keys []plan.SortKey
+	fns  []evalFn
+	// topN > 0 keeps only the first topN rows (set by a LIMIT above).
+	topN int64
+
+	mem    memAccount
+	out    Operator
+	sorted bool
+	runs   []*sortRun
+	// spills counts the runs written to files.
+	spills int
+}
+
+// keyed is a row with its evaluated sort keys.
+type keyed struct {
+	keys []types.Datum
+	row  Row
+}
+
+// maxSortRuns is how many spilled runs a sort merges at once; more are
+// first merged into one run.
+const maxSortRuns = 64
+
+func newSort(c *Ctx, s *plan.Sort, in Operator) (Operator, error) {
+	fns := make([]evalFn, len(s.Keys))
+	for i, k := range s.Keys {
+		f, err := compile(k.E, c)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		fns[i] = f
+	}
+	return &sortOp{c: c, in: in, keys: s.Keys, fns: fns, mem: c.account("sort")}, nil
+}
+
+func (s *sortOp) less(a, b *keyed) bool { return compareKeys(s.keys, a.keys, b.keys) < 0 }
+
+func (s *sortOp) sortRows(all []keyed) {
+	sort.SliceStable(all, func(i, j int) bool { return s.less(&all[i], &all[j]) })
+}
+
+func (s *sortOp) Next() ([]Row, error) {
+	if !s.sorted {
+		s.sorted = true
+		if err := s.load(); err != nil {
+			return nil, err
+		}
+	}
+	return s.out.Next()
+}
+
+// load reads the whole input and prepares s.out.
+func (s *sortOp) load() error {
+	var all []keyed
+	err := Drain(s.in, func(b []Row) error {
+		var size int64
+		for _, r := range b {
+			k := make([]types.Datum, len(s.fns))
+			for i, f := range s.fns {
+				d, err := f(r)
+				if err != nil {
+					return err
+				}
+				k[i] = d
+			}
+			all = append(all, keyed{k, r})
+			size += rowBytes(r) + rowBytes(k)
+		}
+		compact := func() {
+			// Keep the first topN: what follows can only push rows out.
+			s.sortRows(all)
+			clear(all[s.topN:])
+			all = all[:s.topN]
+			s.mem.release()
+			size = 0
+			for _, k := range all {
+				size += rowBytes(k.row) + rowBytes(k.keys)
+			}
+		}
+		if s.topN > 0 && int64(len(all)) >= 2*s.topN+BatchSize {
+			compact()
+		}
+		err := s.mem.grow(size)
+		if err != nil && s.topN > 0 && int64(len(all)) > s.topN {
+			compact()
+			err = s.mem.grow(size)
+		}
+		if err != nil {
+			if s.c.Mem == nil || s.c.Mem.TempDir == "" {
+				return err
+			}
+			if err := s.spill(all); err != nil {
+				return err
+			}
+			clear(all)
+			all = all[:0]
+			s.mem.release()
+		}
+		return s.c.Context.Err()
+	})
+	if err != nil {
+		return err
+	}
+	s.sortRows(all)
+	if s.topN > 0 && int64(len(all)) > s.topN {
+		all = all[:s.topN]
+	}
+	if len(s.runs) == 0 {
+		rows := make([]Row, len(all))
+		for i, k := range all {
+			rows[i] = k.row
+		}
+		s.out = &sliceOp{rows: rows}
+		return nil
+	}
+	readers := make([]runReader, 0, len(s.runs)+1)
+	for _, r := range s.runs {
+		if err := r.rewind(); err != nil {
+			return err
+		}
+		readers = append(readers, r)
+	}
+	// The rows still in memory came last, so they merge last among equals.
+	readers = append(readers, &memRun{rows: all})
+	m, err := newRunMerge(s, readers)
+	if err != nil {
+		return err
+	}
+	s.out = m
+	return nil
+}
+
+// spill writes all (sorted) to a new run file.
+func (s *sortOp) spill(all []keyed) error {
+	s.sortRows(all)
+	r, err := newSortRun(s.c.Mem.TempDir)
+	if err != nil {
+		return err
+	}
+	s.runs = append(s.runs, r)
+	s.spills++
+	for i := range all {
+		if err := r.write(&all[i]); err != nil {
+			return err
+		}
+	}
+	if err := r.finish(); err != nil {
+		return err
+	}
+	if len(s.runs) < maxSortRuns {
+		return nil
+	}
+	// Too many runs to merge at once: merge them into one.
+	readers := make([]runReader, len(s.runs))
+	for i, r := range s.runs {
+		if err := r.rewind(); err != nil {
+			return err
+		}
+		readers[i] = r
+	}
+	merged, err := newSortRun(s.c.Mem.TempDir)
+	if err != nil {
+		return err
+	}
+	m, err := newRunMerge(s, readers)
+	if err != nil {
+		merged.close()
+		return err
+	}
+	for {
+		k, ok, err := m.next()
+		if err != nil {
+			merged.close()
+			return err
+		}
+		if !ok {
+			break
+		}
+		if err := merged.write(&k); err != nil {
+			merged.close()
+			return err
+		}
+	}
+	if err := merged.finish(); err != nil {
+		merged.close()
+		return err
+	}
+	for _, r := range s.runs {
+		r.close()
+	}
+	s.runs = []*sortRun{merged}
+	return s.c.Context.Err()
+}
+
+func (s *sortOp) Close() {
+	s.in.Close()
+	for _, r := range s.runs {
+		r.close()
+	}
+	s.runs = nil
+	s.mem.release()
+}
+
+// runReader yields a sorted run's rows in order.
+type runReader interface {
+	next() (keyed, bool, error)
+}
+
+type memRun struct {
+	rows []keyed
+	i    int
+}
+
+func (m *memRun) next() (keyed, bool, error) {
+	if m.i >= len(m.rows) {
+		return keyed{}, false, nil
+	}
+	k := m.rows[m.i]
+	m.rows[m.i] = keyed{}
+	m.i++
+	return k, true, nil
+}
+
+// sortRun is a spilled run: records of uvarint(length), then the sort keys
+// and the row in the row-value encoding (ids 1…), in a file unlinked as
+// soon as it is created, so nothing is left behind by a crash.
+type sortRun struct {
+	f    *os.File
+	w    *bufio.Writer
+	r    *bufio.Reader
+	buf  []byte
+	ids  []uint32
+	vals []types.Datum
+	dec  *types.RowDecoder
+	nk   int // keys per record
+	nr   int // row width (-1 until the first record)
+}
+
+func newSortRun(dir string) (*sortRun, error) {
+	f, err := os.CreateTemp(dir, "sort-*.run")
+	if err != nil {
+		return nil, spillError(err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, spillError(err)
+	}
+	return &sortRun{f: f, w: bufio.NewWriterSize(f, 64<<10), nr: -1}, nil
+}
+
+func spillError(err error) error {
+	code := pgerror.IOError
+	if errors.Is(err, syscall.ENOSPC) {
+		code = pgerror.DiskFull
+	}
+	return pgerror.Wrap(err, code, "could not write a sort's temporary file: "+err.Error())
+}
+
+func (r *sortRun) write(k *keyed) error {
+	if r.nr < 0 {
+		r.nk, r.nr = len(k.keys), len(k.row)
+	}
+	n := r.nk + r.nr
+	if len(r.ids) != n {
+		r.ids = make([]uint32, n)
+		for i := range r.ids {
+			r.ids[i] = uint32(i + 1)
+		}
+		r.vals = make([]types.Datum, n)
+	}
+	copy(r.vals, k.keys)
+	copy(r.vals[r.nk:], k.row)
+	enc := types.AppendRowValue(r.buf[:0], r.ids, r.vals)
+	var hdr [binary.MaxVarintLen64]byte
+	if _, err := r.w.Write(hdr[:binary.PutUvarint(hdr[:], uint64(len(enc)))]); err != nil {
+		return spillError(err)
+	}
+	if _, err := r.w.Write(enc); err != nil {
+		return spillError(err)
+	}
+	r.buf = enc
+	return nil
+}
+
+func (r *sortRun) finish() error {
+	if err := r.w.Flush(); err != nil {
+		return spillError(err)
+	}
+	r.w = nil
+	return nil
+}
+
+func (r *sortRun) rewind() error {
+	if _, err := r.f.Seek(0, io.SeekStart); err != nil {
+		return spillError(err)
+	}
+	r.r = bufio.NewReaderSize(r.f, 64<<10)
+	if r.nr >= 0 {
+		r.dec = types.NewRowDecoder(r.ids)
+	}
+	return nil
+}
+
+func (r *sortRun) next() (keyed, bool, error) {
+	if r.dec == nil {
+		return keyed{}, false, nil
+	}
+	n, err := binary.ReadUvarint(r.r)
+	if err == io.EOF {
+		return keyed{}, false, nil
+	}
+	if err != nil {
+		return keyed{}, false, spillError(err)
+	}
+	if cap(r.buf) < int(n) {
+		r.buf = make([]byte, n)
+	}
+	b := r.buf[:n]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		return keyed{}, false, spillError(err)
+	}
+	vals := make([]types.Datum, r.nk+r.nr)
+	if err := r.dec.Decode(b, vals); err != nil {
+		return keyed{}, false, err
+	}
+	return keyed{keys: vals[:r.nk:r.nk], row: vals[r.nk:]}, true, nil
+}
+
+func (r *sortRun) close() {
+	if r.f != nil {
+		r.f.Close()
+		r.f = nil
+	}
+}
+
+// runMerge merges sorted runs; among equal keys the earlier run wins, so
+// the merge is as stable as the in-memory sort.
+type runMerge struct {
+	s     *sortOp
+	runs  []runReader
+	heads []keyed
+	h     []int // heap of run indexes with a head
+}
+
+func newRunMerge(s *sortOp, runs []runReader) (*runMerge, error) {
+	m := &runMerge{s: s, runs: runs, heads: make([]keyed, len(runs))}
+	for i, r := range runs {
+		k, ok, err := r.next()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			m.heads[i] = k
+			m.h = append(m.h, i)
+		}
+	}
+	heap.Init(m)
+	return m, nil
+}
+
+func (m *runMerge) Len() int { return len(m.h) }
+func (m *runMerge) Less(i, j int) bool {
+	a, b := m.h[i], m.h[j]
+	if c := compareKeys(m.s.keys, m.heads[a].keys, m.heads[b].keys); c != 0 {
+		return c < 0
+	}
+	return a < b
+}
+func (m *runMerge) Swap(i, j int) { m.h[i], m.h[j] = m.h[j], m.h[i] }
+func (m *runMerge) Push(x any)    { m.h = append(m.h, x.(int)) }
+func (m *runMerge) Pop() any {
+	x := m.h[len(m.h)-1]
+	m.h = m.h[:len(m.h)-1]
+	return x
+}
+
+// next returns the smallest head and advances its run.
+func (m *runMerge) next() (keyed, bool, error) {
+	if len(m.h) == 0 {
+		return keyed{}, false, nil
+	}
+	i := m.h[0]
+	out := m.heads[i]
+	k, ok, err := m.runs[i].next()
+	if err != nil {
+		return keyed{}, false, err
+	}
+	if ok {
+		m.heads[i] = k
+		heap.Fix(m, 0)
+	} else {
+		heap.Pop(m)
+	}
+	return out, true, nil
+}
+
+// Next implements Operator over the merge.
+func (m *runMerge) Next() ([]Row, error) {
+	var out []Row
+	for len(out) < BatchSize {
+		k, ok, err := m.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		out = append(out, k.row)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, m.s.c.Context.Err()
+}
+
+func (m *runMerge) Close() {}
