@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/notify"
 	"github.com/mvserver/mvserver/refresh"
@@ -70,6 +71,13 @@ type Config struct {
 	// past them sorts spill to <data-dir>/tmp and other operators fail with
 	// 53200. 0 = DefaultMemoryLimit(); negative = no limit.
 	QueryMemoryLimit, RefreshMemoryLimit int64
+	// DiskReserve is the free space every commit leaves on the data
+	// directory's disk; past it commits fail with 53100 (0 = storage's
+	// default, 256 MiB; negative = none).
+	DiskReserve int64
+	// FS, when set, is the filesystem under the data directory (tests
+	// inject faults through it).
+	FS vfs.FS
 }
 
 // DefaultMemoryLimit is the default budget of a statement and of a
@@ -159,7 +167,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Database == "" {
 		cfg.Database = "mvserver"
 	}
-	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger})
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve})
 	if err != nil {
 		return nil, err
 	}
@@ -253,11 +261,14 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ready is /readyz: the server takes work while it is not shutting down
-// and can read its catalog.
+// ready is /readyz: the server takes work while it is not shutting down,
+// its write-ahead log has not failed, and it can read its catalog.
 func (s *Server) ready() error {
 	if s.closing.Load() {
 		return errors.New("shutting down")
+	}
+	if err := s.db.WriteFailure(); err != nil {
+		return fmt.Errorf("read-only until restarted: %w", err)
 	}
 	txn := s.db.Begin()
 	defer txn.Rollback()

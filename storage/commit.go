@@ -163,6 +163,9 @@ func (t *Txn) Commit() error {
 		return err
 	}
 
+	if err := db.writable(len(b.Repr())); err != nil {
+		return err
+	}
 	db.commitMu.Lock()
 	if db.closed.Load() {
 		db.commitMu.Unlock()
@@ -188,7 +191,7 @@ func (t *Txn) Commit() error {
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
 
 	db.visMu.Lock()
-	err := db.pdb.ApplyNoSyncWait(b, pebble.Sync)
+	err := db.applyBatch(b)
 	if err == nil {
 		db.seq++
 	}
@@ -196,6 +199,10 @@ func (t *Txn) Commit() error {
 	db.visMu.Unlock()
 	if err != nil {
 		db.commitMu.Unlock()
+		var wf *WriteFailedError
+		if errors.As(err, &wf) { // Pebble's commit pipeline gave up
+			return err
+		}
 		_ = b.SyncWait()
 		return fmt.Errorf("storage: commit: %w", err)
 	}
@@ -211,7 +218,7 @@ func (t *Txn) Commit() error {
 	err = b.SyncWait()
 	db.publish(seq, events)
 	if err != nil {
-		return fmt.Errorf("storage: commit sync: %w", err)
+		return db.logFailed(err)
 	}
 	t.committed = make(map[TableID]int64, len(events))
 	for _, ev := range events {

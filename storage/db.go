@@ -24,6 +24,12 @@ type Options struct {
 	Clock     func() time.Time // commit timestamps; nil = time.Now
 	Logger    *slog.Logger     // optional
 	CacheSize int64            // block cache bytes; 0 = 256 MiB
+	// FS is the filesystem under Dir (nil = the operating system's); tests
+	// wrap it to inject faults.
+	FS vfs.FS
+	// DiskReserve is the free space every commit must leave on the data
+	// directory's disk (faults.go); 0 = DefaultDiskReserve, negative = none.
+	DiskReserve int64
 }
 
 const (
@@ -60,6 +66,8 @@ type DB struct {
 
 	subs   subscribers
 	notify notifier
+
+	guard diskGuard
 }
 
 // Open opens (creating if needed) the data directory. A directory locked by
@@ -97,6 +105,10 @@ func Open(opts Options) (*DB, error) {
 		po.FS = vfs.NewMem()
 		dir = ""
 	} else {
+		po.FS = opts.FS
+		if po.FS == nil {
+			po.FS = vfs.Default
+		}
 		if dir == "" {
 			return nil, errors.New("storage: Options.Dir is empty")
 		}
@@ -105,7 +117,7 @@ func Open(opts Options) (*DB, error) {
 		}
 		// Take Pebble's LOCK ourselves first so a second server fails at once
 		// with a clear error (fcntl F_SETLK never waits).
-		lock, err := pebble.LockDirectory(dir, vfs.Default)
+		lock, err := pebble.LockDirectory(dir, po.FS)
 		if err != nil {
 			if isLockHeld(err) {
 				return nil, &lockedError{dir: dir, cause: err}
@@ -123,6 +135,12 @@ func Open(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	db.pdb = pdb
+	if !opts.InMemory && opts.DiskReserve >= 0 {
+		db.guard.fs, db.guard.dir, db.guard.reserve = po.FS, dir, uint64(opts.DiskReserve)
+		if opts.DiskReserve == 0 {
+			db.guard.reserve = DefaultDiskReserve
+		}
+	}
 	if err := db.load(); err != nil {
 		_ = pdb.Close()
 		if db.lock != nil {
@@ -257,5 +275,5 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	p.l.Error(msg, "component", "pebble", "fatal", true)
-	panic("pebble: " + msg)
+	panic(fatalPanic{"pebble: " + msg})
 }

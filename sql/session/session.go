@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -401,6 +402,9 @@ func mapStorageErr(err error) error {
 	if errors.As(err, &pe) {
 		return err
 	}
+	if e := storageFaultErr(err); e != nil {
+		return e
+	}
 	switch {
 	case errors.Is(err, storage.ErrSerialization):
 		return pgerror.New(pgerror.SerializationFailure, "could not serialize access due to concurrent update").
@@ -414,6 +418,35 @@ func mapStorageErr(err error) error {
 		return err
 	}
 	return pgerror.Wrap(err, pgerror.IOError, "storage error")
+}
+
+// storageFaultErr gives a full disk 53100 and a failed write-ahead log
+// 58030 (storage/faults.go); nil for other errors.
+func storageFaultErr(err error) error {
+	var wf *storage.WriteFailedError
+	var df *storage.DiskFullError
+	switch {
+	case errors.As(err, &wf):
+		code := pgerror.IOError
+		if errors.As(err, &df) {
+			code = pgerror.DiskFull
+		}
+		e := pgerror.Wrap(err, code, fmt.Sprintf("could not write to the write-ahead log: %v", wf.Cause))
+		if wf.First {
+			e.Detail = "Whether this commit is durable is unknown: after a restart it is either wholly there or wholly absent. The server accepts no more writes until it is restarted; reads go on."
+		} else {
+			e.Detail = "An earlier write to the write-ahead log failed. Nothing was written; the server accepts no writes until it is restarted, reads go on."
+		}
+		e.Hint = "Fix the disk, then restart mvserver: the restart replays the log and keeps every acknowledged commit."
+		return e
+	case errors.As(err, &df):
+		e := pgerror.Wrap(err, pgerror.DiskFull, "could not write to the data directory: no space left on device")
+		e.Detail = fmt.Sprintf("The disk holding the data directory has %d MB free, and commits leave %d MB free for the server's own work. Nothing was written.",
+			df.Free>>20, df.Reserve>>20)
+		e.Hint = "Free space on that disk (or lower --disk-reserve), then retry; reads go on meanwhile."
+		return e
+	}
+	return nil
 }
 
 func (s *Session) funcCtx() *funcs.Ctx {
