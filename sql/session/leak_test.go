@@ -1,0 +1,11 @@
+package session_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine is still running
+// after them (servers, sessions, refreshes and Pebble all stop).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
