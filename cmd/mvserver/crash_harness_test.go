@@ -31,6 +31,26 @@ type ledger struct {
 	bumps, unknown map[int64]int64
 }
 
+// harnessSchema is the harness's tables, views and indexes.
+var harnessSchema = []string{
+	"CREATE TABLE acct (id INT PRIMARY KEY, grp INT NOT NULL, v INT NOT NULL)",
+	"INSERT INTO acct SELECT g, g % 7, 0 FROM generate_series(1, 50) AS g",
+	"CREATE TABLE events (id BIGINT PRIMARY KEY, acct INT, payload TEXT)",
+	// GROUP_AGGREGATE, refreshed by its trigger
+	"CREATE MATERIALIZED VIEW by_grp TRIGGER ON UPDATE AT MOST EVERY INTERVAL 1 SECOND AS SELECT grp, sum(v) AS total, count(*) AS n FROM acct GROUP BY grp",
+	// ROW_BASED join, refreshed by hand
+	"CREATE MATERIALIZED VIEW ev_acct AS SELECT e.id, e.payload, a.grp FROM events e JOIN acct a ON a.id = e.acct WHERE e.id % 3 <> 0",
+	// a window view (WINDOW_FUNCTION or full)
+	"CREATE MATERIALIZED VIEW last_ev AS SELECT acct, id FROM events QUALIFY row_number() OVER (PARTITION BY acct ORDER BY id DESC) = 1",
+	"CREATE STREAMING TABLE ev_stream AS SELECT id, acct FROM STREAM(events)",
+	// Secondary indexes on a source and on views (R-T10): kept in
+	// step with the rows through every crash; CHECK verifies the
+	// views', the lookups below the table's.
+	"CREATE INDEX events_acct ON events (acct)",
+	"CREATE UNIQUE INDEX by_grp_grp ON by_grp (grp)",
+	"CREATE INDEX ev_acct_grp ON ev_acct (grp, id)",
+}
+
 // TestCrashHarness runs the real binary under a mixed workload — inserts
 // of one and of several rows, COPY, updates, manual and triggered refreshes
 // of materialized views of several techniques, streaming-table refreshes —
@@ -53,24 +73,7 @@ func TestCrashHarness(t *testing.T) {
 	args := []string{"--trigger-min-interval", "1s"}
 	p := startServer(t, dir, args)
 	c := p.connect(t)
-	for _, q := range []string{
-		"CREATE TABLE acct (id INT PRIMARY KEY, grp INT NOT NULL, v INT NOT NULL)",
-		"INSERT INTO acct SELECT g, g % 7, 0 FROM generate_series(1, 50) AS g",
-		"CREATE TABLE events (id BIGINT PRIMARY KEY, acct INT, payload TEXT)",
-		// GROUP_AGGREGATE, refreshed by its trigger
-		"CREATE MATERIALIZED VIEW by_grp TRIGGER ON UPDATE AT MOST EVERY INTERVAL 1 SECOND AS SELECT grp, sum(v) AS total, count(*) AS n FROM acct GROUP BY grp",
-		// ROW_BASED join, refreshed by hand
-		"CREATE MATERIALIZED VIEW ev_acct AS SELECT e.id, e.payload, a.grp FROM events e JOIN acct a ON a.id = e.acct WHERE e.id % 3 <> 0",
-		// a window view (WINDOW_FUNCTION or full)
-		"CREATE MATERIALIZED VIEW last_ev AS SELECT acct, id FROM events QUALIFY row_number() OVER (PARTITION BY acct ORDER BY id DESC) = 1",
-		"CREATE STREAMING TABLE ev_stream AS SELECT id, acct FROM STREAM(events)",
-		// Secondary indexes on a source and on views (R-T10): kept in
-		// step with the rows through every crash; CHECK verifies the
-		// views', the lookups below the table's.
-		"CREATE INDEX events_acct ON events (acct)",
-		"CREATE UNIQUE INDEX by_grp_grp ON by_grp (grp)",
-		"CREATE INDEX ev_acct_grp ON ev_acct (grp, id)",
-	} {
+	for _, q := range harnessSchema {
 		mustExec(t, c, q)
 	}
 	c.Close(context.Background())
@@ -78,29 +81,7 @@ func TestCrashHarness(t *testing.T) {
 	led := &ledger{bumps: map[int64]int64{}, unknown: map[int64]int64{}}
 	nextID := int64(1)
 	for kill := 1; kill <= *crashKills; kill++ {
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		for w := 0; w < 3; w++ {
-			wg.Add(1)
-			wseed := rng.Int63()
-			start := nextID + int64(w)*1_000_000
-			go func() {
-				defer wg.Done()
-				work(p, led, rand.New(rand.NewSource(wseed)), start, stop)
-			}()
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			refresher(p, rand.New(rand.NewSource(rng.Int63())), stop)
-		}()
-		time.Sleep(time.Duration(100+rng.Intn(2400)) * time.Millisecond) // the kill moment: some runs outlast the trigger's 1s window
-		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-p.exited
-		close(stop)
-		wg.Wait()
+		crashCycle(t, p, led, rng, nextID, time.Duration(100+rng.Intn(2400))*time.Millisecond) // some runs outlast the trigger's 1s window
 		nextID += 3_000_000
 
 		p = startServer(t, dir, args)
@@ -123,6 +104,36 @@ func TestCrashHarness(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// crashCycle runs the harness's writers and refresher against p for run,
+// then kills p with SIGKILL and waits for everything to stop. Writers take
+// event ids from nextID on (3,000,000 of them).
+func crashCycle(t *testing.T, p *proc, led *ledger, rng *rand.Rand, nextID int64, run time.Duration) {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		wseed := rng.Int63()
+		start := nextID + int64(w)*1_000_000
+		go func() {
+			defer wg.Done()
+			work(p, led, rand.New(rand.NewSource(wseed)), start, stop)
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		refresher(p, rand.New(rand.NewSource(rng.Int63())), stop)
+	}()
+	time.Sleep(run) // the kill moment
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	close(stop)
+	wg.Wait()
 }
 
 // work writes until stop (or the server dies), recording what was
@@ -290,16 +301,7 @@ func verify(t *testing.T, p *proc, led *ledger, kill int) {
 	}
 	led.mu.Unlock()
 
-	for _, v := range []string{"by_grp", "ev_acct", "last_ev"} {
-		var status string
-		var detail *string
-		if err := c.QueryRow(ctx, "CHECK MATERIALIZED VIEW "+v).Scan(&status, &detail); err != nil {
-			t.Fatalf("kill %d: CHECK %s: %v", kill, v, err)
-		}
-		if status != "OK" {
-			t.Fatalf("kill %d: %s does not equal its query on its checkpoint: %s %v", kill, v, status, detail)
-		}
-	}
+	checkViews(t, p, kill, "by_grp", "ev_acct", "last_ev")
 	// A few accounts' events through events_acct against a full scan.
 	for i := int64(0); i < 4; i++ {
 		acct := (int64(kill)*13 + i*17) % 52
@@ -316,6 +318,24 @@ func verify(t *testing.T, p *proc, led *ledger, kill int) {
 		mustExec(t, c, "REFRESH STREAMING TABLE ev_stream")
 		if diff := queryInt(t, c, "SELECT (SELECT count(*) FROM events) - (SELECT count(*) FROM ev_stream)"); diff != 0 {
 			t.Fatalf("kill %d: after a refresh the streaming table misses %d source rows", kill, diff)
+		}
+	}
+}
+
+// checkViews runs CHECK MATERIALIZED VIEW on each view.
+func checkViews(t *testing.T, p *proc, kill int, views ...string) {
+	t.Helper()
+	ctx := context.Background()
+	c := p.connect(t)
+	defer c.Close(ctx)
+	for _, v := range views {
+		var status string
+		var detail *string
+		if err := c.QueryRow(ctx, "CHECK MATERIALIZED VIEW "+v).Scan(&status, &detail); err != nil {
+			t.Fatalf("kill %d: CHECK %s: %v", kill, v, err)
+		}
+		if status != "OK" {
+			t.Fatalf("kill %d: %s does not equal its query on its checkpoint: %s %v", kill, v, status, detail)
 		}
 	}
 }
