@@ -17,9 +17,9 @@ import (
 // RENAME TO) and DROP ROLE / USER, with PostgreSQL 15's privilege rules: a
 // superuser may do anything; a CREATEROLE role may create, alter, rename
 // and drop roles that are not superusers; any role may change its own
-// password. Passwords are stored as verifiers (SCRAM-SHA-256 unless
-// password_encryption is md5), never in clear; one given already as a
-// verifier is stored as it is.
+// password. Passwords are stored only as SCRAM-SHA-256 verifiers, never in
+// clear nor as MD5 hashes; one given already as a SCRAM verifier is stored
+// as it is.
 //
 // Without authentication (Engine.RequireRoles unset) a user name that is
 // no role acts as a superuser, as every client did before roles existed;
@@ -31,12 +31,15 @@ func init() {
 }
 
 func checkPasswordEncryption(v string) (string, error) {
-	switch strings.ToLower(v) {
-	case "scram-sha-256", "md5":
-		return strings.ToLower(v), nil
+	if strings.EqualFold(v, "scram-sha-256") {
+		return "scram-sha-256", nil
 	}
-	return "", pgerror.New(pgerror.InvalidParameterValue, "invalid value for parameter \"password_encryption\": \"%s\"", v).
-		WithHint("Available values: md5, scram-sha-256.")
+	e := pgerror.New(pgerror.InvalidParameterValue, "invalid value for parameter \"password_encryption\": \"%s\"", v).
+		WithHint("Available values: scram-sha-256.")
+	if strings.EqualFold(v, "md5") {
+		e.Detail = "mvserver stores passwords only as SCRAM-SHA-256 verifiers; the md5 authentication method still works with them (the exchange is SCRAM, as in PostgreSQL)."
+	}
+	return "", e
 }
 
 // SessionRole is the role a session's user names in the catalog c, and
@@ -161,7 +164,11 @@ func (s *Session) applyRoleOptions(r *catalog.Role, o *roleOptions) error {
 	if o.passwordGiven {
 		r.Password = ""
 		if o.password != nil {
-			r.Password = s.encryptPassword(r.Name, *o.password)
+			pw, err := s.encryptPassword(*o.password)
+			if err != nil {
+				return err
+			}
+			r.Password = pw
 		}
 	}
 	if o.validUntil != nil {
@@ -183,20 +190,23 @@ func (s *Session) applyRoleOptions(r *catalog.Role, o *roleOptions) error {
 	return nil
 }
 
-// encryptPassword turns a password into what is stored: as it is when it
-// is already a verifier, else hashed per password_encryption. An empty
-// password clears it, as in PostgreSQL.
-func (s *Session) encryptPassword(user, password string) string {
+// encryptPassword turns a password into what is stored: a SCRAM-SHA-256
+// verifier, as given when it is one. An MD5 hash is refused: it is
+// password-equivalent (whoever reads it can log in with it), so only SCRAM
+// verifiers are ever stored. An empty password clears it, as in PostgreSQL.
+func (s *Session) encryptPassword(password string) (string, error) {
 	switch {
 	case password == "":
 		s.notice("empty string is not a valid password, clearing password")
-		return ""
-	case server.IsSCRAMVerifier(password), server.IsMD5Verifier(password):
-		return password
-	case s.setting("password_encryption") == "md5":
-		return server.MD5Verifier(password, user)
+		return "", nil
+	case server.IsSCRAMVerifier(password):
+		return password, nil
+	case server.IsMD5Verifier(password):
+		return "", pgerror.New(pgerror.FeatureNotSupported, "MD5-hashed passwords are not accepted").
+			WithDetail("mvserver stores passwords only as SCRAM-SHA-256 verifiers: an MD5 hash is as good as the password to whoever reads it.").
+			WithHint("Give the password itself, or a SCRAM-SHA-256 verifier (psql's \\password sends one).")
 	}
-	return server.NewSCRAMVerifier(password)
+	return server.NewSCRAMVerifier(password), nil
 }
 
 func checkRoleName(name string) error {
