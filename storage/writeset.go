@@ -37,6 +37,14 @@ func newWriteSet() *writeSet {
 	return &writeSet{tree: btreemap.New[[]byte, rowWrite](16, bytes.Compare)}
 }
 
+// newWriteSetSorted returns a set of ws, which must be strictly ascending
+// by key; the set owns the slice.
+func newWriteSetSorted(ws []rowWrite) *writeSet {
+	s := newWriteSet()
+	s.tail = ws
+	return s
+}
+
 // Len is the number of keys written.
 func (s *writeSet) Len() int { return s.tree.Len() + len(s.tail) - s.shadowed }
 
