@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"iter"
+	"slices"
 	"time"
 
-	"github.com/RaduBerinde/btreemap"
 	"github.com/cockroachdb/pebble/v2"
 )
 
@@ -82,14 +81,17 @@ func (k conflictKey) pebbleKey(dst []byte) []byte {
 	return rowKey(dst, k.tbl, k.key)
 }
 
-// allRows iterates a write tree in key order.
-func allRows(tree *writeTree) iter.Seq2[[]byte, rowWrite] {
-	return tree.Ascend(btreemap.Min[[]byte](), btreemap.Max[[]byte]())
-}
+// batchEntryOverhead is a generous per-entry allowance for the batch's
+// record header (kind, varint lengths) and the row and change-record
+// headers, for sizing the batch up front.
+const batchEntryOverhead = 40
 
-func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
+// plan also returns an estimate of the batch's size in bytes, so it is
+// allocated once instead of grown by doubling (each growth copies it).
+func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
 	var plans []*tablePlan
 	var keys []conflictKey
+	size := 0
 	for _, id := range t.order {
 		tw := t.tables[id]
 		p := &tablePlan{tw: tw, st: tw.st}
@@ -99,7 +101,15 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
 		}
 		p.wipes = tw.truncated && !tw.dropped
 		p.writesRows = tw.rows.Len() > 0 || p.wipes
-		for _, w := range allRows(tw.rows) {
+		perRow := 1
+		if tw.info.ChangeDataFeed {
+			perRow = 2 // the row and its change record
+		}
+		if !tw.truncated {
+			keys = slices.Grow(keys, tw.rows.Len())
+		}
+		for w := range tw.rows.All() {
+			size += perRow * (tablePrefixLen + batchEntryOverhead + len(w.key) + len(w.value) + len(w.origValue))
 			if w.moved && !w.del {
 				if p.moved == nil {
 					p.moved = make(map[int64]*movedRow)
@@ -112,9 +122,12 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
 				keys = append(keys, conflictKey{tbl: id, key: w.key, insert: !w.origExists})
 			}
 		}
+		for _, ix := range tw.idx {
+			size += ix.entries.Len() * (indexPrefixLen + batchEntryOverhead)
+		}
 		keys = indexConflictKeys(keys, tw)
 		if p.moved != nil {
-			for _, w := range allRows(tw.rows) {
+			for w := range tw.rows.All() {
 				if w.origExists && (w.del || w.rowID != w.origRowID) {
 					if m := p.moved[w.origRowID]; m != nil {
 						m.paired = true
@@ -125,11 +138,12 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey) {
 		plans = append(plans, p)
 	}
 	if t.meta != nil {
-		for _, w := range allRows(t.meta) {
+		for w := range t.meta.All() {
 			keys = append(keys, conflictKey{key: w.key, meta: true})
+			size += 1 + batchEntryOverhead + len(w.key) + len(w.value)
 		}
 	}
-	return plans, keys
+	return plans, keys, size
 }
 
 // Commit makes the transaction's writes durable and visible atomically. It
@@ -150,9 +164,9 @@ func (t *Txn) Commit() error {
 		defer db.commitMu.Unlock()
 		return db.validate(t, nil, nil)
 	}
-	plans, keys := t.plan()
+	plans, keys, size := t.plan()
 
-	b := db.pdb.NewBatch()
+	b := db.pdb.NewBatchWithSize(size)
 	defer b.Close()
 	guess := make([]int64, len(plans))
 	for i, p := range plans {
@@ -321,7 +335,7 @@ func (t *Txn) encode(b *pebble.Batch, plans []*tablePlan) error {
 		}
 	}
 	if t.meta != nil {
-		for _, w := range allRows(t.meta) {
+		for w := range t.meta.All() {
 			t.keyBuf = metaKey(t.keyBuf[:0], w.key)
 			var err error
 			if w.del {
@@ -362,12 +376,29 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 			return err
 		}
 	}
-	if err := t.encodeIndexes(b, tw); err != nil {
+	if !p.makesVersion {
+		return t.encodeIndexes(b, tw)
+	}
+	// Change records (0x05), then rows (0x06), then index entries (0x07),
+	// each in key order: a one-table commit's batch is then (nearly)
+	// sorted, which makes Pebble's sort of a large batch cheap. Range
+	// deletes come first, before anything they must not cover.
+	if err := t.encodeChanges(b, p); err != nil {
 		return err
 	}
-	if !p.makesVersion {
-		return nil
+	for w := range tw.rows.All() {
+		if err := t.encodeRow(b, p, &w); err != nil {
+			return err
+		}
 	}
+	return t.encodeIndexes(b, tw)
+}
+
+// encodeChanges counts the table's net row changes and, with the feed on,
+// writes their change records.
+func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
+	tw := p.tw
+	tbl := tw.id
 	p.ins, p.upd, p.del = 0, 0, 0
 	ce := changeEncoder{t: t, b: b, p: p, cdf: tw.info.ChangeDataFeed}
 
@@ -384,15 +415,12 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 		defer pit.Close()
 		pValid = pit.First()
 	}
-	for _, w := range allRows(tw.rows) {
+	for w := range tw.rows.All() {
 		for pValid && bytes.Compare(pit.Key()[tablePrefixLen:], w.key) <= 0 {
 			if err := ce.snapshotDelete(pit); err != nil {
 				return err
 			}
 			pValid = pit.Next()
-		}
-		if err := t.encodeRow(b, p, &w); err != nil {
-			return err
 		}
 		if err := ce.diff(&w); err != nil {
 			return err

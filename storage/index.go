@@ -67,9 +67,11 @@ func indexSpan(tbl TableID, idx IndexID) (start, end []byte) {
 // indexWrites are a transaction's entry changes in one index: entry key →
 // rowWrite (value: the row key; uniq: the key is the columns alone).
 type indexWrites struct {
-	entries *writeTree
+	entries *writeSet
 	// fresh: built by this transaction, so nothing of it is on disk.
 	fresh bool
+	// bounds answer unique-entry probes of the snapshot (probe.go).
+	bounds spanBounds
 }
 
 func (tw *tableWrites) indexWrites(id IndexID) *indexWrites {
@@ -79,7 +81,7 @@ func (tw *tableWrites) indexWrites(id IndexID) *indexWrites {
 	if tw.idx == nil {
 		tw.idx = make(map[IndexID]*indexWrites)
 	}
-	ix := &indexWrites{entries: newWriteTree()}
+	ix := &indexWrites{entries: newWriteSet()}
 	tw.idx[id] = ix
 	return ix
 }
@@ -227,33 +229,33 @@ func (t *Txn) maintainIndexes(tw *tableWrites, oldKey, oldValue []byte, hasOld b
 // entryTaken reports whether a unique entry key holds a row as this
 // transaction sees it.
 func (t *Txn) entryTaken(tw *tableWrites, ix *indexWrites, id IndexID, key []byte) (bool, error) {
-	if _, w, ok := ix.entries.Get(key); ok {
+	if w, ok := ix.entries.Get(key); ok {
 		return !w.del, nil
 	}
 	if tw.truncated || ix.fresh {
 		return false, nil
 	}
 	t.keyBuf = indexKey(t.keyBuf[:0], tw.id, id, key)
-	return t.snapHas(t.keyBuf)
+	return t.snapHasIn(&ix.bounds, func() ([]byte, []byte) { return indexSpan(tw.id, id) }, t.keyBuf)
 }
 
 func (t *Txn) deleteEntry(tw *tableWrites, ix *indexWrites, e indexEntry) {
-	if _, w, ok := ix.entries.Get(e.key); ok {
+	if w, ok := ix.entries.Get(e.key); ok {
 		w.del, w.value = true, nil
-		ix.entries.ReplaceOrInsert(w.key, w)
+		ix.entries.Put(w)
 		return
 	}
 	// Not written by this txn: the entry of a snapshot row.
-	ix.entries.ReplaceOrInsert(e.key, rowWrite{key: e.key, del: true, uniq: e.uniq, origExists: !tw.truncated && !ix.fresh})
+	ix.entries.Put(rowWrite{key: e.key, del: true, uniq: e.uniq, origExists: !tw.truncated && !ix.fresh})
 }
 
 func putEntry(ix *indexWrites, e indexEntry, rowKey []byte) {
-	if _, w, ok := ix.entries.Get(e.key); ok {
+	if w, ok := ix.entries.Get(e.key); ok {
 		w.del, w.value, w.uniq = false, cloneBytes(rowKey), e.uniq
-		ix.entries.ReplaceOrInsert(w.key, w)
+		ix.entries.Put(w)
 		return
 	}
-	ix.entries.ReplaceOrInsert(e.key, rowWrite{key: e.key, value: cloneBytes(rowKey), uniq: e.uniq})
+	ix.entries.Put(rowWrite{key: e.key, value: cloneBytes(rowKey), uniq: e.uniq})
 }
 
 // BuildIndex creates index idx of tbl from the table's rows as this
@@ -273,7 +275,10 @@ func (t *Txn) BuildIndex(tbl TableInfo, idx IndexInfo) error {
 	if slices.Contains(tw.indexSet, idx.ID) {
 		return fmt.Errorf("storage: table %d already has index %d", tbl.ID, idx.ID)
 	}
-	ix := &indexWrites{entries: newWriteTree(), fresh: true}
+	// The entries are collected, sorted once and handed to the write set
+	// as its sorted tail: cheaper than a tree insert per row, as rows come
+	// in row-key order and entries rarely follow it.
+	var ents []rowWrite
 	it := t.Scan(tbl.ID, nil, nil)
 	defer it.Close()
 	for it.Next() {
@@ -282,16 +287,19 @@ func (t *Txn) BuildIndex(tbl TableInfo, idx IndexInfo) error {
 		if err != nil {
 			return err
 		}
-		if e.uniq {
-			if _, _, dup := ix.entries.Get(e.key); dup {
-				return &DuplicateKeyError{Table: tbl.ID, Index: idx.ID, Key: e.key}
-			}
-		}
-		putEntry(ix, e, r.Key)
+		ents = append(ents, rowWrite{key: e.key, value: cloneBytes(r.Key), uniq: e.uniq})
 	}
 	if err := it.Err(); err != nil {
 		return err
 	}
+	slices.SortFunc(ents, func(a, b rowWrite) int { return bytes.Compare(a.key, b.key) })
+	for i := 1; i < len(ents); i++ {
+		// Only unique entries can repeat: the others end with their row key.
+		if bytes.Equal(ents[i].key, ents[i-1].key) {
+			return &DuplicateKeyError{Table: tbl.ID, Index: idx.ID, Key: ents[i].key}
+		}
+	}
+	ix := &indexWrites{entries: newWriteSetSorted(ents), fresh: true}
 	if tw.idx == nil {
 		tw.idx = make(map[IndexID]*indexWrites)
 	}
@@ -353,7 +361,7 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 	}
 	var rowKey []byte
 	if ix != nil {
-		if _, w, ok := ix.entries.Get(key); ok {
+		if w, ok := ix.entries.Get(key); ok {
 			if w.del {
 				return Row{}, false, nil
 			}
@@ -476,7 +484,7 @@ func indexConflictKeys(keys []conflictKey, tw *tableWrites) []conflictKey {
 		if ix.fresh {
 			continue
 		}
-		for _, w := range allRows(ix.entries) {
+		for w := range ix.entries.All() {
 			if w.uniq && (w.origExists || !w.del) {
 				keys = append(keys, conflictKey{tbl: tw.id, idx: id, index: true, key: w.key, insert: !w.origExists})
 			}
@@ -506,7 +514,7 @@ func (t *Txn) encodeIndexes(b *pebble.Batch, tw *tableWrites) error {
 	for _, id := range tw.sortedIndexes() {
 		ix := tw.idx[id]
 		onDisk := !tw.truncated && !ix.fresh
-		for _, w := range allRows(ix.entries) {
+		for w := range ix.entries.All() {
 			t.keyBuf = indexKey(t.keyBuf[:0], tbl, id, w.key)
 			var err error
 			switch {

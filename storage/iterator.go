@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/RaduBerinde/btreemap"
 	"github.com/cockroachdb/pebble/v2"
 )
 
@@ -22,7 +21,8 @@ type Iterator struct {
 	strip int              // bytes of key-space prefix to strip from Pebble keys
 	meta  bool             // values have no row header
 
-	bnext func() ([]byte, rowWrite, bool) // own writes, nil when none
+	bset  *writeSet               // the own writes bnext walks a clone of
+	bnext func() (rowWrite, bool) // own writes, nil when none
 	bstop func()
 
 	started, done, closed bool
@@ -103,18 +103,11 @@ func (it *Iterator) openPebble(lower, upper []byte) bool {
 	return true
 }
 
-// openBuffer iterates a clone of the own-write tree (copy-on-write: O(1)
-// now, later writes copy the nodes they touch).
-func (it *Iterator) openBuffer(tree *writeTree, start, end []byte) {
-	lo := btreemap.Min[[]byte]()
-	if start != nil {
-		lo = btreemap.GE(start)
-	}
-	hi := btreemap.Max[[]byte]()
-	if end != nil {
-		hi = btreemap.LT(end)
-	}
-	it.bnext, it.bstop = iter.Pull2(tree.Clone().Ascend(lo, hi))
+// openBuffer iterates a clone of the own writes (copy-on-write: O(1)
+// now, later writes copy what they touch).
+func (it *Iterator) openBuffer(set *writeSet, start, end []byte) {
+	it.bset = set
+	it.bnext, it.bstop = iter.Pull(set.clone().Ascend(start, end))
 }
 
 // Next advances to the next row; false at the end or on error (see Err).
@@ -128,14 +121,14 @@ func (it *Iterator) Next() bool {
 			it.pValid = it.pit.First()
 		}
 		if it.bnext != nil {
-			_, it.bw, it.bValid = it.bnext()
+			it.bw, it.bValid = it.bnext()
 		}
 	} else {
 		if it.pAdvance {
 			it.pValid, it.pAdvance = it.pit.Next(), false
 		}
 		if it.bAdvance {
-			_, it.bw, it.bValid = it.bnext()
+			it.bw, it.bValid = it.bnext()
 			it.bAdvance = false
 		}
 	}
@@ -162,7 +155,7 @@ func (it *Iterator) Next() bool {
 			}
 		}
 		if it.bw.del {
-			_, it.bw, it.bValid = it.bnext()
+			it.bw, it.bValid = it.bnext()
 			continue
 		}
 		it.bAdvance = true
@@ -215,6 +208,7 @@ func (it *Iterator) release() error {
 	it.closed, it.done = true, true
 	if it.bstop != nil {
 		it.bstop()
+		it.bset.unclone()
 	}
 	if it.pit != nil {
 		if err := it.pit.Close(); err != nil && it.err == nil {

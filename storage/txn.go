@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/RaduBerinde/btreemap"
 	"github.com/cockroachdb/pebble/v2"
 )
 
@@ -57,16 +56,14 @@ type rowWrite struct {
 	origValue  []byte
 }
 
-type writeTree = btreemap.BTreeMap[[]byte, rowWrite]
-
-func newWriteTree() *writeTree { return btreemap.New[[]byte, rowWrite](16, bytes.Compare) }
-
 // tableWrites is everything one transaction does to one table.
 type tableWrites struct {
 	id   TableID
 	info TableInfo // as given by the latest write call
 	st   *tableState
-	rows *writeTree
+	rows *writeSet
+	// rowBounds answer insert probes of the snapshot's rows (probe.go).
+	rowBounds spanBounds
 
 	truncated bool // snapshot rows are invisible: Truncate or DropTable
 	dropped   bool // DropTable: rows, CDF, history, state go at commit
@@ -123,7 +120,7 @@ type Txn struct {
 
 	tables map[TableID]*tableWrites
 	order  []TableID // first-touch order: deterministic batches
-	meta   *writeTree
+	meta   *writeSet
 	checks map[string]struct{} // CheckUnchanged meta keys (Pebble keys)
 	iters  map[*Iterator]struct{}
 
@@ -216,7 +213,7 @@ func (t *Txn) tableByID(id TableID) *tableWrites {
 	if t.tables == nil {
 		t.tables = make(map[TableID]*tableWrites)
 	}
-	tw := &tableWrites{id: id, info: TableInfo{ID: id}, st: t.db.table(id), rows: newWriteTree()}
+	tw := &tableWrites{id: id, info: TableInfo{ID: id}, st: t.db.table(id), rows: newWriteSet()}
 	t.tables[id] = tw
 	t.order = append(t.order, id)
 	return tw
@@ -269,7 +266,7 @@ func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
 		return Row{}, false, err
 	}
 	if tw := t.tables[tbl]; tw != nil {
-		if _, w, ok := tw.rows.Get(key); ok {
+		if w, ok := tw.rows.Get(key); ok {
 			if w.del {
 				return Row{}, false, nil
 			}
@@ -307,17 +304,16 @@ func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) 
 		if err := t.maintainIndexes(tw, nil, nil, false, w.key, w.value, true); err != nil {
 			return 0, err
 		}
-		tw.rows.ReplaceOrInsert(w.key, w)
+		tw.rows.Put(w)
 		return id, nil
 	}
-	_, w, had := tw.rows.Get(key)
+	w, had := tw.rows.Get(key)
 	if had && !w.del {
 		return 0, &DuplicateKeyError{Table: tbl.ID, Key: cloneBytes(key)}
 	}
 	if !had {
 		if !tw.truncated {
-			t.keyBuf = rowKey(t.keyBuf[:0], tbl.ID, key)
-			exists, err := t.snapHas(t.keyBuf)
+			exists, err := t.rowExists(tw, key)
 			if err != nil {
 				return 0, err
 			}
@@ -332,7 +328,7 @@ func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) 
 	}
 	id := tw.st.allocRowID()
 	w.value, w.rowID, w.del, w.moved = cloneBytes(value), id, false, false
-	tw.rows.ReplaceOrInsert(w.key, w)
+	tw.rows.Put(w)
 	return id, nil
 }
 
@@ -387,14 +383,14 @@ func (t *Txn) oldRow(tw *tableWrites, key []byte, known *Row) (w rowWrite, value
 	if err != nil || len(tw.info.Indexes) == 0 {
 		return w, nil, err
 	}
-	if _, own, ok := tw.rows.Get(key); ok {
+	if own, ok := tw.rows.Get(key); ok {
 		return w, own.value, nil
 	}
 	return w, w.origValue, nil // loaded by oldRowWrite
 }
 
 func (t *Txn) oldRowWrite(tw *tableWrites, key []byte, known *Row) (rowWrite, error) {
-	if _, w, ok := tw.rows.Get(key); ok {
+	if w, ok := tw.rows.Get(key); ok {
 		if w.del {
 			return w, ErrNotFound
 		}
@@ -427,7 +423,7 @@ func (t *Txn) oldRowWrite(tw *tableWrites, key []byte, known *Row) (rowWrite, er
 // REPEATABLE READ fails the statement itself; Commit would fail anyway
 // (first committer wins).
 func (t *Txn) checkWriteConflict(tw *tableWrites, key []byte) error {
-	if _, _, own := tw.rows.Get(key); own {
+	if _, own := tw.rows.Get(key); own {
 		return nil
 	}
 	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
@@ -450,17 +446,16 @@ func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) 
 			return err
 		}
 		old.value = cloneBytes(value)
-		tw.rows.ReplaceOrInsert(old.key, old)
+		tw.rows.Put(old)
 		return nil
 	}
-	_, nw, had := tw.rows.Get(newKey)
+	nw, had := tw.rows.Get(newKey)
 	if had && !nw.del {
 		return &DuplicateKeyError{Table: tw.id, Key: cloneBytes(newKey)}
 	}
 	if !had {
 		if !tw.truncated {
-			t.keyBuf = rowKey(t.keyBuf[:0], tw.id, newKey)
-			exists, err := t.snapHas(t.keyBuf)
+			exists, err := t.rowExists(tw, newKey)
 			if err != nil {
 				return err
 			}
@@ -475,8 +470,8 @@ func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) 
 	}
 	nw.value, nw.rowID, nw.del, nw.moved = cloneBytes(value), old.rowID, false, true
 	old.del, old.value = true, nil
-	tw.rows.ReplaceOrInsert(old.key, old)
-	tw.rows.ReplaceOrInsert(nw.key, nw)
+	tw.rows.Put(old)
+	tw.rows.Put(nw)
 	return nil
 }
 
@@ -504,7 +499,7 @@ func (t *Txn) delete(tw *tableWrites, key []byte, known *Row) error {
 		return err
 	}
 	w.del, w.value = true, nil
-	tw.rows.ReplaceOrInsert(w.key, w)
+	tw.rows.Put(w)
 	return nil
 }
 
@@ -515,10 +510,10 @@ func (t *Txn) Truncate(tbl TableInfo) error {
 		return err
 	}
 	tw := t.table(tbl)
-	tw.rows = newWriteTree()
+	tw.rows = newWriteSet()
 	tw.truncated = true
 	for _, ix := range tw.idx {
-		ix.entries = newWriteTree()
+		ix.entries = newWriteSet()
 	}
 	tw.note("TRUNCATE")
 	return nil
@@ -590,7 +585,7 @@ func (t *Txn) DropTable(tbl TableID) error {
 		return err
 	}
 	tw := t.tableByID(tbl)
-	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteTree(), truncated: true, dropped: true,
+	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteSet(), truncated: true, dropped: true,
 		indexLoaded: true, indexChanged: true}
 	return nil
 }
@@ -639,7 +634,7 @@ func (t *Txn) PutMeta(key, value []byte) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
-	t.metaTree().ReplaceOrInsert(cloneBytes(key), rowWrite{key: cloneBytes(key), value: cloneBytes(value)})
+	t.metaSet().Put(rowWrite{key: cloneBytes(key), value: cloneBytes(value)})
 	return nil
 }
 
@@ -648,8 +643,7 @@ func (t *Txn) DeleteMeta(key []byte) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
-	k := cloneBytes(key)
-	t.metaTree().ReplaceOrInsert(k, rowWrite{key: k, del: true})
+	t.metaSet().Put(rowWrite{key: cloneBytes(key), del: true})
 	return nil
 }
 
@@ -659,7 +653,7 @@ func (t *Txn) GetMeta(key []byte) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	if t.meta != nil {
-		if _, w, ok := t.meta.Get(key); ok {
+		if w, ok := t.meta.Get(key); ok {
 			if w.del {
 				return nil, false, nil
 			}
@@ -670,9 +664,9 @@ func (t *Txn) GetMeta(key []byte) ([]byte, bool, error) {
 	return t.snapGet(t.keyBuf)
 }
 
-func (t *Txn) metaTree() *writeTree {
+func (t *Txn) metaSet() *writeSet {
 	if t.meta == nil {
-		t.meta = newWriteTree()
+		t.meta = newWriteSet()
 	}
 	return t.meta
 }

@@ -90,8 +90,9 @@ type workload struct {
 	// query is the view's query on mvserver; pgQuery the same on
 	// PostgreSQL where the spelling differs (QUALIFY).
 	query, pgQuery string
-	// key is the view's unique key: PostgreSQL's unique index for
-	// REFRESH … CONCURRENTLY, and the column point reads look up.
+	// key is the view's unique key: the unique index both systems get
+	// (PostgreSQL's REFRESH … CONCURRENTLY needs it), and the column point
+	// reads look up.
 	key string
 	// update returns the UPDATE of rows [lo, hi) of main the mixed batches
 	// and the DML measurement run.

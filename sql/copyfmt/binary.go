@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -53,8 +54,8 @@ func AppendBinaryTrailer(dst []byte) []byte {
 type BinaryDecoder struct {
 	r      *bufio.Reader
 	row    int64
-	col    int // field being read when an error happened, -1 if none
-	buf    bytes.Buffer
+	col    int    // field being read when an error happened, -1 if none
+	buf    []byte // the current row's field values
 	fields []field
 	done   bool
 	err    error
@@ -83,8 +84,7 @@ func (d *BinaryDecoder) Field(i int) ([]byte, bool) {
 	if f.null {
 		return nil, true
 	}
-	b := d.buf.Bytes()
-	return b[f.start:f.end:f.end], false
+	return d.buf[f.start:f.end:f.end], false
 }
 
 func badBinary(msg string) error { return pgerror.New(pgerror.BadCopyFileFormat, "%s", msg) }
@@ -155,7 +155,7 @@ func (d *BinaryDecoder) next(n int) error {
 	d.row++
 	d.col = -1
 	d.fields = d.fields[:0]
-	d.buf.Reset()
+	d.buf = d.buf[:0]
 	var w [4]byte
 	if short, err := d.readFull(w[:2]); err != nil {
 		return err
@@ -193,16 +193,32 @@ func (d *BinaryDecoder) next(n int) error {
 		if size < 0 {
 			return badBinary("invalid field size")
 		}
-		start := d.buf.Len()
-		m, err := io.CopyN(&d.buf, d.r, int64(size))
-		if m < int64(size) {
-			if err != nil && !errors.Is(err, io.EOF) {
+		start := len(d.buf)
+		if err := d.readValue(int(size)); err != nil {
+			return err
+		}
+		d.fields = append(d.fields, field{start: start, end: len(d.buf)})
+	}
+	d.col = -1
+	return nil
+}
+
+// readValue appends the next size bytes to buf. It grows buf by what
+// arrives, a bounded chunk at a time, never by the announced size alone.
+func (d *BinaryDecoder) readValue(size int) error {
+	for size > 0 {
+		chunk := min(size, initialReadSize)
+		n := len(d.buf)
+		d.buf = slices.Grow(d.buf, chunk)[:n+chunk]
+		m, err := io.ReadFull(d.r, d.buf[n:])
+		d.buf = d.buf[:n+m]
+		if m < chunk {
+			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				return err
 			}
 			return badBinary("unexpected EOF in COPY data")
 		}
-		d.fields = append(d.fields, field{start: start, end: d.buf.Len()})
+		size -= chunk
 	}
-	d.col = -1
 	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/exec"
@@ -177,6 +180,45 @@ type preparedStatement struct {
 	st         *parse.Statement // nil: empty query
 	paramTypes []types.T
 	p          *prepared
+	// bound is the SELECT's plan as the last Execute bound it, reused
+	// while what it was bound under is unchanged (boundFor).
+	bound *boundPlan
+}
+
+// boundPlan is a query plan and what its binding read besides the
+// statement: the catalog (DDL replaces the session's catalog with a new
+// one, never changes one in place), the session's environment (replaced
+// when TimeZone changes), its search path and user (privileges).
+type boundPlan struct {
+	cat  *catalog.Catalog
+	env  *types.Env
+	path string
+	user string
+	p    *prepared
+}
+
+// prepareBound binds a portal's statement against the transaction's
+// catalog, reusing the plan of the last Execute of a SELECT when nothing
+// it was bound under changed: a prepared point read then skips the
+// binder (PostgreSQL likewise keeps a prepared statement's plan until
+// DDL invalidates it).
+func (s *Session) prepareBound(ps *preparedStatement) (*prepared, error) {
+	if _, sel := ps.st.AST.GetNode().(*pg_query.Node_SelectStmt); !sel || ps.st.Ext != nil {
+		return s.prepare(ps.st, ps.paramTypes)
+	}
+	if err := s.checkReadOnly(ps.st); err != nil {
+		return nil, err
+	}
+	path := s.setting("search_path")
+	if b := ps.bound; b != nil && b.cat == s.cat && b.env == s.env && b.path == path && b.user == s.info.User {
+		return b.p, nil
+	}
+	pr, err := s.prepare(ps.st, ps.paramTypes)
+	if err != nil {
+		return nil, err
+	}
+	ps.bound = &boundPlan{cat: s.cat, env: s.env, path: path, user: s.info.User, p: pr}
+	return pr, nil
 }
 
 func (ps *preparedStatement) ParamOIDs() []uint32 {
@@ -388,7 +430,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 		sctx, cancel := s.statementContext(ctx)
 		defer cancel()
 		// Bind again against the transaction's catalog: DDL since Parse is seen.
-		pr, err := s.prepare(p.ps.st, p.ps.paramTypes)
+		pr, err := s.prepareBound(p.ps)
 		if err != nil {
 			return false, err
 		}

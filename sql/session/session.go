@@ -510,7 +510,10 @@ func (s *Session) settingsList() []funcs.Setting {
 func (s *Session) statementContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	d, err := ParseDuration(s.setting("statement_timeout"))
 	if err != nil || d <= 0 {
-		return context.WithCancel(ctx)
+		// No timeout: the server's statement context already ends with
+		// the statement (and on cancel); another layer costs a context
+		// and its registration with the parent on every Execute.
+		return ctx, func() {}
 	}
 	return context.WithTimeout(ctx, d)
 }
