@@ -143,6 +143,9 @@ func (b *bench) runWorkload(ctx context.Context, w *workload, s *system) error {
 			}
 		}
 	}
+	if w.queries != nil {
+		return b.runQueries(ctx, w, s)
+	}
 	live := loaded // source rows now, for the full refreshes' rate
 
 	if err := b.dml(ctx, w, s, varNoView); err != nil {

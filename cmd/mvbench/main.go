@@ -64,7 +64,7 @@ Usage: go run ./cmd/mvbench [flags]
 	c := &config{}
 	rows := fs.Int64("rows", 1_000_000, "source rows N each workload loads with COPY")
 	changes := fs.String("changes", "1,1000,10000,100000", "changed-row counts d: after each, the tool refreshes (comma list)")
-	wls := fs.String("workloads", "W1,W2,W3,W4", "workloads to run: W1 transaction_summary (GROUP BY), W2 orders⋈products, W3 latest row per account (window), W4 last hour per minute (time filter)")
+	wls := fs.String("workloads", "W1,W2,W3,W4", "workloads to run: W1 transaction_summary (GROUP BY), W2 orders⋈products, W3 latest row per account (window), W4 last hour per minute (time filter); Q the query engine's scan, GROUP BY, join and window queries (no view)")
 	fs.StringVar(&c.pgURL, "pg", "", "PostgreSQL to compare with, as a URL (postgres://user@127.0.0.1:5432/db?sslmode=disable); its schema mvbench is dropped and recreated")
 	fs.StringVar(&c.mvURL, "mv", "", "a running mvserver to measure, as a URL; default: start one in this process on a loopback port (its schema mvbench is dropped and recreated)")
 	fs.StringVar(&c.jsonPath, "json", "", "write every measurement to this JSON file")
@@ -106,14 +106,14 @@ Usage: go run ./cmd/mvbench [flags]
 	for _, id := range splitList(*wls) {
 		i := slices.IndexFunc(all, func(w *workload) bool { return strings.EqualFold(w.id, id) })
 		if i < 0 {
-			return nil, fmt.Errorf("--workloads: unknown workload %q (W1, W2, W3 or W4)", id)
+			return nil, fmt.Errorf("--workloads: unknown workload %q (W1, W2, W3, W4 or Q)", id)
 		}
 		if !slices.Contains(c.workloads, all[i]) {
 			c.workloads = append(c.workloads, all[i])
 		}
 	}
 	if len(c.workloads) == 0 {
-		return nil, errors.New("--workloads: name at least one of W1, W2, W3, W4")
+		return nil, errors.New("--workloads: name at least one of W1, W2, W3, W4, Q")
 	}
 	for _, f := range splitList(*clients) {
 		n, err := strconv.Atoi(f)

@@ -23,7 +23,7 @@ func TestTinyRun(t *testing.T) {
 	cfg, err := parseFlags([]string{
 		"--rows", "2000", "--changes", "50", "--clients", "2", "--read-duration", "200ms",
 		"--dml-rows", "20", "--dml-reps", "1", "--full-reps", "2", "--check", "each",
-		"--data-dir", filepath.Join(dir, "data"), "--json", jsonPath, "--quiet",
+		"--data-dir", filepath.Join(dir, "data"), "--json", jsonPath, "--quiet", "--workloads", "W1,W2,W3,W4,Q",
 	}, &stderr)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +36,19 @@ func TestTinyRun(t *testing.T) {
 		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out.String(), stderr.String())
 	}
 	t.Logf("\n%s", out.String())
+
+	// Q: every query measured twice, with its result.
+	for _, q := range queryWorkload().queries {
+		var m *Measurement
+		for i := range rep.Measurements {
+			if x := &rep.Measurements[i]; x.Workload == "Q" && x.Phase == phQuery && x.Variant == q.name {
+				m = x
+			}
+		}
+		if m == nil || len(m.Samples) != 2 || m.Seconds <= 0 || !strings.Contains(m.Note, "rows, fingerprint") || strings.HasPrefix(m.Note, "0 rows") {
+			t.Errorf("Q %s: %+v", q.name, m)
+		}
+	}
 
 	type key struct{ phase, variant string }
 	want := []key{

@@ -31,6 +31,7 @@ const (
 	phRefreshFull = "refresh_full"         // mvserver: REFRESH … FULL
 	phConcurrent  = "refresh_concurrently" // PostgreSQL: REFRESH … CONCURRENTLY
 	phCheck       = "check"                // mvserver: the view equals its query
+	// phQuery (queries.go): one query of workload Q
 )
 
 // Variants of the change and DML phases.
@@ -171,6 +172,11 @@ func (r *Report) printWorkload(out io.Writer, w *workload, cfg *config) {
 		return row
 	}
 	add("load (COPY)", r.Config.Rows, phCopy, "", phCopy, 0)
+	for _, q := range w.queries {
+		if row := add(q.name, 0, phQuery, q.name, phQuery, 0); row != nil {
+			row.note = queryNote(row.mv, row.pg)
+		}
+	}
 	add("CREATE MATERIALIZED VIEW", r.Config.Rows, phCreate, "", phCreate, 0)
 	add("CREATE UNIQUE INDEX on view", r.Config.Rows, phIndex, "", phIndex, 0)
 	for _, k := range []struct{ phase, verb string }{{phDMLInsert, "INSERT"}, {phDMLUpdate, "UPDATE"}, {phDMLDelete, "DELETE"}} {
@@ -246,6 +252,20 @@ func (r *Report) printWorkload(out io.Writer, w *workload, cfg *config) {
 		return
 	}
 	printAligned(out, t, map[int]bool{0: true, 4: true, 10: true})
+}
+
+// queryNote is a query row's note: its result, and whether both systems
+// gave the same one.
+func queryNote(mv, pg *Measurement) string {
+	switch {
+	case mv == nil:
+		return ""
+	case pg == nil:
+		return mv.Note
+	case mv.Note == pg.Note:
+		return mv.Note + ", the same on both"
+	}
+	return "RESULTS DIFFER: mvserver " + mv.Note + ", postgres " + pg.Note
 }
 
 // printAligned writes rows as columns two spaces apart, the columns in
@@ -383,6 +403,15 @@ var targets = []target{
 			for _, l := range pairs(r, w, phRefreshFull, phRefresh, []string{varInserts, varMixed}, d) {
 				l.label = fmt.Sprintf("%s %s", fmtCount(d), l.label)
 				out = append(out, l)
+			}
+		}
+		return out
+	}},
+	{"query / PostgreSQL (issue 3: within 2×)", 2, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, m := range r.Measurements {
+			if m.Workload == w && m.System == sysMV && m.Phase == phQuery {
+				out = append(out, pairs(r, w, phQuery, phQuery, []string{m.Variant}, 0)...)
 			}
 		}
 		return out

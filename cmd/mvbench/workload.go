@@ -101,6 +101,9 @@ type workload struct {
 	// on unchanged data at and after t (time filters, R-I5): the check
 	// compares only within one such interval.
 	stable func(t time.Time) time.Time
+	// queries, when set, make this a query workload (Q, queries.go): its
+	// tables are loaded and the queries measured; there is no view.
+	queries []benchQuery
 }
 
 func (w *workload) queryFor(pg bool) string {
@@ -110,7 +113,7 @@ func (w *workload) queryFor(pg bool) string {
 	return w.query
 }
 
-// workloads are W1–W4 in order.
+// workloads are W1–W4 in order, then Q.
 func workloads() []*workload {
 	txns := &table{
 		name: "transactions_table", pk: "txn_id",
@@ -236,5 +239,5 @@ FROM raw_events WHERE event_time > current_timestamp - INTERVAL '1 hour' GROUP B
 			return next
 		},
 	}
-	return []*workload{w1, w2, w3, w4}
+	return []*workload{w1, w2, w3, w4, queryWorkload()}
 }
