@@ -28,7 +28,6 @@ type scanOp struct {
 	pointKey []byte
 	done     bool
 	batch    int // rows in the last batch (batches grow to BatchSize)
-	scratch  []types.Datum
 }
 
 // rowIter is a storage.Iterator or storage.IndexIterator.
@@ -52,8 +51,7 @@ func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 			op.outIdx = append(op.outIdx, i)
 		}
 	}
-	op.dec = types.NewRowDecoder(ids)
-	op.scratch = make([]types.Datum, len(ids))
+	op.dec = types.NewRowDecoderAt(ids, op.outIdx)
 	op.wantRID = s.Needed[op.nTable]
 	op.wantVer = s.Needed[op.nTable+1]
 	evalKey := func(vals []plan.Expr) ([]byte, error) {
@@ -233,11 +231,10 @@ func (s *scanOp) Next() ([]Row, error) {
 // fill decodes the needed columns of a stored row into row.
 func (s *scanOp) fill(row Row, r storage.Row) error {
 	if len(s.outIdx) > 0 {
-		if err := s.dec.Decode(r.Value, s.scratch); err != nil {
+		// Straight into the row: Decode sets every column it does not
+		// find to NULL (the row id and version columns are set below).
+		if err := s.dec.Decode(r.Value, row); err != nil {
 			return err
-		}
-		for i, oi := range s.outIdx {
-			row[oi] = s.scratch[i]
 		}
 	}
 	if s.wantRID {

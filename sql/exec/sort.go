@@ -2,12 +2,13 @@ package exec
 
 import (
 	"bufio"
+	"cmp"
 	"container/heap"
 	"encoding/binary"
 	"errors"
 	"io"
 	"os"
-	"sort"
+	"slices"
 	"syscall"
 
 	"github.com/mvserver/mvserver/pgerror"
@@ -34,12 +35,15 @@ type sortOp struct {
 	runs   []*sortRun
 	// spills counts the runs written to files.
 	spills int
+	seq    int64 // input rows so far
 }
 
-// keyed is a row with its evaluated sort keys.
+// keyed is a row with its evaluated sort keys and its place in the input
+// (which orders equal keys: the sort is stable).
 type keyed struct {
 	keys []types.Datum
 	row  Row
+	seq  int64
 }
 
 // maxSortRuns is how many spilled runs a sort merges at once; more are
@@ -59,10 +63,13 @@ func newSort(c *Ctx, s *plan.Sort, in Operator) (Operator, error) {
 	return &sortOp{c: c, in: in, keys: s.Keys, fns: fns, mem: c.account("sort")}, nil
 }
 
-func (s *sortOp) less(a, b *keyed) bool { return compareKeys(s.keys, a.keys, b.keys) < 0 }
-
 func (s *sortOp) sortRows(all []keyed) {
-	sort.SliceStable(all, func(i, j int) bool { return s.less(&all[i], &all[j]) })
+	slices.SortFunc(all, func(a, b keyed) int {
+		if c := compareKeys(s.keys, a.keys, b.keys); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
 }
 
 func (s *sortOp) Next() ([]Row, error) {
@@ -89,7 +96,8 @@ func (s *sortOp) load() error {
 				}
 				k[i] = d
 			}
-			all = append(all, keyed{k, r})
+			all = append(all, keyed{k, r, s.seq})
+			s.seq++
 			size += rowBytes(r) + rowBytes(k)
 		}
 		compact := func() {

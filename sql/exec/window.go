@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/mvserver/mvserver/pgerror"
@@ -178,19 +180,23 @@ func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 	partKeys := func(i int) []types.Datum { return keys[i*(np+no) : i*(np+no)+np] }
 	orderKeys := func(i int) []types.Datum { return keys[i*(np+no)+np : (i+1)*(np+no)] }
 	partOrder := make([]plan.SortKey, np)
-	sort.SliceStable(perm, func(a, b int) bool {
-		if c := compareKeys(partOrder, partKeys(perm[a]), partKeys(perm[b])); c != 0 {
-			return c < 0
+	slices.SortFunc(perm, func(a, b int) int {
+		if c := compareKeys(partOrder, partKeys(a), partKeys(b)); c != 0 {
+			return c
 		}
-		if c := compareKeys(spec.keys, orderKeys(perm[a]), orderKeys(perm[b])); c != 0 {
-			return c < 0
+		if c := compareKeys(spec.keys, orderKeys(a), orderKeys(b)); c != 0 {
+			return c
 		}
 		// Peers in ORDER BY are put in the order of their whole rows, so
 		// row_number, lag and the like depend on the input's rows, not on
 		// the order they arrive in: an incremental refresh that recomputes
 		// a partition from rows read in another order gets the same result
-		// (WINDOW_FUNCTION). Identical rows are interchangeable.
-		return compareRowValues(rows[perm[a]], rows[perm[b]]) < 0
+		// (WINDOW_FUNCTION). Identical rows are interchangeable; the row
+		// index only makes the order total.
+		if c := compareRowValues(rows[a], rows[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
 	})
 	p := &partition{w: w, spec: spec, rows: rows, orderKeys: orderKeys}
 	for start := 0; start < n; {

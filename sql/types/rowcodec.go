@@ -128,7 +128,24 @@ func NewRowDecoder(ids []uint32) *RowDecoder {
 	return &RowDecoder{pos: pos}
 }
 
-// Decode fills out (len = len(ids)) from value; absent columns are NULL.
+// NewRowDecoderAt builds a decoder that writes column ids[i] to out[at[i]]:
+// a scan decodes straight into its output row.
+func NewRowDecoderAt(ids []uint32, at []int) *RowDecoder {
+	max := uint32(0)
+	for _, id := range ids {
+		if id > max {
+			max = id
+		}
+	}
+	pos := make([]int, max+1)
+	for i, id := range ids {
+		pos[id] = at[i] + 1
+	}
+	return &RowDecoder{pos: pos}
+}
+
+// Decode fills out (len = len(ids), or the row NewRowDecoderAt's at
+// indexes) from value; absent columns are NULL.
 // Strings are copied (value may be reused by the caller).
 func (rd *RowDecoder) Decode(value []byte, out []Datum) error {
 	for i := range out {
