@@ -56,7 +56,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 				return nil, nil, err
 			}
 		}
-		return scan, sc, nil
+		return b.snapshotScan(scan), sc, nil
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr)
 	case *pg_query.Node_RangeFunction:

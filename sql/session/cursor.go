@@ -102,6 +102,9 @@ func (s *Session) declareCursor(ctx context.Context, st *parse.Statement, d *pg_
 	if sel == nil {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "DECLARE CURSOR takes a SELECT or VALUES query")
 	}
+	if err := refuseModifyingWith(sel, "DECLARE CURSOR must not contain data-modifying statements in WITH"); err != nil {
+		return "", err
+	}
 	b := s.binder(st, nil)
 	b.Optimize = true
 	q, err := b.BindSelect(sel)
