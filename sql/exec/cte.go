@@ -171,3 +171,72 @@ func (o *recursiveOp) Close() {
 func newWorkTableScan(c *Ctx, x *plan.WorkTableScan) (Operator, error) {
 	return &bufferOp{c: c, rows: c.state().work[x.Union]}, nil
 }
+
+// RunModifyingWith runs a statement's data-modifying WITH queries (nil:
+// none) before its main query runs in the same context: first it copies
+// the tables the statement reads after one of them writes them (so every
+// part reads the tables as they were at the statement's start), then it
+// runs each INSERT, UPDATE and DELETE once, in order, keeping its
+// RETURNING rows for the references to it.
+func RunModifyingWith(c *Ctx, w *plan.ModifyingWith) error {
+	if w == nil {
+		return nil
+	}
+	st := c.state()
+	if st.ctes == nil {
+		st.ctes = map[*plan.CTE][]Row{}
+	}
+	// Kept for the whole statement, like a shared WITH query's rows.
+	acct := c.account("WITH query")
+	keep := func(cte *plan.CTE, rows []Row) error {
+		if err := acct.grow(rowsBytes(rows)); err != nil {
+			return err
+		}
+		st.ctes[cte] = rows
+		return nil
+	}
+	for _, s := range w.Snapshots {
+		scan := plan.NewScan(s.Table)
+		for i := range scan.Needed {
+			scan.Needed[i] = true
+		}
+		rows, err := collect(c, scan)
+		if err != nil {
+			return err
+		}
+		if err := keep(s.CTE, rows); err != nil {
+			return err
+		}
+	}
+	for _, m := range w.CTEs {
+		var rows []Row
+		var err error
+		switch s := m.Stmt.(type) {
+		case *plan.Insert:
+			if s.Returning != nil {
+				rows, err = ExecReturning(c, s)
+			} else {
+				_, err = ExecInsert(c, s)
+			}
+		case *plan.Update:
+			if s.Returning != nil {
+				rows, err = ExecReturning(c, s)
+			} else {
+				_, err = ExecUpdate(c, s)
+			}
+		case *plan.Delete:
+			if s.Returning != nil {
+				rows, err = ExecReturning(c, s)
+			} else {
+				_, err = ExecDelete(c, s)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if err := keep(m.CTE, rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}

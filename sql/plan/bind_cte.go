@@ -28,6 +28,12 @@ type cteDef struct {
 	work     *RecursiveUnion
 	workLvl  *level
 	workRefs int
+	// modifying: an INSERT, UPDATE or DELETE (bind_modifying_with.go),
+	// bound once; returns: it has a RETURNING list, whose columns are
+	// modCols.
+	modifying bool
+	returns   bool
+	modCols   []Column
 }
 
 // cteEnv is one WITH clause's names, chained to the enclosing ones.
@@ -67,8 +73,9 @@ func (b *Binder) pushWith(w *pg_query.WithClause) (func(), error) {
 		if c.SearchClause != nil || c.CycleClause != nil {
 			return nil, b.errAt(c.Location, pgerror.FeatureNotSupported, "SEARCH and CYCLE clauses are not supported yet")
 		}
-		if c.Ctequery.GetSelectStmt() == nil {
-			return nil, b.errAt(c.Location, pgerror.FeatureNotSupported, "data-modifying statements in WITH are not supported yet")
+		modifying := isModifying(c)
+		if !modifying && c.Ctequery.GetSelectStmt() == nil {
+			return nil, b.errAt(c.Location, pgerror.FeatureNotSupported, "this statement in WITH is not supported")
 		}
 		d := &cteDef{name: c.Ctename, cte: c, outer: b.outer, plan: &CTE{Name: c.Ctename}}
 		if w.Recursive {
@@ -79,19 +86,28 @@ func (b *Binder) pushWith(w *pg_query.WithClause) (func(), error) {
 			d.env = env
 			env = &cteEnv{defs: map[string]*cteDef{c.Ctename: d}, parent: env}
 		}
+		if modifying {
+			if err := b.bindModifyingCTE(w, d); err != nil {
+				b.ctes = saved
+				return nil, err
+			}
+		}
 		defs = append(defs, d)
 	}
 	b.ctes = env
 	return func() {
 		b.ctes = saved
 		for _, d := range defs {
-			d.plan.Shared = d.refs >= 2 && !d.correlated
+			d.plan.Shared = d.modifying || d.refs >= 2 && !d.correlated
 		}
 	}, nil
 }
 
 // bindCTERef binds a FROM reference to a WITH query.
 func (b *Binder) bindCTERef(d *cteDef, rv *pg_query.RangeVar) (Node, *scope, error) {
+	if d.modifying {
+		return b.bindModifyingRef(d, rv)
+	}
 	if d.binding {
 		switch {
 		case d.work != nil:

@@ -22,6 +22,9 @@ type Insert struct {
 	Returning *Returning
 	// OnConflict is the ON CONFLICT clause (nil: a conflict is an error).
 	OnConflict *OnConflict
+	// With is the statement's data-modifying WITH queries (nil: none),
+	// run before it.
+	With *ModifyingWith
 }
 
 // SetClause assigns E (bound over the table row) to table column Col.
@@ -36,6 +39,7 @@ type Update struct {
 	Input     Node // the table's rows to update (table row layout)
 	Sets      []SetClause
 	Returning *Returning
+	With      *ModifyingWith
 }
 
 // Delete is a bound DELETE.
@@ -43,6 +47,7 @@ type Delete struct {
 	Table     *catalog.Table
 	Input     Node
 	Returning *Returning
+	With      *ModifyingWith
 }
 
 func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
@@ -66,6 +71,7 @@ func (b *Binder) checkWritable(t *catalog.Table, loc int32) error {
 // BindInsert binds INSERT … VALUES / SELECT.
 func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 	b.init()
+	b.setTopWith(s.WithClause)
 	if s.WithClause != nil {
 		pop, err := b.pushWith(s.WithClause)
 		if err != nil {
@@ -211,6 +217,9 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 	if b.Optimize {
 		ins.Source = Optimize(ins.Source)
 	}
+	if s.WithClause != nil && s.WithClause == b.mod.top {
+		ins.With = b.modifyingWith()
+	}
 	return ins, nil
 }
 
@@ -280,6 +289,7 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "UPDATE … FROM is not supported yet")
 	}
 	b.init()
+	b.setTopWith(s.WithClause)
 	if s.WithClause != nil {
 		pop, err := b.pushWith(s.WithClause)
 		if err != nil {
@@ -304,6 +314,9 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 			optimizeSubqueries(s.E)
 		}
 	}
+	if s.WithClause != nil && s.WithClause == b.mod.top {
+		up.With = b.modifyingWith()
+	}
 	return up, nil
 }
 
@@ -313,6 +326,7 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "DELETE … USING is not supported yet")
 	}
 	b.init()
+	b.setTopWith(s.WithClause)
 	if s.WithClause != nil {
 		pop, err := b.pushWith(s.WithClause)
 		if err != nil {
@@ -330,6 +344,9 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 	}
 	if b.Optimize {
 		del.Input = Optimize(del.Input)
+	}
+	if s.WithClause != nil && s.WithClause == b.mod.top {
+		del.With = b.modifyingWith()
 	}
 	return del, nil
 }

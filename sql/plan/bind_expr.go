@@ -470,7 +470,8 @@ func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
 			}
 		}
 		return &In{E: items[0], List: items[1:], Not: op == "<>"}, nil
-	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE:
+	case pg_query.A_Expr_Kind_AEXPR_LIKE, pg_query.A_Expr_Kind_AEXPR_ILIKE, pg_query.A_Expr_Kind_AEXPR_SIMILAR:
+		// SIMILAR TO arrives as ~ or !~ over similar_to_escape(pattern).
 		l, r, err := b.bindPair(a, ec)
 		if err != nil {
 			return nil, err

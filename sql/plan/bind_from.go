@@ -39,8 +39,8 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 			return b.bindView(t, rv)
 		}
 		if t.Kind == catalog.KindSequence {
-			return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "reading sequence \"%s\" as a table is not supported", t.Name).
-				WithHint("Use nextval, currval or the pg_sequences view.")
+			// PostgreSQL reads a sequence as its one-row state.
+			return b.systemRows(&Rows{Cols: SequenceColumns, Gen: GenSequence, Arg: t}, rv.Alias, t.Name, rv.Location)
 		}
 		alias, aliased := t.Name, false
 		if rv.Alias != nil {
@@ -56,7 +56,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 				return nil, nil, err
 			}
 		}
-		return scan, sc, nil
+		return b.snapshotScan(scan), sc, nil
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr)
 	case *pg_query.Node_RangeFunction:

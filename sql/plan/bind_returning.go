@@ -25,8 +25,12 @@ func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar) (*R
 		return nil, nil
 	}
 	from := &pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}
+	// The list reads the rows written, not the table: no snapshot.
+	saved := b.mod.target
+	b.mod.target = true
 	q, cols, err := b.bindSelect(&pg_query.SelectStmt{TargetList: list, FromClause: []*pg_query.Node{from},
 		Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+	b.mod.target = saved
 	if err != nil {
 		return nil, err
 	}

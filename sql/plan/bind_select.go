@@ -14,10 +14,14 @@ import (
 type Query struct {
 	Root Node
 	Cols []Column
+	// With is the statement's data-modifying WITH queries (nil: none):
+	// exec.RunModifyingWith runs them in the context Root then runs in.
+	With *ModifyingWith
 }
 
 // BindSelect binds a SELECT statement.
 func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
+	b.setTopWith(s.WithClause)
 	root, cols, err := b.bindSelect(s)
 	if err != nil {
 		return nil, err
@@ -25,7 +29,7 @@ func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
 	if b.Optimize {
 		root = Optimize(root)
 	}
-	return &Query{Root: root, Cols: cols}, nil
+	return &Query{Root: root, Cols: cols, With: b.modifyingWith()}, nil
 }
 
 func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {

@@ -21,6 +21,12 @@ type Binder struct {
 	// nested-loop joins) on the plans of the statements it binds. Off for
 	// plans a refresh analyzes: a view's plan does not depend on indexes.
 	Optimize bool
+	// AllowModifyingWith lets the statement's top-level WITH hold INSERT,
+	// UPDATE and DELETE queries (statements the session runs; not views,
+	// refreshes or cursors).
+	AllowModifyingWith bool
+	// mod tracks the statement's data-modifying WITH queries.
+	mod modifyingState
 	// assignTo names the column an assignment coercion targets (messages).
 	assignTo string
 	// Params holds the type of each parameter: preset from the client's

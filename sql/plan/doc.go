@@ -31,7 +31,11 @@
 // in the scopes of its definition; one referenced several times that reads
 // no enclosing column is marked Shared and computed once. WITH RECURSIVE is
 // a RecursiveUnion whose recursive term reads the previous round through a
-// WorkTableScan. Set operations type each column with the common type of
+// WorkTableScan. A data-modifying WITH query (INSERT/UPDATE/DELETE) is
+// bound once, where it is defined, into Query.With or the DML's With; its
+// references read its RETURNING rows, and reads of a table an earlier one
+// wrote read a copy taken at the statement's start (bind_modifying_with.go).
+// Set operations type each column with the common type of
 // their inputs. NATURAL and USING joins put a projection of merged columns
 // over the join. WHERE [NOT] EXISTS conjuncts correlated by equalities
 // become semi/anti joins (decorrelate.go); other subqueries stay

@@ -173,7 +173,11 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 	case *WorkTableScan:
 		return "WorkTable Scan on " + x.Union.Name, nil, nil
 	case *CTEScan:
+		if _, ok := x.Input.(*Given); ok && x.CTE.Shared {
+			return "CTE Scan on " + x.CTE.Name, nil, nil // a data-modifying WITH query's rows
+		}
 		return "CTE Scan on " + x.CTE.Name, nil, []Node{x.Input}
+
 	case *TableChanges:
 		return "Function Scan on table_changes(" + x.Table.Name + ")", nil, nil
 	case *KeyIn:

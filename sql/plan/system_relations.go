@@ -49,8 +49,17 @@ var PgStatActivityColumns = []Column{
 	{Name: "state", T: types.Text}, {Name: "query", T: types.Text},
 }
 
+// SequenceColumns are the columns of a sequence read as a table (SELECT *
+// FROM seq): its state, as PostgreSQL shows it.
+var SequenceColumns = []Column{
+	{Name: "last_value", T: types.Int8}, {Name: "log_cnt", T: types.Int8}, {Name: "is_called", T: types.Bool},
+}
+
 // Row generators of the system relations (exec.RegisterRowSource names).
 const (
+	// GenSequence reads a sequence's state (SequenceColumns); its
+	// argument is the sequence's *catalog.Table.
+	GenSequence       = "sequence"
 	GenEventLog       = "event_log"
 	GenRefreshHistory = "refresh_history"
 	// GenMVInsights' argument is the catalog snapshot the statement was

@@ -16,15 +16,18 @@ import (
 
 // Cursor options of DECLARE (PostgreSQL's CURSOR_OPT_* bits).
 const (
-	cursorBinary = 0x01
-	cursorScroll = 0x02
-	cursorHold   = 0x20
+	cursorBinary   = 0x01
+	cursorScroll   = 0x02
+	cursorNoScroll = 0x04
+	cursorHold     = 0x20
 )
 
-// cursor is a DECLAREd cursor (psycopg2's named cursors). A plain cursor
-// streams its query's rows from the operator tree as FETCH asks for them,
-// inside its transaction. A SCROLL cursor keeps the rows it has read so it
-// can move back; a WITH HOLD cursor reads all its rows when its
+// cursor is a DECLAREd cursor (psycopg2's named cursors). A forward-only
+// cursor streams its query's rows from the operator tree as FETCH asks for
+// them, inside its transaction. A scrollable cursor keeps the rows it has
+// read so it can move back: one declared SCROLL, or one declared without
+// SCROLL or NO SCROLL whose plan PostgreSQL could run backward
+// (backwardCapable). A WITH HOLD cursor reads all its rows when its
 // transaction commits and lives on until CLOSE or the session's end.
 type cursor struct {
 	name    string
@@ -99,6 +102,9 @@ func (s *Session) declareCursor(ctx context.Context, st *parse.Statement, d *pg_
 	if sel == nil {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "DECLARE CURSOR takes a SELECT or VALUES query")
 	}
+	if err := refuseModifyingWith(sel, "DECLARE CURSOR must not contain data-modifying statements in WITH"); err != nil {
+		return "", err
+	}
 	b := s.binder(st, nil)
 	b.Optimize = true
 	q, err := b.BindSelect(sel)
@@ -113,12 +119,34 @@ func (s *Session) declareCursor(ctx context.Context, st *parse.Statement, d *pg_
 	if err != nil {
 		return "", err
 	}
-	cu := &cursor{name: d.Portalname, cols: q.Cols, scroll: d.Options&cursorScroll != 0, hold: hold, op: op, c: c}
+	scroll := d.Options&cursorScroll != 0 || d.Options&cursorNoScroll == 0 && backwardCapable(q.Root)
+	cu := &cursor{name: d.Portalname, cols: q.Cols, scroll: scroll, hold: hold, op: op, c: c}
 	if s.cursors == nil {
 		s.cursors = map[string]*cursor{}
 	}
 	s.cursors[d.Portalname] = cu
 	return "DECLARE CURSOR", nil
+}
+
+// backwardCapable reports whether PostgreSQL would let a cursor declared
+// without SCROLL move backward over plan n: it does when its executor can
+// run the plan backward — table and VALUES scans, and sorts (which keep
+// their output), under filters, projections and limits — and refuses for
+// joins, aggregates, DISTINCT, set operations, window functions and the
+// rest (their nodes only go forward). Our plans are not PostgreSQL's, so
+// this follows the node kinds both planners use for the same query.
+func backwardCapable(n plan.Node) bool {
+	switch n := n.(type) {
+	case *plan.Scan, *plan.Values, *plan.Sort:
+		return true
+	case *plan.Filter:
+		return backwardCapable(n.Input)
+	case *plan.Project:
+		return backwardCapable(n.Input)
+	case *plan.Limit:
+		return backwardCapable(n.Input)
+	}
+	return false
 }
 
 // prepareFetch binds FETCH/MOVE: a FETCH returns the cursor's columns,

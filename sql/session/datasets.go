@@ -98,6 +98,9 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 	if vs.View.Relpersistence == "t" {
 		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "temporary views are not supported")
 	}
+	if err := refuseModifyingWith(vs.Query.GetSelectStmt(), "views must not contain data-modifying statements in WITH"); err != nil {
+		return "", err
+	}
 	q := &parse.Statement{}
 	*q = *st
 	q.AST = vs.Query
@@ -291,6 +294,11 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	}
 	if c.Explain {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN CREATE MATERIALIZED VIEW is not supported yet")
+	}
+	if c.Query != nil && c.Query.AST != nil {
+		if err := refuseModifyingWith(c.Query.AST.GetSelectStmt(), "materialized views must not use data-modifying statements in WITH"); err != nil {
+			return "", err
+		}
 	}
 	tag := "CREATE MATERIALIZED VIEW"
 	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.searchPath())

@@ -14,7 +14,10 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
 
@@ -172,6 +175,28 @@ func (m *sequences) peek(txn *storage.Txn, t *catalog.Table) (seqState, bool, er
 	return st, err == nil, err
 }
 
+// current is the state a sequence read as a table shows (SELECT * FROM
+// seq): the last value handed out by any session, how many values are
+// reserved beyond it (PostgreSQL's log_cnt: values logged ahead, which
+// varies with its checkpoints too), and whether nextval has handed it out.
+func (m *sequences) current(db *storage.DB, t *catalog.Table) (last, ahead int64, called bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.blocks[string(seqKey(t))]; r != nil {
+		return r.next - t.Sequence.Increment, (r.limit-r.next)/t.Sequence.Increment + 1, true, nil
+	}
+	txn := db.Begin()
+	defer txn.Rollback()
+	st, ok, err := m.peek(txn, t)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if !ok {
+		return t.Sequence.Start, 0, false, nil
+	}
+	return st.last, 0, st.called, nil
+}
+
 // update runs fn on the persisted state in its own transaction, retrying
 // when another commit races it.
 func (m *sequences) update(db *storage.DB, t *catalog.Table, fn func(seqState) (seqState, error)) error {
@@ -218,6 +243,21 @@ func (s *Session) sequenceByOID(oid uint32) (*catalog.Table, error) {
 		}
 	}
 	return nil, pgerror.New(pgerror.UndefinedTable, "could not open relation with OID %d", oid)
+}
+
+// A sequence read as a table is one row of its current state.
+func init() {
+	exec.RegisterRowSource(plan.GenSequence, func(c *exec.Ctx, arg any) ([]exec.Row, error) {
+		o, ok := c.Funcs.Sequences.(seqOps)
+		if !ok {
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "reading sequence \"%s\" as a table is not supported here", arg.(*catalog.Table).Name)
+		}
+		last, ahead, called, err := o.s.eng.seqs.current(o.s.eng.DB, arg.(*catalog.Table))
+		if err != nil {
+			return nil, mapStorageErr(err)
+		}
+		return []exec.Row{{types.NewInt8(last), types.NewInt8(ahead), types.NewBool(called)}}, nil
+	})
 }
 
 // seqOps implements funcs.Sequences for a session.

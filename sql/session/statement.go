@@ -82,6 +82,7 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	}
 	b := s.binder(st, paramTypes)
 	b.Optimize = true // statements run here, not views refresh analyzes
+	b.AllowModifyingWith = true
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		q, err := b.BindSelect(n.SelectStmt)
@@ -89,6 +90,12 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 			return nil, err
 		}
 		p.node, p.cols, p.rowsTag = q.Root, q.Cols, "SELECT"
+		if q.With != nil {
+			if err := s.requireModifying(q.With); err != nil {
+				return nil, err
+			}
+			s.modifyingSelect(p, q)
+		}
 	case *pg_query.Node_InsertStmt:
 		ins, err := b.BindInsert(n.InsertStmt)
 		if err != nil {
@@ -102,16 +109,22 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 				return nil, err
 			}
 		}
+		if err := s.requireModifying(ins.With); err != nil {
+			return nil, err
+		}
 		if ins.Returning != nil {
 			if err := s.require(ins.Table, catalog.PrivSelect); err != nil {
 				return nil, err
 			}
-			s.returning(p, ins, ins.Table.ID, ins.Returning, "INSERT 0")
+			s.returning(p, ins, ins.Table.ID, ins.Returning, "INSERT 0", ins.With)
 			break
 		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
+				return "", err
+			}
+			if err := s.runModifying(c, ins.With); err != nil {
 				return "", err
 			}
 			s.txn.CheckUnchanged(catalog.DescriptorKey(ins.Table.ID))
@@ -131,13 +144,19 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 				return nil, err
 			}
 		}
+		if err := s.requireModifying(up.With); err != nil {
+			return nil, err
+		}
 		if up.Returning != nil {
-			s.returning(p, up, up.Table.ID, up.Returning, "UPDATE")
+			s.returning(p, up, up.Table.ID, up.Returning, "UPDATE", up.With)
 			break
 		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
+				return "", err
+			}
+			if err := s.runModifying(c, up.With); err != nil {
 				return "", err
 			}
 			s.txn.CheckUnchanged(catalog.DescriptorKey(up.Table.ID))
@@ -157,13 +176,19 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 				return nil, err
 			}
 		}
+		if err := s.requireModifying(del.With); err != nil {
+			return nil, err
+		}
 		if del.Returning != nil {
-			s.returning(p, del, del.Table.ID, del.Returning, "DELETE")
+			s.returning(p, del, del.Table.ID, del.Returning, "DELETE", del.With)
 			break
 		}
 		p.action = func(ctx context.Context, params []types.Datum) (string, error) {
 			c, err := s.execCtx(ctx, params)
 			if err != nil {
+				return "", err
+			}
+			if err := s.runModifying(c, del.With); err != nil {
 				return "", err
 			}
 			s.txn.CheckUnchanged(catalog.DescriptorKey(del.Table.ID))
@@ -429,9 +454,12 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 // returning makes a DML statement with a RETURNING list a row statement:
 // it writes when it runs and returns the list's rows, tagged as the DML
 // (INSERT 0 n, UPDATE n, DELETE n).
-func (s *Session) returning(p *prepared, stmt any, table uint32, ret *plan.Returning, tag string) {
+func (s *Session) returning(p *prepared, stmt any, table uint32, ret *plan.Returning, tag string, with *plan.ModifyingWith) {
 	p.cols, p.rowsTag = ret.Columns(), tag
 	p.node = &plan.Rows{Cols: p.cols, Gen: genDeferred, Arg: deferredRows(func(c *exec.Ctx) ([]exec.Row, error) {
+		if err := s.runModifying(c, with); err != nil {
+			return nil, err
+		}
 		s.txn.CheckUnchanged(catalog.DescriptorKey(table))
 		return exec.ExecReturning(c, stmt)
 	})}
@@ -468,6 +496,12 @@ func (s *Session) checkReadOnly(st *parse.Statement) error {
 			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandWords(st.Text))
 		}
 		return nil
+	}
+	if sel := st.AST.GetSelectStmt(); sel != nil {
+		if plan.HasModifyingWith(sel.WithClause) {
+			// PostgreSQL names the statement, not the WITH query.
+			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute SELECT in a read-only transaction")
+		}
 	}
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
