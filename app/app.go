@@ -208,6 +208,12 @@ func Start(cfg Config) (*Server, error) {
 		QueryMemoryLimit:  memoryLimit(cfg.QueryMemoryLimit),
 		TempDir:           tempDir,
 	}
+	// Temporary tables of sessions a crash ended are dropped before any
+	// session starts (sessions drop their own when they end).
+	if err := eng.DropTempSchemas(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("drop temporary tables: %w", err)
+	}
 	sqlEngine := mon.InstrumentEngine(eng)
 	if cfg.ReservedConnections < 0 || cfg.MaxConnections > 0 && cfg.ReservedConnections >= cfg.MaxConnections {
 		db.Close()

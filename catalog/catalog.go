@@ -80,6 +80,9 @@ type Table struct {
 	Dataset *Dataset `json:"dataset,omitempty"`
 	// Sequence is set for sequences.
 	Sequence *Sequence `json:"sequence,omitempty"`
+	// OnCommit is a temporary table's ON COMMIT action (temp.go; ""
+	// preserves rows).
+	OnCommit string `json:"on_commit,omitempty"`
 	// Owner is the role that created the relation (0: created before roles
 	// were checked, owned by the bootstrap superuser); ACL its grants.
 	Owner uint32    `json:"owner,omitempty"`
@@ -308,12 +311,14 @@ func (c *Catalog) qualify(parts []string, searchPath []string) (string, []string
 	case 1:
 		return parts[0], searchPath, nil
 	case 2:
-		return parts[1], []string{parts[0]}, nil
+		sn, err := tempSchemaRef(parts[0], searchPath)
+		return parts[1], []string{sn}, err
 	case 3:
 		if parts[0] != c.Database {
 			return "", nil, pgerror.New(pgerror.FeatureNotSupported, "cross-database references are not implemented: \"%s\"", strings.Join(parts, "."))
 		}
-		return parts[2], []string{parts[1]}, nil
+		sn, err := tempSchemaRef(parts[1], searchPath)
+		return parts[2], []string{sn}, err
 	}
 	return "", nil, pgerror.New(pgerror.SyntaxError, "improper qualified name (too many dotted names): %s", strings.Join(parts, "."))
 }
@@ -325,6 +330,9 @@ func (c *Catalog) TargetSchema(parts []string, searchPath []string) (*Schema, st
 		return nil, "", err
 	}
 	for _, sn := range schemas {
+		if len(parts) == 1 && IsTempSchema(sn) {
+			continue // only TEMP or pg_temp.name creates there
+		}
 		if s, ok := c.schemas[sn]; ok {
 			return s, name, nil
 		}

@@ -22,6 +22,10 @@
 //  6. Index names share the relation namespace of their schema (NameTaken):
 //     no table, view, sequence, index or primary-key index of a schema has
 //     the name of another.
+//  7. A session's temporary relations live in its schema pg_temp_N
+//     (temp.go), ordinary descriptors that no other session resolves a
+//     name to; the session drops the schema when it ends and the server
+//     drops every pg_temp_N when it starts.
 //
 // Imports: sql/types, storage, pgerror. Never sql/plan, sql/exec or server.
 package catalog

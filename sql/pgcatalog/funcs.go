@@ -129,6 +129,16 @@ func init() {
 			return types.NewBool(fn(v, r))
 		}
 	}
+	// pg_my_temp_schema is the session's temporary schema, 0 before its
+	// first temporary table.
+	reg("pg_my_temp_schema", false, withView(oid, nil, func(v *View, _ []types.Datum) types.Datum {
+		n, _ := v.namespaceOID(v.myTemp())
+		return types.NewInt(types.KindOid, int64(n))
+	}))
+	reg("pg_is_other_temp_schema", false, withView(types.Bool, []types.T{oid}, func(v *View, a []types.Datum) types.Datum {
+		n, ok := v.namespaceName(uint32(a[0].I))
+		return types.NewBool(ok && catalog.IsTempSchema(n) && n != v.myTemp())
+	}))
 	reg("pg_table_is_visible", false, withView(types.Bool, []types.T{oid}, relBool(func(v *View, r *relation) bool { return v.visible(r) })))
 	reg("pg_type_is_visible", false, withView(types.Bool, []types.T{oid}, func(v *View, a []types.Datum) types.Datum {
 		t, ok := v.pgType(uint32(a[0].I))
@@ -223,7 +233,10 @@ func init() {
 	}))
 	reg("current_schema", false, &funcs.Overload{Ret: ret(types.Name), Fn: func(c *funcs.Ctx, _ []types.Datum) (types.Datum, error) {
 		if v := ViewFor(c); v != nil {
-			for _, s := range v.searchPath()[1:] {
+			for _, s := range v.searchPath() {
+				if s == "pg_catalog" || catalog.IsTempSchema(s) {
+					continue // searched implicitly
+				}
 				if _, ok := v.Cat.Schema(s); ok {
 					return types.NewString(types.KindName, s), nil
 				}
@@ -236,7 +249,7 @@ func init() {
 			var out []types.Datum
 			if v := ViewFor(c); v != nil {
 				for i, s := range v.searchPath() {
-					if i == 0 && a[0].I == 0 {
+					if a[0].I == 0 && (s == "pg_catalog" && i <= 1 || s == v.myTemp()) {
 						continue // implicit schemas only when asked for
 					}
 					if _, ok := v.namespaceOID(s); ok {
@@ -461,6 +474,9 @@ func (v *View) lookupRelation(parts []string) *relation {
 		schemas = v.searchPath()
 	case 2:
 		schemas = parts[:1]
+		if parts[0] == catalog.TempAlias {
+			schemas = []string{v.myTemp()}
+		}
 	default:
 		return nil
 	}

@@ -27,7 +27,7 @@ func init() {
 			}
 			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": owner,
 				"relacl":  v.acl(r.table, owner),
-				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": "p", "relreplident": "d",
+				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": v.persistence(r), "relreplident": "d",
 				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
 			case 'S':
@@ -320,8 +320,16 @@ func init() {
 				continue
 			}
 			ns, _ := v.namespaceName(r.ns)
+			if catalog.IsTempSchema(ns) && ns != v.myTemp() {
+				continue // another session's temporary table
+			}
 			typ, insertable := "BASE TABLE", "YES"
 			switch {
+			case catalog.IsTempSchema(ns):
+				typ = "LOCAL TEMPORARY"
+				if r.kind == 'v' {
+					insertable = "NO"
+				}
 			case r.kind == 'v':
 				typ, insertable = "VIEW", "NO"
 			case r.kind == 'm':

@@ -242,13 +242,16 @@ func (v *View) relation(oid uint32) *relation {
 // pkName is the name of a table's primary-key constraint and index.
 func pkName(t *catalog.Table) string { return t.Name + "_pkey" }
 
-// searchPath is the session's search path with pg_catalog first, as
-// PostgreSQL searches it.
+// searchPath is the session's search path as PostgreSQL searches it: its
+// temporary schema, pg_catalog, then search_path.
 func (v *View) searchPath() []string {
 	path := []string{"pg_catalog"}
+	if t := v.myTemp(); t != "" {
+		path = []string{t, "pg_catalog"}
+	}
 	if v.F != nil {
 		for _, p := range v.F.SearchPath {
-			if p != "pg_catalog" {
+			if p != "pg_catalog" && p != v.myTemp() {
 				path = append(path, p)
 			}
 		}
@@ -256,6 +259,23 @@ func (v *View) searchPath() []string {
 		path = append(path, "public")
 	}
 	return path
+}
+
+// myTemp is the session's temporary schema ("" when there is no session):
+// the session puts it first on its search path.
+func (v *View) myTemp() string {
+	if v.F != nil && len(v.F.SearchPath) > 0 && catalog.IsTempSchema(v.F.SearchPath[0]) {
+		return v.F.SearchPath[0]
+	}
+	return ""
+}
+
+// persistence is pg_class.relpersistence: 't' in a temporary schema.
+func (v *View) persistence(r *relation) string {
+	if ns, ok := v.namespaceName(r.ns); ok && catalog.IsTempSchema(ns) {
+		return "t"
+	}
+	return "p"
 }
 
 // visible reports whether a relation is found by its bare name: the first

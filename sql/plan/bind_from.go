@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/catalog"
@@ -191,7 +193,13 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 	if err != nil || st == nil || st.AST == nil || st.AST.GetSelectStmt() == nil {
 		return nil, nil, b.errAt(rv.Location, pgerror.InternalError, "view \"%s\" has an invalid definition", t.Name)
 	}
-	sub := &Binder{Cat: b.Cat, SearchPath: b.SearchPath, Stmt: st, Env: b.Env, lvl: b.lvl,
+	path := b.SearchPath
+	if !b.Cat.IsTemp(t) {
+		// A permanent view reads no temporary relation: the reader's
+		// temporary tables do not hide what it was defined over.
+		path = slices.DeleteFunc(slices.Clone(path), catalog.IsTempSchema)
+	}
+	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl,
 		views: append(append([]uint32(nil), b.views...), t.ID), subqueries: b.subqueries}
 	node, cols, err := sub.bindSelect(st.AST.GetSelectStmt())
 	b.subqueries, b.volatile = sub.subqueries, b.volatile+sub.volatile

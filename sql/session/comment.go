@@ -37,7 +37,7 @@ func (s *Session) comment(cs *pg_query.CommentStmt) (string, error) {
 	if len(parts) == 0 {
 		return "", pgerror.New(pgerror.SyntaxError, "COMMENT needs an object name")
 	}
-	t, err := s.cat.Resolve(parts, s.searchPath())
+	t, err := s.cat.Resolve(parts, s.resolvePath())
 	if err != nil {
 		return "", err
 	}

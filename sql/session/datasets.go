@@ -25,7 +25,7 @@ func (s *Session) references(q *parse.Statement) ([]uint32, error) {
 		if rv.Schemaname == "" && rv.Catalogname == "" && ctes[rv.Relname] {
 			continue
 		}
-		t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+		t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
 		if err != nil {
 			return nil, withPosition(err, q, rv.Location)
 		}
@@ -95,9 +95,6 @@ func dependsOnTransitively(c *catalog.Catalog, id, target uint32) bool {
 
 // createView runs CREATE [OR REPLACE] VIEW (R-Q4).
 func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string, error) {
-	if vs.View.Relpersistence == "t" {
-		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "temporary views are not supported")
-	}
 	if err := refuseModifyingWith(vs.Query.GetSelectStmt(), "views must not contain data-modifying statements in WITH"); err != nil {
 		return "", err
 	}
@@ -121,17 +118,29 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 	if err != nil {
 		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
 	}
-	schema, name, err := s.cat.TargetSchema(rangeVarParts(vs.View), s.searchPath())
-	if err != nil {
-		return "", withPosition(err, st, vs.View.Location)
+	target := vs.View
+	if target.Relpersistence != "t" && s.readsTemp(ids) {
+		// As in PostgreSQL, a view over a temporary relation is itself
+		// temporary (and goes when the session ends).
+		if len(rangeVarParts(target)) > 1 && !s.isTempRef(rangeVarParts(target)) {
+			return "", st.Errorf(target.Location, pgerror.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
+		}
+		s.notice("view \"%s\" will be a temporary view", target.Relname)
+		target = &pg_query.RangeVar{Catalogname: target.Catalogname, Schemaname: target.Schemaname, Relname: target.Relname, Relpersistence: "t", Location: target.Location}
 	}
 	cols, err := viewColumns(bq.Cols, vs.Aliases)
 	if err != nil {
 		return "", err
 	}
 	c := s.cat.Clone()
-	if err := s.requireCreate(schema.Name); err != nil {
+	schema, name, tempIDs, err := s.createTarget(c, st, target)
+	if err != nil {
 		return "", err
+	}
+	if tempIDs == nil {
+		if err := s.requireCreate(schema.Name); err != nil {
+			return "", err
+		}
 	}
 	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindView, Query: text, DependsOn: ids, NextColID: 1, Owner: s.ownerID()}
 	if old, exists := s.cat.LookupTable(schema.ID, name); exists {
@@ -155,7 +164,7 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		t.NextColID++
 	}
 	c.PutTable(t)
-	return "CREATE VIEW", s.persist(c, []uint32{t.ID}, nil)
+	return "CREATE VIEW", s.persist(c, append(tempIDs, t.ID), nil)
 }
 
 func viewColumns(cols []plan.Column, aliases []*pg_query.Node) ([]plan.Column, error) {
@@ -184,7 +193,7 @@ func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExi
 	c := s.cat.Clone()
 	var dropped []uint32
 	for _, parts := range names {
-		t, err := c.Resolve(parts, s.searchPath())
+		t, err := c.Resolve(parts, s.resolvePath())
 		if err != nil {
 			if pgerror.Code(err) == pgerror.UndefinedTable {
 				if ifExists {
@@ -301,7 +310,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		}
 	}
 	tag := "CREATE MATERIALIZED VIEW"
-	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.searchPath())
+	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.resolvePath())
 	if err != nil {
 		return "", withPos(err, c.Name.Pos)
 	}
@@ -323,6 +332,9 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	}
 	ids, err := s.references(c.Query)
 	if err != nil {
+		return "", err
+	}
+	if err := s.refuseTemp(schema, ids); err != nil {
 		return "", err
 	}
 	b := s.binder(c.Query, nil)

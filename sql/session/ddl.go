@@ -90,28 +90,35 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	if cs.Partspec != nil {
 		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "PostgreSQL's PARTITION BY is not supported; use PARTITIONED BY (col, …)")
 	}
-	if cs.Relation.Relpersistence == "t" {
-		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "temporary tables are not supported")
-	}
-	schema, name, err := s.cat.TargetSchema(rangeVarParts(cs.Relation), s.searchPath())
+	c := s.cat.Clone()
+	schema, name, tempIDs, err := s.createTarget(c, st, cs.Relation)
 	if err != nil {
-		return "", withPosition(err, st, loc)
+		return "", err
+	}
+	temp := tempIDs != nil || c.IsTemp(&catalog.Table{SchemaID: schema.ID})
+	onCommit, err := onCommitAction(cs.Oncommit, temp)
+	if err != nil {
+		return "", err
 	}
 	if len(name) > 63 {
 		name = name[:63]
 	}
-	if s.cat.NameTaken(schema.ID, name) {
+	if c.NameTaken(schema.ID, name) {
 		if cs.IfNotExists {
 			s.notice("relation \"%s\" already exists, skipping", name)
 			return "CREATE TABLE", nil
 		}
 		return "", st.Errorf(loc, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
 	}
-	c := s.cat.Clone()
-	if err := s.requireCreate(schema.Name); err != nil {
-		return "", err
+	if !temp {
+		if err := s.requireCreate(schema.Name); err != nil {
+			return "", err
+		}
 	}
-	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1, Owner: s.ownerID()}
+	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1, Owner: s.ownerID(), OnCommit: onCommit}
+	if onCommit != "" {
+		s.tempOnCommit = true
+	}
 	b := s.binder(st, nil)
 	var pk []string
 	pkLoc := int32(-1)
@@ -287,9 +294,11 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			t.SetProperty(np)
 		}
 	}
-	t.ApplyDefaults(s.eng.Defaults)
+	if !temp { // a temporary table keeps no change feed or row ids
+		t.ApplyDefaults(s.eng.Defaults)
+	}
 	c.PutTable(t)
-	if err := s.persist(c, append([]uint32{t.ID}, serials...), nil); err != nil {
+	if err := s.persist(c, append(append(tempIDs, t.ID), serials...), nil); err != nil {
 		return "", err
 	}
 	params := map[string]string{"isManaged": "true", "description": t.Comment, "partitionBy": jsonList(t.PartitionBy), "properties": propsJSON(t.Properties)}
@@ -383,7 +392,7 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 		var dropped []uint32
 		for _, o := range ds.Objects {
 			parts := listParts(o)
-			t, err := c.Resolve(parts, s.searchPath())
+			t, err := c.Resolve(parts, s.resolvePath())
 			if err != nil {
 				if ds.MissingOk && pgerror.Code(err) == pgerror.UndefinedTable {
 					s.notice("table \"%s\" does not exist, skipping", strings.Join(parts, "."))

@@ -13,7 +13,7 @@ import (
 )
 
 func (s *Session) resolve(n parse.Name) (*catalog.Table, error) {
-	t, err := s.cat.Resolve(n.Parts, s.searchPath())
+	t, err := s.cat.Resolve(n.Parts, s.resolvePath())
 	if err != nil {
 		if pe, ok := err.(*pgerror.Error); ok && pe.Position == 0 {
 			pe.Position = n.Pos

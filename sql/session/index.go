@@ -265,12 +265,12 @@ func (s *Session) dropIndexes(ds *pg_query.DropStmt) (string, error) {
 	for _, o := range ds.Objects {
 		parts := listParts(o)
 		name := strings.Join(parts, ".")
-		t, ix, err := c.ResolveIndex(parts, s.searchPath())
+		t, ix, err := c.ResolveIndex(parts, s.resolvePath())
 		if err != nil {
 			return "", err
 		}
 		if t == nil {
-			if r, err := c.Resolve(parts, s.searchPath()); err == nil && !catalog.IsSystem(r) {
+			if r, err := c.Resolve(parts, s.resolvePath()); err == nil && !catalog.IsSystem(r) {
 				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not an index", r.Name).
 					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(r.Kind)), kindName(r.Kind))
 			}
@@ -360,7 +360,7 @@ func (s *Session) renameIndex(st *parse.Statement, rs *pg_query.RenameStmt) (str
 		}
 	} else {
 		var err error
-		if t, ix, err = s.cat.ResolveIndex(rangeVarParts(rs.Relation), s.searchPath()); err != nil {
+		if t, ix, err = s.cat.ResolveIndex(rangeVarParts(rs.Relation), s.resolvePath()); err != nil {
 			return "", err
 		}
 		if t == nil {

@@ -314,5 +314,5 @@ func insightRows(c *catalog.Catalog) [][]types.Datum {
 // analyzeNew analyses the query of a view being created (v is its
 // descriptor, not yet in cat).
 func (s *Session) analyzeNew(v *catalog.Table, q *parse.Statement, root plan.Node, sources []uint32) *viewAnalysis {
-	return locate(s.cat, s.searchPath(), q, refresh.Analyze(s.cat, v, root, sources))
+	return locate(s.cat, s.resolvePath(), q, refresh.Analyze(s.cat, v, root, sources))
 }

@@ -145,7 +145,7 @@ func (s *Session) grant(gs *pg_query.GrantStmt) (string, error) {
 	case pg_query.GrantTargetType_ACL_TARGET_OBJECT:
 		for _, o := range gs.Objects {
 			rv := o.GetRangeVar()
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return "", err
 			}

@@ -458,7 +458,7 @@ func (s *Session) createSequence(st *parse.Statement, cs *pg_query.CreateSeqStmt
 	if cs.Sequence.Relpersistence == "t" {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "temporary sequences are not supported")
 	}
-	schema, name, err := s.cat.TargetSchema(rangeVarParts(cs.Sequence), s.searchPath())
+	schema, name, err := s.cat.TargetSchema(rangeVarParts(cs.Sequence), s.resolvePath())
 	if err != nil {
 		return "", withPosition(err, st, cs.Sequence.Location)
 	}
@@ -498,7 +498,7 @@ func (s *Session) ownSequence(c *catalog.Catalog, t *catalog.Table, owned []stri
 	if len(owned) < 2 {
 		return pgerror.New(pgerror.SyntaxError, "invalid OWNED BY option").WithHint("Specify OWNED BY table.column or OWNED BY NONE.")
 	}
-	tbl, err := c.Resolve(owned[:len(owned)-1], s.searchPath())
+	tbl, err := c.Resolve(owned[:len(owned)-1], s.resolvePath())
 	if err != nil {
 		return err
 	}
@@ -518,7 +518,7 @@ func (s *Session) ownSequence(c *catalog.Catalog, t *catalog.Table, owned []stri
 
 // alterSequence runs ALTER SEQUENCE … options | RESTART [WITH n].
 func (s *Session) alterSequence(as *pg_query.AlterSeqStmt) (string, error) {
-	t, err := s.cat.Resolve(rangeVarParts(as.Sequence), s.searchPath())
+	t, err := s.cat.Resolve(rangeVarParts(as.Sequence), s.resolvePath())
 	if err != nil {
 		if as.MissingOk && pgerror.Code(err) == pgerror.UndefinedTable {
 			s.notice("relation \"%s\" does not exist, skipping", as.Sequence.Relname)
@@ -563,7 +563,7 @@ func (s *Session) dropSequences(ds *pg_query.DropStmt) (string, error) {
 	var changed, dropped []uint32
 	for _, o := range ds.Objects {
 		parts := listParts(o)
-		t, err := c.Resolve(parts, s.searchPath())
+		t, err := c.Resolve(parts, s.resolvePath())
 		if err != nil {
 			if pgerror.Code(err) == pgerror.UndefinedTable {
 				if ds.MissingOk {

@@ -66,6 +66,9 @@ type Engine struct {
 	TempDir          string
 
 	sessions atomic.Int64
+	// tempSeq numbers the temporary schemas of sessions without a
+	// process id (temp.go).
+	tempSeq atomic.Uint32
 	// seqs hands out sequence values (nextval).
 	seqs sequences
 }
@@ -151,6 +154,12 @@ type Session struct {
 	info server.StartupInfo
 	vals map[string]string // lower-case setting name → value (unset = default)
 	env  *types.Env
+	// tempName is the session's temporary schema (temp.go), tempUsed set
+	// once the session created a temporary object, tempOnCommit once one
+	// had an ON COMMIT action.
+	tempName     string
+	tempUsed     bool
+	tempOnCommit bool
 
 	// Transaction state.
 	txn      *storage.Txn
@@ -216,6 +225,7 @@ func (s *Session) TxStatus() byte {
 // Close implements server.Session.
 func (s *Session) Close() {
 	s.rollback()
+	s.dropOwnTemp()
 	if s.sub != nil {
 		s.sub.Close()
 	}
@@ -317,6 +327,10 @@ func (s *Session) commit() error {
 		return nil
 	}
 	if err := s.endCursors(true); err != nil {
+		s.rollback()
+		return err
+	}
+	if err := s.onCommitTemp(); err != nil {
 		s.rollback()
 		return err
 	}
@@ -452,7 +466,7 @@ func storageFaultErr(err error) error {
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, StatementStart: s.eng.now(), Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
-		Catalog: s.cat, SearchPath: s.searchPath(), Settings: s.settingsList, Sequences: seqOps{s}, SetSetting: s.setConfig,
+		Catalog: s.cat, SearchPath: s.resolvePath(), Settings: s.settingsList, Sequences: seqOps{s}, SetSetting: s.setConfig,
 		RequireRoles: s.eng.RequireRoles,
 		RelationSize: func(id uint32, total bool) (int64, error) {
 			return s.eng.DB.TableSize(storage.TableID(id), total)

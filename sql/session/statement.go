@@ -60,7 +60,7 @@ func classifyTxn(st *parse.Statement) txnControl {
 }
 
 func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder {
-	b := &plan.Binder{Cat: s.cat, SearchPath: s.searchPath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...)}
+	b := &plan.Binder{Cat: s.cat, SearchPath: s.resolvePath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...)}
 	if s.checkedRole() != nil {
 		b.CheckRead = func(t *catalog.Table) error { return s.require(t, catalog.PrivSelect) }
 	}
@@ -85,6 +85,11 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	b.AllowModifyingWith = true
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt:
+		if n.SelectStmt.IntoClause != nil {
+			cta := selectInto(n.SelectStmt)
+			p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.createTableAs(ctx, st, cta) }
+			break
+		}
 		q, err := b.BindSelect(n.SelectStmt)
 		if err != nil {
 			return nil, err
@@ -202,6 +207,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	case *pg_query.Node_CreateStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
 			return s.createTable(ctx, st, n.CreateStmt)
+		}
+	case *pg_query.Node_CreateTableAsStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.createTableAs(ctx, st, n.CreateTableAsStmt)
 		}
 	case *pg_query.Node_IndexStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
@@ -498,6 +507,9 @@ func (s *Session) checkReadOnly(st *parse.Statement) error {
 		return nil
 	}
 	if sel := st.AST.GetSelectStmt(); sel != nil {
+		if sel.IntoClause != nil {
+			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute SELECT INTO in a read-only transaction")
+		}
 		if plan.HasModifyingWith(sel.WithClause) {
 			// PostgreSQL names the statement, not the WITH query.
 			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute SELECT in a read-only transaction")

@@ -29,7 +29,7 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 			WithHint("Use CREATE OR REFRESH STREAMING TABLE (it keeps the rows; a new definition applies to new rows), or DROP STREAMING TABLE and CREATE it again.")
 	}
 	const tag = "CREATE STREAMING TABLE"
-	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.searchPath())
+	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.resolvePath())
 	if err != nil {
 		return "", withPos(err, c.Name.Pos)
 	}
@@ -56,6 +56,9 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	}
 	ids, err := s.references(c.Query)
 	if err != nil {
+		return "", err
+	}
+	if err := s.refuseTemp(schema, ids); err != nil {
 		return "", err
 	}
 	streams, err := s.streamSources(c.Query, refs, ids)
@@ -165,7 +168,7 @@ func (s *Session) streamSources(q *parse.Statement, refs []parse.StreamRef, ids 
 				return nil, q.Errorf(r.Location, pgerror.FeatureNotSupported, "STREAM(%s) names a WITH query; STREAM takes a table", rv.Relname).
 					WithHint("Read the stream with STREAM(table) inside the WITH query.")
 			}
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return nil, withPosition(err, q, rv.Location)
 			}
@@ -181,7 +184,7 @@ func (s *Session) streamSources(q *parse.Statement, refs []parse.StreamRef, ids 
 			if streamed[rv] || rv.Schemaname == "" && rv.Catalogname == "" && ctesUsed[rv.Relname] {
 				continue
 			}
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return nil, withPosition(err, q, rv.Location)
 			}

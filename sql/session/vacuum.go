@@ -66,7 +66,7 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 	}
 	for _, r := range vs.Rels {
 		rv := r.GetVacuumRelation().GetRelation()
-		t, err := s.cat.Resolve(rangeVarParts(rv), s.searchPath())
+		t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
 		if err != nil {
 			return "", err
 		}
