@@ -21,6 +21,7 @@ func storageID(t *catalog.Table) storage.TableID { return storage.TableID(t.ID) 
 // persist writes a changed catalog in the current transaction and makes it
 // the transaction's catalog.
 func (s *Session) persist(c *catalog.Catalog, changed, dropped []uint32) error {
+	s.noteDDL(c, changed, dropped)
 	if err := s.eng.Catalog.Persist(s.txn, c, changed, dropped); err != nil {
 		return err
 	}

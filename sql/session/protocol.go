@@ -28,6 +28,8 @@ func (s *Session) SimpleQuery(ctx context.Context, sql string, w server.ResultWr
 	if len(stmts) == 0 {
 		return w.EmptyQuery()
 	}
+	s.lone = len(stmts) == 1
+	defer func() { s.lone = false }()
 	for _, st := range stmts {
 		if err := s.runSimple(ctx, st, w); err != nil {
 			s.fail()
@@ -131,6 +133,11 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 		tag, err := p.action(ctx, nil)
 		if err != nil {
 			return mapStorageErr(err)
+		}
+		if s.lone && !s.explicit && s.ddl == ddlTempOnly {
+			if tag, err = s.commitTempDDL(ctx, st, tag); err != nil {
+				return err
+			}
 		}
 		return s.complete(w, tag)
 	}

@@ -160,6 +160,10 @@ type Session struct {
 	tempName     string
 	tempUsed     bool
 	tempOnCommit bool
+	// ddl says what the transaction's DDL changed (temp.go), lone that
+	// the running simple-protocol message holds one statement.
+	ddl  ddlScope
+	lone bool
 
 	// Transaction state.
 	txn      *storage.Txn
@@ -313,6 +317,7 @@ func (s *Session) ensureTxn() error {
 		return err
 	}
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	s.ddl = ddlNone
 	s.readOnly = s.setting("default_transaction_read_only") == "on"
 	s.savedVals = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -279,4 +280,68 @@ func onCommitAction(a pg_query.OnCommitAction, temp bool) (string, error) {
 		return catalog.OnCommitDrop, nil
 	}
 	return "", nil
+}
+
+// ddlScope is what a transaction's DDL changed so far.
+type ddlScope uint8
+
+const (
+	ddlNone     ddlScope = iota
+	ddlTempOnly          // only temporary relations and temporary schemas
+	ddlOther             // some permanent object
+)
+
+// noteDDL records whether a persist changes only temporary objects (looked
+// up in the new catalog c, dropped ones in the transaction's current one).
+func (s *Session) noteDDL(c *catalog.Catalog, changed, dropped []uint32) {
+	temp := func(cat *catalog.Catalog, id uint32) bool {
+		if sc, ok := cat.SchemaByID(id); ok {
+			return catalog.IsTempSchema(sc.Name)
+		}
+		t, ok := cat.Table(id)
+		return ok && cat.IsTemp(t)
+	}
+	scope := ddlTempOnly
+	for _, id := range changed {
+		if !temp(c, id) {
+			scope = ddlOther
+		}
+	}
+	for _, id := range dropped {
+		if !temp(s.cat, id) {
+			scope = ddlOther
+		}
+	}
+	if s.ddl == ddlNone || scope == ddlOther {
+		s.ddl = scope
+	}
+}
+
+// commitTempDDL commits a lone statement of its own implicit transaction
+// that changed only temporary objects, running it again on a fresh
+// snapshot when concurrent DDL of another session committed first: every
+// DDL writes the catalog generation, so two sessions' temporary tables
+// would otherwise conflict where PostgreSQL's never do.
+func (s *Session) commitTempDDL(ctx context.Context, st *parse.Statement, tag string) (string, error) {
+	notices := len(s.notices)
+	for attempt := 0; ; attempt++ {
+		err := s.commit()
+		if err == nil || pgerror.Code(err) != pgerror.SerializationFailure || attempt == 20 {
+			return tag, err
+		}
+		s.notices = s.notices[:notices]
+		if err := s.ensureTxn(); err != nil {
+			return "", err
+		}
+		p, err := s.prepare(st, nil)
+		if err != nil {
+			return "", err
+		}
+		if tag, err = p.action(ctx, nil); err != nil {
+			return "", mapStorageErr(err)
+		}
+		if s.ddl != ddlTempOnly {
+			return tag, nil // the statement's own transaction commits it
+		}
+	}
 }

@@ -2,6 +2,8 @@ package session_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,3 +127,34 @@ func TestCopyTempTable(t *testing.T) {
 type bytesBuffer []byte
 
 func (b *bytesBuffer) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// Sessions creating and dropping temporary tables at once do not fail
+// each other's statements (every DDL writes the catalog generation; a
+// lone temporary-table DDL that loses that race runs again).
+func TestTempTablesConcurrentSessions(t *testing.T) {
+	ctx := context.Background()
+	url := startServer(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		c := connect(t, url, pgx.QueryExecModeSimpleProtocol)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				for _, q := range []string{fmt.Sprintf("CREATE TEMP TABLE x%d (a INT PRIMARY KEY)", i), fmt.Sprintf("INSERT INTO x%d VALUES (1)", i),
+					fmt.Sprintf("CREATE TEMP TABLE y%d AS SELECT a FROM x%d", i, i), fmt.Sprintf("DROP TABLE x%d, y%d", i, i)} {
+					if _, err := c.Exec(ctx, q); err != nil {
+						errs <- fmt.Errorf("%s: %w", q, err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
