@@ -345,3 +345,10 @@ func (s *Session) commitTempDDL(ctx context.Context, st *parse.Statement, tag st
 		}
 	}
 }
+
+// otherSessionsTemp reports whether t is another session's temporary
+// relation.
+func (s *Session) otherSessionsTemp(t *catalog.Table) bool {
+	sc, ok := s.cat.SchemaByID(t.SchemaID)
+	return ok && catalog.IsTempSchema(sc.Name) && sc.Name != s.tempSchemaName()
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // A session's temporary tables are its own: another session resolves the
@@ -51,6 +52,11 @@ func TestTempTableIsolation(t *testing.T) {
 	}
 	if err := b.QueryRow(ctx, "SELECT count(*) FROM information_schema.tables WHERE table_name = 't' AND table_type = 'LOCAL TEMPORARY'").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("information_schema.tables lists %d temporary t (%v), want 1", n, err)
+	}
+
+	// VACUUM of every table leaves other sessions' temporary ones alone.
+	if _, err := b.Exec(ctx, "VACUUM"); err != nil {
+		t.Fatal(err)
 	}
 
 	a.Close(ctx)
@@ -156,5 +162,34 @@ func TestTempTablesConcurrentSessions(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// A view over a temporary table becomes temporary with PostgreSQL's
+// NOTICE, and goes when its session ends.
+func TestTempViewNotice(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := pgx.ParseConfig(startServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n.Message) }
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	for _, q := range []string{"CREATE TEMP TABLE tt (a INT)", "CREATE VIEW v AS SELECT a FROM tt"} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if len(notices) != 1 || notices[0] != `view "v" will be a temporary view` {
+		t.Fatalf("notices %q", notices)
+	}
+	var p string
+	if err := c.QueryRow(ctx, "SELECT relpersistence::text FROM pg_class WHERE relname = 'v'").Scan(&p); err != nil || p != "t" {
+		t.Fatalf("relpersistence %q (%v), want t", p, err)
 	}
 }

@@ -59,6 +59,9 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 	var tables []*catalog.Table
 	if len(vs.Rels) == 0 {
 		for _, t := range s.cat.Tables() {
+			if s.otherSessionsTemp(t) {
+				continue // as PostgreSQL, VACUUM leaves them to their session
+			}
 			if t.Kind == catalog.KindTable || t.Kind == catalog.KindMaterializedView || t.Kind == catalog.KindStreamingTable {
 				tables = append(tables, t)
 			}
