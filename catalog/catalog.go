@@ -283,7 +283,11 @@ func (c *Catalog) Resolve(parts []string, searchPath []string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	own := ownTemp(searchPath)
 	for _, sn := range schemas {
+		if len(parts) == 1 && IsTempSchema(sn) && sn != own {
+			continue // another session's, named in search_path
+		}
 		s, ok := c.schemas[sn]
 		if !ok {
 			if len(schemas) == 1 && sn != SystemSchema && sn != "pg_catalog" {

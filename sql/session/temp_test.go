@@ -38,6 +38,16 @@ func TestTempTableIsolation(t *testing.T) {
 	if _, err := b.Exec(ctx, "SELECT * FROM "+ns+".t"); pgCode(err) != "0A000" {
 		t.Fatalf("reading another session's temporary table: %v, want 0A000", err)
 	}
+	// Naming a's schema in search_path does not make its tables b's.
+	if _, err := b.Exec(ctx, "SET search_path = "+ns+", public"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.QueryRow(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("session b with %s on its path reads %d rows (%v), want the permanent table's 1", ns, n, err)
+	}
+	if _, err := b.Exec(ctx, "RESET search_path"); err != nil {
+		t.Fatal(err)
+	}
 	// b may have a temporary table of the same name.
 	if _, err := b.Exec(ctx, "CREATE TEMP TABLE t (x TEXT)"); err != nil {
 		t.Fatal(err)
