@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/mvserver/mvserver/catalog"
@@ -37,6 +38,7 @@ type viewWriter struct {
 	// seqs numbers copies of rows inserted after a Truncate (full refresh:
 	// the table is known empty, so no seek is needed).
 	seqs map[uint64]uint32
+	key  []byte // insertCopy's (storage copies keys it keeps)
 }
 
 func newViewWriter(in *Input) (*viewWriter, error) {
@@ -207,13 +209,12 @@ func (w *viewWriter) insertCopies(value []byte, n int64) error {
 	prefix := contentPrefix(value)
 	if n == 1 {
 		// The usual case: no row with this hash yet, so copy 0 is free.
+		// Insert checks that itself (one lookup, not two); a taken key
+		// falls through to numbering after the copies there.
 		key := binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), 0)
-		_, ok, err := w.txn.Get(w.info.ID, key)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			_, err := w.txn.Insert(w.info, key, value)
+		_, err := w.txn.Insert(w.info, key, value)
+		var dup *storage.DuplicateKeyError
+		if !errors.As(err, &dup) || dup.Index != 0 {
 			return err
 		}
 	}
