@@ -366,8 +366,19 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR. The executor builds its hash
 		// table on the right input: ΔL ⋈ R_new is run as R_new ⋈ ΔL so the
 		// table holds the change, not the whole other side.
-		add(&plus, deltaOnRight(j, ik, l.plus))
-		add(&minus, deltaOnRight(j, ik, l.minus))
+		for _, t := range []struct {
+			dst   *[]plan.Node
+			delta plan.Node
+		}{{&plus, l.plus}, {&minus, l.minus}} {
+			if t.delta == nil {
+				continue
+			}
+			right, rows, err := df.lookupSide(j, t.delta)
+			if err != nil {
+				return nil, err
+			}
+			add(t.dst, deltaOnRight(j, ik, right, rows))
+		}
 		add(&plus, withKind(j, ik, l.old, r.plus))
 		add(&minus, withKind(j, ik, l.old, r.minus))
 		if j.Kind == plan.JoinLeft || j.Kind == plan.JoinFull {
@@ -426,14 +437,15 @@ func withKind(j *plan.Join, kind plan.JoinKind, l, r plan.Node) plan.Node {
 	return &nj
 }
 
-// deltaOnRight is delta ⋈ j.Right (inner or cross) computed as
-// j.Right ⋈ delta, its columns put back in j's order.
-func deltaOnRight(j *plan.Join, kind plan.JoinKind, delta plan.Node) plan.Node {
+// deltaOnRight is delta ⋈ right (j.Right, or the part of it that can
+// match: lookup.go) for an inner or cross join j, computed as
+// right ⋈ delta, its columns put back in j's order.
+func deltaOnRight(j *plan.Join, kind plan.JoinKind, right, delta plan.Node) plan.Node {
 	if delta == nil {
 		return nil
 	}
 	sw := swapped(j)
-	sw.Kind, sw.Right = kind, delta
+	sw.Kind, sw.Left, sw.Right = kind, right, delta
 	cols := j.Columns()
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
 	exprs := make([]plan.Expr, len(cols))
