@@ -172,29 +172,72 @@ FROM orders o INNER JOIN products p ON o.product_id = p.product_id`)
 //
 //	MVSERVER_BENCH_VIEWS=transaction_summary go test -run X -bench IVMRefreshDelta -cpuprofile /tmp/inc.prof ./app
 func BenchmarkIVMRefreshDelta(b *testing.B) {
-	rows, d := 200_000, 1000
-	if s := os.Getenv("MVSERVER_BENCH_ROWS"); s != "" {
-		rows, _ = strconv.Atoi(s)
-	}
+	d := 1000
 	if s := os.Getenv("MVSERVER_BENCH_CHANGES"); s != "" {
 		d, _ = strconv.Atoi(s)
+	}
+	inserts := os.Getenv("MVSERVER_BENCH_KIND") == "inserts"
+	sv := loadSeedView(b)
+	next, lo := sv.rows, sv.rows
+	for b.Loop() {
+		b.StopTimer()
+		if inserts {
+			sv.insert(sv.table, next, next+d, sv.row)
+			next += d
+		} else {
+			lo -= d
+			if lo < 0 {
+				b.Fatal("ran out of rows to change")
+			}
+			sv.run(sv.update(lo, lo+d/2))
+			sv.run(fmt.Sprintf(`DELETE FROM %s WHERE %s >= %d AND %s < %d`, sv.table, sv.key, lo+d/2, sv.key, lo+d))
+		}
+		b.StartTimer()
+		sv.run(`REFRESH MATERIALIZED VIEW ` + sv.view)
+	}
+}
+
+// BenchmarkIVMRefreshFull repeats REFRESH … FULL of a seed view over
+// MVSERVER_BENCH_ROWS (default 200k) rows (MVSERVER_BENCH_VIEWS picks
+// the view, as for BenchmarkIVMRefreshDelta); nothing changes between
+// refreshes, so each recomputes everything and writes nothing.
+func BenchmarkIVMRefreshFull(b *testing.B) {
+	sv := loadSeedView(b)
+	for b.Loop() {
+		sv.run(`REFRESH MATERIALIZED VIEW ` + sv.view + ` FULL`)
+	}
+}
+
+// seedView is a loaded seed workload for the refresh benchmarks.
+type seedView struct {
+	view, table, key string
+	rows             int
+	run              func(string)
+	insert           func(table string, from, to int, row func(int) string)
+	row              func(int) string
+	update           func(lo, hi int) string
+}
+
+func loadSeedView(b *testing.B) *seedView {
+	rows := 200_000
+	if s := os.Getenv("MVSERVER_BENCH_ROWS"); s != "" {
+		rows, _ = strconv.Atoi(s)
 	}
 	view := "transaction_summary"
 	if s := os.Getenv("MVSERVER_BENCH_VIEWS"); s != "" {
 		view = s
 	}
-	inserts := os.Getenv("MVSERVER_BENCH_KIND") == "inserts"
 	srv, err := Start(Config{Logger: slog.New(slog.DiscardHandler), DataDir: b.TempDir(), Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer srv.Shutdown(5 * time.Second)
+	b.Cleanup(func() { srv.Shutdown(5 * time.Second) })
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, "postgres://bench@"+srv.Addr().String()+"/mvserver?sslmode=disable")
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	b.Cleanup(func() { conn.Close(ctx) })
 	run := func(q string) {
 		if _, err := conn.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
 			b.Fatalf("%.200s: %v", q, err)
@@ -240,25 +283,9 @@ FROM orders o INNER JOIN products p ON o.product_id = p.product_id`
 	}
 	insert(table, 0, rows, row)
 	run(`CREATE MATERIALIZED VIEW ` + view + ` AS ` + query)
-	next, lo := rows, rows
-	for b.Loop() {
-		b.StopTimer()
-		if inserts {
-			insert(table, next, next+d, row)
-			next += d
-		} else {
-			lo -= d
-			if lo < 0 {
-				b.Fatal("ran out of rows to change")
-			}
-			run(update(lo, lo+d/2))
-			key := "txn_id"
-			if table == "orders" {
-				key = "order_id"
-			}
-			run(fmt.Sprintf(`DELETE FROM %s WHERE %s >= %d AND %s < %d`, table, key, lo+d/2, key, lo+d))
-		}
-		b.StartTimer()
-		run(`REFRESH MATERIALIZED VIEW ` + view)
+	key := "txn_id"
+	if table == "orders" {
+		key = "order_id"
 	}
+	return &seedView{view: view, table: table, key: key, rows: rows, run: run, insert: insert, row: row, update: update}
 }

@@ -479,7 +479,16 @@ func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
 	if r.scalar() {
 		r.group(nil, false)
 	} else {
-		r.byInt = map[int64]*aggGroup{}
+		// About as many groups as the view had rows: sized once, the
+		// maps do not grow by rehashing.
+		n, err := r.in.Txn.RowCount(storage.TableID(r.in.View.ID))
+		if err != nil {
+			return nil, 0, err
+		}
+		n = min(n, 1<<22)
+		r.groups = make(map[string]*aggGroup, n)
+		r.byInt = make(map[int64]*aggGroup, n)
+		r.order = make([]string, 0, n)
 	}
 	read, err := r.fold(ctx, r.g.agg.Input, false)
 	r.byInt = nil
