@@ -35,15 +35,8 @@ func (df *differ) lookupSide(j *plan.Join, delta plan.Node) (right, rows plan.No
 	if n < 2*lookupRowsPerKey {
 		return j.Right, delta, nil
 	}
-	op, err := exec.Build(df.ctx, delta)
+	given, err := df.materialize(delta)
 	if err != nil {
-		return nil, nil, err
-	}
-	given := &plan.Given{Cols: delta.Columns()}
-	if err := exec.Drain(op, func(b []exec.Row) error {
-		given.Rows = append(given.Rows, b...)
-		return nil
-	}); err != nil {
 		return nil, nil, err
 	}
 	if int64(len(given.Rows))*lookupRowsPerKey > n {
