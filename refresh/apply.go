@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
@@ -63,7 +64,7 @@ func newViewWriter(in *Input) (*viewWriter, error) {
 func (w *viewWriter) encode(dst []byte, r exec.Row, leaving bool) (out []byte, keep bool, err error) {
 	for i, c := range w.v.Columns {
 		d := r[i]
-		if !d.IsNull() && (d.K != c.Type.Kind || c.Type.Width > 0 || c.Type.Precision > 0) {
+		if !d.IsNull() && (d.K != c.Type.Kind || c.Type.Width > 0 || c.Type.Precision > 0) && !fitsNumeric(d, c.Type) {
 			if d, err = types.Cast(d, c.Type, w.env, false); err != nil {
 				return nil, false, err
 			}
@@ -87,6 +88,18 @@ func (w *viewWriter) encode(dst []byte, r exec.Row, leaving bool) (out []byte, k
 		}
 	}
 	return types.AppendRowValue(dst, w.ids, w.row), true, nil
+}
+
+// fitsNumeric reports whether d is a decimal that a cast to t (a
+// NUMERIC(p,s) column) would leave as it is: already of scale s, with at
+// most p-s digits before the point. (Most values of a DECIMAL view column
+// come from a column of that type: the cast, a quantize and a copy per
+// value, is skipped.)
+func fitsNumeric(d types.Datum, t types.T) bool {
+	if d.K != types.KindNumeric || t.Kind != types.KindNumeric || t.Precision == 0 || d.D.Form != apd.Finite || d.D.Exponent != -t.Scale {
+		return false
+	}
+	return d.D.IsZero() || int32(d.D.NumDigits())+d.D.Exponent <= t.Precision-t.Scale
 }
 
 // insertFresh writes a row into a view truncated in this transaction.

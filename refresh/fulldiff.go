@@ -3,6 +3,7 @@ package refresh
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
@@ -35,17 +36,48 @@ func (s *newRowSet) add(value []byte) {
 
 func (s *newRowSet) value(e newRowEnt) []byte { return s.data[e.off : e.off+uint64(e.n)] }
 
-// sort orders the rows by hash, equal values together.
-func (s *newRowSet) sort() {
-	slices.SortFunc(s.ents, func(a, b newRowEnt) int {
-		if a.h != b.h {
-			if a.h < b.h {
-				return -1
-			}
-			return 1
+func (s *newRowSet) cmp(a, b newRowEnt) int {
+	if a.h != b.h {
+		if a.h < b.h {
+			return -1
 		}
-		return bytes.Compare(s.value(a), s.value(b))
-	})
+		return 1
+	}
+	return bytes.Compare(s.value(a), s.value(b))
+}
+
+// sort orders the rows by hash, equal values together. Hashes are
+// uniform: many rows are first distributed by their top bits into about
+// one bucket per 8 rows (two passes over the entries), then each small
+// bucket is sorted.
+func (s *newRowSet) sort() {
+	n := len(s.ents)
+	if n < 1<<12 {
+		slices.SortFunc(s.ents, s.cmp)
+		return
+	}
+	nb := min(bits.Len(uint(n/8)), 20)
+	shift := 64 - nb
+	start := make([]int, 1<<nb+1)
+	for _, e := range s.ents {
+		start[e.h>>shift+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	out := make([]newRowEnt, n)
+	next := slices.Clone(start[:len(start)-1])
+	for _, e := range s.ents {
+		b := e.h >> shift
+		out[next[b]] = e
+		next[b]++
+	}
+	for b := 0; b+1 < len(start); b++ {
+		if seg := out[start[b]:start[b+1]]; len(seg) > 1 {
+			slices.SortFunc(seg, s.cmp)
+		}
+	}
+	s.ents = out
 }
 
 // mergeInto writes the difference between the view's stored rows and s:
