@@ -162,3 +162,130 @@ FROM orders o INNER JOIN products p ON o.product_id = p.product_id`)
 		}
 	}
 }
+
+// BenchmarkIVMRefreshDelta repeats one incremental refresh of a seed view
+// after MVSERVER_BENCH_CHANGES (default 1000) changed source rows — half
+// updates (moving rows between groups or join partners), half deletes, or
+// inserts with MVSERVER_BENCH_KIND=inserts — over MVSERVER_BENCH_ROWS
+// (default 200k) rows. Only the REFRESH is timed, so a CPU profile
+// focused on refresh shows its fixed costs:
+//
+//	MVSERVER_BENCH_VIEWS=transaction_summary go test -run X -bench IVMRefreshDelta -cpuprofile /tmp/inc.prof ./app
+func BenchmarkIVMRefreshDelta(b *testing.B) {
+	d := 1000
+	if s := os.Getenv("MVSERVER_BENCH_CHANGES"); s != "" {
+		d, _ = strconv.Atoi(s)
+	}
+	inserts := os.Getenv("MVSERVER_BENCH_KIND") == "inserts"
+	sv := loadSeedView(b)
+	next, lo := sv.rows, sv.rows
+	for b.Loop() {
+		b.StopTimer()
+		if inserts {
+			sv.insert(sv.table, next, next+d, sv.row)
+			next += d
+		} else {
+			lo -= d
+			if lo < 0 {
+				b.Fatal("ran out of rows to change")
+			}
+			sv.run(sv.update(lo, lo+d/2))
+			sv.run(fmt.Sprintf(`DELETE FROM %s WHERE %s >= %d AND %s < %d`, sv.table, sv.key, lo+d/2, sv.key, lo+d))
+		}
+		b.StartTimer()
+		sv.run(`REFRESH MATERIALIZED VIEW ` + sv.view)
+	}
+}
+
+// BenchmarkIVMRefreshFull repeats REFRESH … FULL of a seed view over
+// MVSERVER_BENCH_ROWS (default 200k) rows (MVSERVER_BENCH_VIEWS picks
+// the view, as for BenchmarkIVMRefreshDelta); nothing changes between
+// refreshes, so each recomputes everything and writes nothing.
+func BenchmarkIVMRefreshFull(b *testing.B) {
+	sv := loadSeedView(b)
+	for b.Loop() {
+		sv.run(`REFRESH MATERIALIZED VIEW ` + sv.view + ` FULL`)
+	}
+}
+
+// seedView is a loaded seed workload for the refresh benchmarks.
+type seedView struct {
+	view, table, key string
+	rows             int
+	run              func(string)
+	insert           func(table string, from, to int, row func(int) string)
+	row              func(int) string
+	update           func(lo, hi int) string
+}
+
+func loadSeedView(b *testing.B) *seedView {
+	rows := 200_000
+	if s := os.Getenv("MVSERVER_BENCH_ROWS"); s != "" {
+		rows, _ = strconv.Atoi(s)
+	}
+	view := "transaction_summary"
+	if s := os.Getenv("MVSERVER_BENCH_VIEWS"); s != "" {
+		view = s
+	}
+	srv, err := Start(Config{Logger: slog.New(slog.DiscardHandler), DataDir: b.TempDir(), Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Shutdown(5 * time.Second) })
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, "postgres://bench@"+srv.Addr().String()+"/mvserver?sslmode=disable")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close(ctx) })
+	run := func(q string) {
+		if _, err := conn.Exec(ctx, q, pgx.QueryExecModeSimpleProtocol); err != nil {
+			b.Fatalf("%.200s: %v", q, err)
+		}
+	}
+	const products, accounts = 10000, 100000
+	table, query := "transactions_table", `SELECT account_id, COUNT(txn_id) txn_count, SUM(txn_amount) account_revenue
+FROM transactions_table GROUP BY account_id`
+	row := func(i int) string { return fmt.Sprintf("(%d,%d,%d.%02d)", i, i*7919%accounts, i%1000, i%100) }
+	update := func(lo, hi int) string {
+		return fmt.Sprintf(`UPDATE transactions_table SET txn_amount = txn_amount + 1, account_id = (account_id + 1) %% %d WHERE txn_id >= %d AND txn_id < %d`, accounts, lo, hi)
+	}
+	run(`CREATE TABLE transactions_table (txn_id BIGINT PRIMARY KEY, account_id INT, txn_amount DECIMAL(12,2))`)
+	if view == "cleaned_order_data" {
+		table, query = "orders", `SELECT o.order_id, o.order_date, o.product_id, p.product_name, o.quantity, p.price, o.quantity * p.price AS revenue
+FROM orders o INNER JOIN products p ON o.product_id = p.product_id`
+		row = func(i int) string {
+			return fmt.Sprintf("(%d,DATE '2025-01-01' + %d,%d,%d)", i, i%365, i*31%products, 1+i%5)
+		}
+		update = func(lo, hi int) string {
+			return fmt.Sprintf(`UPDATE orders SET quantity = quantity + 1, product_id = (product_id + 1) %% %d WHERE order_id >= %d AND order_id < %d`, products, lo, hi)
+		}
+		run(`CREATE TABLE orders (order_id BIGINT PRIMARY KEY, order_date DATE, product_id INT, quantity INT)`)
+		run(`CREATE TABLE products (product_id INT PRIMARY KEY, product_name STRING, price DECIMAL(10,2))`)
+	}
+	insert := func(table string, from, to int, row func(i int) string) {
+		var sb strings.Builder
+		const per = 5000
+		for base := from; base < to; base += per {
+			sb.Reset()
+			sb.WriteString("INSERT INTO " + table + " VALUES ")
+			for i := base; i < min(base+per, to); i++ {
+				if i > base {
+					sb.WriteByte(',')
+				}
+				sb.WriteString(row(i))
+			}
+			run(sb.String())
+		}
+	}
+	if view == "cleaned_order_data" {
+		insert("products", 0, products, func(i int) string { return fmt.Sprintf("(%d,'product %d',%d.%02d)", i, i, 1+i%50, i%100) })
+	}
+	insert(table, 0, rows, row)
+	run(`CREATE MATERIALIZED VIEW ` + view + ` AS ` + query)
+	key := "txn_id"
+	if table == "orders" {
+		key = "order_id"
+	}
+	return &seedView{view: view, table: table, key: key, rows: rows, run: run, insert: insert, row: row, update: update}
+}

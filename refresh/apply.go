@@ -3,8 +3,10 @@ package refresh
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/cockroachdb/apd/v3"
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
@@ -37,6 +39,7 @@ type viewWriter struct {
 	// seqs numbers copies of rows inserted after a Truncate (full refresh:
 	// the table is known empty, so no seek is needed).
 	seqs map[uint64]uint32
+	key  []byte // insertCopy's (storage copies keys it keeps)
 }
 
 func newViewWriter(in *Input) (*viewWriter, error) {
@@ -61,7 +64,7 @@ func newViewWriter(in *Input) (*viewWriter, error) {
 func (w *viewWriter) encode(dst []byte, r exec.Row, leaving bool) (out []byte, keep bool, err error) {
 	for i, c := range w.v.Columns {
 		d := r[i]
-		if !d.IsNull() && (d.K != c.Type.Kind || c.Type.Width > 0 || c.Type.Precision > 0) {
+		if !d.IsNull() && (d.K != c.Type.Kind || c.Type.Width > 0 || c.Type.Precision > 0) && !fitsNumeric(d, c.Type) {
 			if d, err = types.Cast(d, c.Type, w.env, false); err != nil {
 				return nil, false, err
 			}
@@ -85,6 +88,18 @@ func (w *viewWriter) encode(dst []byte, r exec.Row, leaving bool) (out []byte, k
 		}
 	}
 	return types.AppendRowValue(dst, w.ids, w.row), true, nil
+}
+
+// fitsNumeric reports whether d is a decimal that a cast to t (a
+// NUMERIC(p,s) column) would leave as it is: already of scale s, with at
+// most p-s digits before the point. (Most values of a DECIMAL view column
+// come from a column of that type: the cast, a quantize and a copy per
+// value, is skipped.)
+func fitsNumeric(d types.Datum, t types.T) bool {
+	if d.K != types.KindNumeric || t.Kind != types.KindNumeric || t.Precision == 0 || d.D.Form != apd.Finite || d.D.Exponent != -t.Scale {
+		return false
+	}
+	return d.D.IsZero() || int32(d.D.NumDigits())+d.D.Exponent <= t.Precision-t.Scale
 }
 
 // insertFresh writes a row into a view truncated in this transaction.
@@ -207,13 +222,12 @@ func (w *viewWriter) insertCopies(value []byte, n int64) error {
 	prefix := contentPrefix(value)
 	if n == 1 {
 		// The usual case: no row with this hash yet, so copy 0 is free.
+		// Insert checks that itself (one lookup, not two); a taken key
+		// falls through to numbering after the copies there.
 		key := binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), 0)
-		_, ok, err := w.txn.Get(w.info.ID, key)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			_, err := w.txn.Insert(w.info, key, value)
+		_, err := w.txn.Insert(w.info, key, value)
+		var dup *storage.DuplicateKeyError
+		if !errors.As(err, &dup) || dup.Index != 0 {
 			return err
 		}
 	}

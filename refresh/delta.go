@@ -366,8 +366,19 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR. The executor builds its hash
 		// table on the right input: ΔL ⋈ R_new is run as R_new ⋈ ΔL so the
 		// table holds the change, not the whole other side.
-		add(&plus, deltaOnRight(j, ik, l.plus))
-		add(&minus, deltaOnRight(j, ik, l.minus))
+		for _, t := range []struct {
+			dst   *[]plan.Node
+			delta plan.Node
+		}{{&plus, l.plus}, {&minus, l.minus}} {
+			if t.delta == nil {
+				continue
+			}
+			right, rows, err := df.lookupSide(j, t.delta)
+			if err != nil {
+				return nil, err
+			}
+			add(t.dst, deltaOnRight(j, ik, right, rows))
+		}
 		add(&plus, withKind(j, ik, l.old, r.plus))
 		add(&minus, withKind(j, ik, l.old, r.minus))
 		if j.Kind == plan.JoinLeft || j.Kind == plan.JoinFull {
@@ -426,14 +437,15 @@ func withKind(j *plan.Join, kind plan.JoinKind, l, r plan.Node) plan.Node {
 	return &nj
 }
 
-// deltaOnRight is delta ⋈ j.Right (inner or cross) computed as
-// j.Right ⋈ delta, its columns put back in j's order.
-func deltaOnRight(j *plan.Join, kind plan.JoinKind, delta plan.Node) plan.Node {
+// deltaOnRight is delta ⋈ right (j.Right, or the part of it that can
+// match: lookup.go) for an inner or cross join j, computed as
+// right ⋈ delta, its columns put back in j's order.
+func deltaOnRight(j *plan.Join, kind plan.JoinKind, right, delta plan.Node) plan.Node {
 	if delta == nil {
 		return nil
 	}
 	sw := swapped(j)
-	sw.Kind, sw.Right = kind, delta
+	sw.Kind, sw.Left, sw.Right = kind, right, delta
 	cols := j.Columns()
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
 	exprs := make([]plan.Expr, len(cols))
@@ -658,9 +670,6 @@ func (df *differ) timeFilter(f *plan.Filter) (*diffResult, error) {
 		return x
 	})
 	c2 := f.Cond
-	isNot := func(c plan.Expr) plan.Expr {
-		return &plan.Not{E: &plan.Coalesce{Args: []plan.Expr{c, &plan.Const{D: types.NewBool(false), T: types.Bool}}, T: types.Bool}}
-	}
 	cols := f.Columns()
 	filter := func(n plan.Node, c plan.Expr) plan.Node {
 		if n == nil {
@@ -668,11 +677,86 @@ func (df *differ) timeFilter(f *plan.Filter) (*diffResult, error) {
 		}
 		return &plan.Filter{Input: n, Cond: c}
 	}
+	// X_old is read once for both parts, each condition evaluated once
+	// per row: the rows that crossed a boundary (few) are kept.
+	var agedIn, agedOut plan.Node
+	if in.old != nil {
+		var err error
+		if agedIn, agedOut, err = df.crossed(in.old, c1, c2); err != nil {
+			return nil, err
+		}
+	}
 	return &diffResult{changed: true,
-		plus:  unionAll(cols, filter(in.plus, c2), filter(in.old, &plan.And{Args: []plan.Expr{c2, isNot(c1)}})),
-		minus: unionAll(cols, filter(in.minus, c2), filter(in.old, &plan.And{Args: []plan.Expr{c1, isNot(c2)}})),
+		plus:  unionAll(cols, filter(in.plus, c2), agedIn),
+		minus: unionAll(cols, filter(in.minus, c2), agedOut),
 		old:   filter(in.old, c1),
 	}, nil
+}
+
+// crossed splits the rows of n for which c1 and c2 (NULL as false)
+// differ: those where only c2 holds (agedIn) and only c1 (agedOut); nil
+// when there are none.
+func (df *differ) crossed(n plan.Node, c1, c2 plan.Expr) (agedIn, agedOut plan.Node, err error) {
+	f1, err := exec.Compile(c1, df.ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	f2, err := exec.Compile(c2, df.ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	op, err := exec.Build(df.ctx, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, out := &plan.Given{Cols: n.Columns()}, &plan.Given{Cols: n.Columns()}
+	holds := func(f func(exec.Row) (types.Datum, error), r exec.Row) (bool, error) {
+		d, err := f(r)
+		return err == nil && d.K == types.KindBool && d.I != 0, err
+	}
+	err = exec.Drain(op, func(b []exec.Row) error {
+		for _, r := range b {
+			h1, err := holds(f1, r)
+			if err != nil {
+				return err
+			}
+			h2, err := holds(f2, r)
+			if err != nil {
+				return err
+			}
+			switch {
+			case h2 && !h1:
+				in.Rows = append(in.Rows, r)
+			case h1 && !h2:
+				out.Rows = append(out.Rows, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(in.Rows) > 0 {
+		agedIn = in
+	}
+	if len(out.Rows) > 0 {
+		agedOut = out
+	}
+	return agedIn, agedOut, nil
+}
+
+// materialize runs n and returns its rows as a plan.
+func (df *differ) materialize(n plan.Node) (*plan.Given, error) {
+	op, err := exec.Build(df.ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	g := &plan.Given{Cols: n.Columns()}
+	err = exec.Drain(op, func(b []exec.Row) error {
+		g.Rows = append(g.Rows, b...)
+		return nil
+	})
+	return g, err
 }
 
 // window recomputes the window partitions the changes touch, as of the

@@ -13,13 +13,16 @@
 //     techniques the query's shape allows and what blocks them; the change
 //     of every source since the checkpoint is read from its change feed
 //     (delta.go: per row id, first old image and last new image); the
-//     view's change is built by differentiating the bound plan (delta.go)
+//     view's change is built by differentiating the bound plan (delta.go;
+//     a change joined to a table on its primary key looks its keys up
+//     there instead of reading the table: lookup.go)
 //     or, for a query ending in COUNT/SUM/AVG/MIN/MAX, by folding the
 //     input's change into stored per-group states (groupagg.go); the cost
 //     model weighs it against a full recompute;
 //  5. writes the view's change (apply.go: rows gained minus rows lost,
 //     consolidated by content) or its full recompute (full.go: only the
-//     rows that differ), the group states, the checkpoint and the run
+//     rows that differ, found by merging the sorted new rows with the
+//     stored ones, fulldiff.go), the group states, the checkpoint and the run
 //     record in ONE storage commit, so readers see the old or the new
 //     content, never a mix, and a crash leaves the previous state whole.
 //

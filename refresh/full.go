@@ -5,13 +5,13 @@ import (
 
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
-	"github.com/mvserver/mvserver/storage"
 )
 
 // diffFullLimit is the largest view (in rows) whose full recompute is
-// written as a difference: the old rows are held in memory and only rows
-// that changed are written, so the view's change feed — what views above
-// it read — holds the real change. Larger views are rewritten.
+// written as a difference (fulldiff.go): the new rows are held in memory,
+// merged with the stored ones, and only rows that changed are written, so
+// the view's change feed — what views above it read — holds the real
+// change. Larger views are rewritten.
 const diffFullLimit = 2_000_000
 
 // runFull recomputes the view's rows (FULL_RECOMPUTE). A view that
@@ -24,13 +24,11 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		return st, err
 	}
 	info := w.info
-	var old *oldRows
+	var diff *newRowSet
 	if n, err := in.Txn.RowCount(info.ID); err != nil {
 		return st, err
 	} else if n <= diffFullLimit && in.Checkpoint != nil {
-		if old, err = loadOldRows(in.Txn, info.ID); err != nil {
-			return st, err
-		}
+		diff = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
 		return st, err
 	}
@@ -50,6 +48,7 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	var buf []byte
 	var produced int64
 	err = exec.Drain(op, func(rows []exec.Row) error {
+		var held int64 // bytes the difference's new rows take in this batch
 		for _, r := range rows {
 			var keep bool
 			var err error
@@ -60,11 +59,9 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				st.RowsDropped++
 				continue
 			}
-			if old != nil {
-				if old.keep(buf) {
-					continue
-				}
-				old.add(buf)
+			if diff != nil {
+				diff.add(buf)
+				held += int64(len(buf)) + 24
 				continue
 			}
 			if err := w.insertFresh(buf); err != nil {
@@ -73,73 +70,18 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 			st.RowsWritten++
 		}
 		produced += int64(len(rows))
+		if err := in.Exec.Mem.Charge("full refresh's new rows", held); err != nil {
+			return err
+		}
 		return ctx.Err()
 	})
 	if an == nil || an.groupAgg == nil {
 		st.RowsRead = produced
 	}
-	if err == nil && old != nil {
-		err = old.write(w, &st)
+	if err == nil && diff != nil {
+		err = diff.mergeInto(w, &st)
 	}
 	return st, err
-}
-
-// oldRows are a view's rows before a full recompute, by content, and the
-// new rows not among them.
-type oldRows struct {
-	rows  map[string][]storage.Row
-	added map[string]int64
-	order []string
-}
-
-func loadOldRows(txn *storage.Txn, tbl storage.TableID) (*oldRows, error) {
-	o := &oldRows{rows: map[string][]storage.Row{}, added: map[string]int64{}}
-	it := txn.Scan(tbl, nil, nil)
-	defer it.Close()
-	for it.Next() {
-		r := it.Row()
-		k := string(r.Value)
-		o.rows[k] = append(o.rows[k], storage.Row{Key: append([]byte(nil), r.Key...), Value: []byte(k), RowID: r.RowID, CommitVersion: r.CommitVersion})
-	}
-	return o, it.Err()
-}
-
-// keep consumes one old copy of value, if any is left.
-func (o *oldRows) keep(value []byte) bool {
-	rs := o.rows[string(value)]
-	if len(rs) == 0 {
-		return false
-	}
-	o.rows[string(value)] = rs[:len(rs)-1]
-	return true
-}
-
-func (o *oldRows) add(value []byte) {
-	k := string(value)
-	if o.added[k] == 0 {
-		o.order = append(o.order, k)
-	}
-	o.added[k]++
-}
-
-// write deletes the old rows nobody kept, then inserts the new ones.
-func (o *oldRows) write(w *viewWriter, st *Stats) error {
-	for _, rs := range o.rows {
-		for _, r := range rs {
-			if err := w.txn.DeleteRow(w.info, r); err != nil {
-				return err
-			}
-			st.RowsDeleted++
-		}
-	}
-	for _, k := range o.order {
-		n := o.added[k]
-		if err := w.insertCopies([]byte(k), n); err != nil {
-			return err
-		}
-		st.RowsWritten += n
-	}
-	return nil
 }
 
 // runIncremental applies a planned incremental change to the view.

@@ -175,6 +175,12 @@ type groupAggRun struct {
 	proj     []plan.Expr
 	groups   map[string]*aggGroup
 	order    []string
+	// byInt finds the group of a single non-NULL integer key without
+	// encoding it (a full fold looks a group up per input row).
+	byInt map[int64]*aggGroup
+	hk    []byte
+	vals  []types.Datum // appendState's
+	ids   []uint32
 }
 
 func groupStatePrefix(view uint32) []byte {
@@ -217,17 +223,19 @@ func (r *groupAggRun) stateKey(hk string) []byte {
 }
 
 // encode stores keys, n and every state as one row value.
-func (r *groupAggRun) encode(grp *aggGroup) []byte {
-	vals := append([]types.Datum(nil), grp.keys...)
+func (r *groupAggRun) encode(grp *aggGroup) []byte { return r.appendState(nil, grp) }
+
+func (r *groupAggRun) appendState(dst []byte, grp *aggGroup) []byte {
+	vals := append(r.vals[:0], grp.keys...)
 	vals = append(vals, types.NewInt8(grp.n))
 	for _, s := range grp.states {
 		vals = append(vals, s.State()...)
 	}
-	ids := make([]uint32, len(vals))
-	for i := range ids {
-		ids[i] = uint32(i + 1)
+	r.vals = vals
+	for len(r.ids) < len(vals) {
+		r.ids = append(r.ids, uint32(len(r.ids)+1))
 	}
-	return types.AppendRowValue(nil, ids, vals)
+	return types.AppendRowValue(dst, r.ids[:len(vals)], vals)
 }
 
 func (r *groupAggRun) decode(v []byte) (*aggGroup, error) {
@@ -276,11 +284,21 @@ func (r *groupAggRun) result(grp *aggGroup) ([]types.Datum, error) {
 // group finds (loading from storage) the group of projected row p.
 func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
 	nk := len(r.g.agg.GroupBy)
-	var hk []byte
+	intKey := nk == 1 && r.byInt != nil && intKind(p[0].K)
+	if intKey {
+		if grp := r.byInt[p[0].I]; grp != nil {
+			return grp, nil
+		}
+	}
+	hk := r.hk[:0]
 	for _, d := range p[:nk] {
 		hk = types.HashKey(hk, d)
 	}
+	r.hk = hk
 	if grp := r.groups[string(hk)]; grp != nil {
+		if intKey {
+			r.byInt[p[0].I] = grp
+		}
 		return grp, nil
 	}
 	var grp *aggGroup
@@ -301,31 +319,57 @@ func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
 	if grp == nil {
 		grp = r.fresh(append([]types.Datum(nil), p[:nk]...))
 	}
-	// The group, its map entry, its order slot and its states.
+	// The group, its map entries, its order slot and its states.
 	if err := r.in.Exec.Mem.Charge("group-aggregate refresh", 2*int64(len(hk))+exec.RowBytes(grp.keys)+160+int64(len(r.news))*64); err != nil {
 		return nil, err
 	}
-	r.groups[string(hk)] = grp
-	r.order = append(r.order, string(hk))
+	k := string(hk)
+	r.groups[k] = grp
+	r.order = append(r.order, k)
+	if intKey {
+		r.byInt[p[0].I] = grp
+	}
 	return grp, nil
 }
 
+// intKind: kinds whose HashKey is their I alone (so equal I, equal key).
+func intKind(k types.Kind) bool {
+	switch k {
+	case types.KindInt2, types.KindInt4, types.KindInt8:
+		return true
+	}
+	return false
+}
+
 // project runs the projection of the input rows (group keys, arguments,
-// filters) over n and calls fn per row.
+// filters) over n and calls fn per row. The row passed to fn is reused:
+// fn copies what it keeps.
 func (r *groupAggRun) project(ctx context.Context, n plan.Node, fn func(exec.Row) error) error {
 	if n == nil {
 		return nil
 	}
-	cols := make([]plan.Column, len(r.proj))
+	fns := make([]func(exec.Row) (types.Datum, error), len(r.proj))
 	for i, e := range r.proj {
-		cols[i] = plan.Column{Name: "?column?", T: e.Type()}
+		f, err := exec.Compile(e, r.in.Exec)
+		if err != nil {
+			return err
+		}
+		fns[i] = f
 	}
-	op, err := exec.Build(r.in.Exec, &plan.Project{Input: n, Exprs: r.proj, Cols: cols})
+	op, err := exec.Build(r.in.Exec, n)
 	if err != nil {
 		return err
 	}
+	p := make(exec.Row, len(r.proj))
 	return exec.Drain(op, func(rows []exec.Row) error {
-		for _, p := range rows {
+		for _, in := range rows {
+			for i, f := range fns {
+				d, err := f(in)
+				if err != nil {
+					return err
+				}
+				p[i] = d
+			}
 			if err := fn(p); err != nil {
 				return err
 			}
@@ -367,7 +411,7 @@ func (r *groupAggRun) foldChange(ctx context.Context, plus, minus plan.Node) (in
 			buf = types.AppendRowValue(buf[:0], ids, p)
 			e := net[string(buf)]
 			if e == nil {
-				e = &entry{row: p}
+				e = &entry{row: append(exec.Row(nil), p...)}
 				net[string(buf)] = e
 				order = append(order, string(buf))
 			}
@@ -436,29 +480,79 @@ func clearGroupStates(txn *storage.Txn, view uint32) error {
 // full computes every group from the input, stores the states and returns
 // the view's rows as a plan.
 func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
-	if err := clearGroupStates(r.in.Txn, r.in.View.ID); err != nil {
-		return nil, 0, err
-	}
 	if r.scalar() {
 		r.group(nil, false)
+	} else {
+		// About as many groups as the view had rows: sized once, the
+		// maps do not grow by rehashing.
+		n, err := r.in.Txn.RowCount(storage.TableID(r.in.View.ID))
+		if err != nil {
+			return nil, 0, err
+		}
+		n = min(n, 1<<22)
+		r.groups = make(map[string]*aggGroup, n)
+		r.byInt = make(map[int64]*aggGroup, n)
+		r.order = make([]string, 0, n)
 	}
 	read, err := r.fold(ctx, r.g.agg.Input, false)
+	r.byInt = nil
 	if err != nil {
 		return nil, 0, err
 	}
-	var rows [][]types.Datum
+	if err := r.storeAll(); err != nil {
+		return nil, 0, err
+	}
+	rows := make([][]types.Datum, 0, len(r.order))
 	for _, hk := range r.order {
-		grp := r.groups[hk]
-		row, err := r.result(grp)
+		row, err := r.result(r.groups[hk])
 		if err != nil {
 			return nil, 0, err
 		}
 		rows = append(rows, row)
-		if err := r.in.Txn.PutMeta(r.stateKey(hk), r.encode(grp)); err != nil {
-			return nil, 0, err
-		}
 	}
 	return r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: rows}), read, nil
+}
+
+// storeAll makes the stored states those of r.groups, writing only the
+// states that differ: one ordered read of the stored states, and per
+// group a comparison of encodings.
+func (r *groupAggRun) storeAll() error {
+	it := r.in.Txn.ScanMeta(r.prefix)
+	stored := make(map[*aggGroup]bool, len(r.groups))
+	var stale [][]byte
+	var buf []byte
+	for it.Next() {
+		row := it.Row()
+		grp := r.groups[string(row.Key[len(r.prefix):])]
+		if grp == nil {
+			stale = append(stale, append([]byte(nil), row.Key...))
+			continue
+		}
+		stored[grp] = true
+		if buf = r.appendState(buf[:0], grp); string(buf) != string(row.Value) {
+			stored[grp] = false // rewritten below
+		}
+	}
+	err := it.Err()
+	it.Close()
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if err := r.in.Txn.DeleteMeta(k); err != nil {
+			return err
+		}
+	}
+	for _, hk := range r.order {
+		grp := r.groups[hk]
+		if stored[grp] {
+			continue
+		}
+		if err := r.in.Txn.PutMeta(r.stateKey(hk), r.appendState(buf[:0], grp)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // incremental folds the input's change into the stored states and returns

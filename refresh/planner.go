@@ -285,6 +285,9 @@ func (s *sizer) cost(n plan.Node) int64 {
 		if x.Point != nil {
 			return 1
 		}
+		if x.In != nil {
+			return int64(len(x.In)) * lookupRowsPerKey
+		}
 		return s.rows(x.Table.ID)
 	case *plan.Given:
 		return int64(len(x.Rows))

@@ -117,6 +117,54 @@ type sumNumeric struct {
 	n   int64 // values added (Retract needs it)
 	any bool
 	d   apd.Decimal
+	// small sums, as an int64 coefficient, values of exponent exp that
+	// are not yet in d (a column's values share one exponent: adding
+	// them as integers saves a decimal addition per row). d + small×10^exp
+	// is exact, so settling gives the digits and scale the decimal
+	// additions one by one would have.
+	small    int64
+	exp      int32
+	hasSmall bool
+}
+
+// smallLimit bounds the coefficients added as integers and the running
+// integer sum, so that one more addition cannot overflow an int64.
+const smallLimit = 1 << 52
+
+func (s *sumNumeric) addSmall(d *apd.Decimal, negate bool) bool {
+	// Far from DecimalCtx's precision on both sides, the decimal
+	// additions are exact too, so the two ways agree digit for digit.
+	if d.Form != apd.Finite || d.Exponent < -1000 || d.Exponent > 1000 || !d.Coeff.IsInt64() || s.d.Coeff.BitLen() > 3000 {
+		return false
+	}
+	c := d.Coeff.Int64()
+	if c > smallLimit || c < 0 {
+		return false
+	}
+	if d.Negative != negate {
+		c = -c
+	}
+	if !s.hasSmall {
+		s.small, s.exp, s.hasSmall = c, d.Exponent, true
+		return true
+	}
+	if d.Exponent != s.exp || s.small > 1<<62 || s.small < -(1<<62) {
+		return false
+	}
+	s.small += c
+	return true
+}
+
+// settle moves the integer sum into d.
+func (s *sumNumeric) settle() {
+	if !s.hasSmall {
+		return
+	}
+	var x apd.Decimal
+	x.SetFinite(s.small, s.exp)
+	// Exact (|small| < 2^63, |exp| ≤ 1000): cannot fail.
+	_, _ = types.DecimalCtx.Add(&s.d, &s.d, &x)
+	s.small, s.hasSmall = 0, false
 }
 
 func (s *sumNumeric) Add(_ *Ctx, a []types.Datum) error {
@@ -125,6 +173,10 @@ func (s *sumNumeric) Add(_ *Ctx, a []types.Datum) error {
 	}
 	s.n++
 	s.any = s.n > 0 // a state that took values back may pass through n ≤ 0
+	if s.addSmall(a[0].D, false) {
+		return nil
+	}
+	s.settle()
 	_, err := types.DecimalCtx.Add(&s.d, &s.d, a[0].D)
 	if err != nil {
 		return pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")
@@ -136,6 +188,7 @@ func (s *sumNumeric) Result(*Ctx) (types.Datum, error) {
 	if !s.any {
 		return types.NullDatum, nil
 	}
+	s.settle()
 	r := new(apd.Decimal)
 	r.Set(&s.d)
 	return types.NewNumeric(r), nil
@@ -235,6 +288,7 @@ func (s *avgNumeric) Result(c *Ctx) (types.Datum, error) {
 		}
 		total = d.D
 	} else {
+		s.sum.settle()
 		total = &s.sum.d
 	}
 	r, err := types.NumericDiv(total, types.NumericFromInt(s.n))

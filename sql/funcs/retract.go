@@ -113,6 +113,11 @@ func (s *sumNumeric) Retract(_ *Ctx, a []types.Datum) (bool, error) {
 		return true, nil
 	}
 	s.n--
+	s.any = s.n > 0
+	if s.addSmall(a[0].D, true) {
+		return true, nil
+	}
+	s.settle()
 	if _, err := types.DecimalCtx.Sub(&s.d, &s.d, a[0].D); err != nil {
 		return false, pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")
 	}
@@ -123,6 +128,7 @@ func (s *sumNumeric) Retract(_ *Ctx, a []types.Datum) (bool, error) {
 }
 
 func (s *sumNumeric) State() []types.Datum {
+	s.settle()
 	d := new(apd.Decimal)
 	d.Set(&s.d)
 	return []types.Datum{types.NewInt8(s.n), types.NewNumeric(d)}
@@ -134,6 +140,7 @@ func (s *sumNumeric) SetState(v []types.Datum) error {
 	}
 	s.n, s.any = v[0].I, v[0].I > 0
 	s.d.Set(v[1].D)
+	s.small, s.hasSmall = 0, false
 	return nil
 }
 
