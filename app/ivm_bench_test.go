@@ -53,21 +53,7 @@ func BenchmarkIVMRefresh(b *testing.B) {
 	run(`CREATE TABLE products (product_id INT PRIMARY KEY, product_name STRING, price DECIMAL(10,2))`)
 	const products, accounts = 1000, 10000
 	insert := func(table string, from, to int, row func(i int) string) time.Duration {
-		var total time.Duration
-		const per = 5000
-		var sb strings.Builder
-		for base := from; base < to; base += per {
-			sb.Reset()
-			sb.WriteString("INSERT INTO " + table + " VALUES ")
-			for i := base; i < min(base+per, to); i++ {
-				if i > base {
-					sb.WriteByte(',')
-				}
-				sb.WriteString(row(i))
-			}
-			total += run(sb.String())
-		}
-		return total
+		return insertRows(run, table, from, to, row)
 	}
 	txnRow := func(i int) string { return fmt.Sprintf("(%d,%d,%d.%02d)", i, i*7919%accounts, i%1000, i%100) }
 	orderRow := func(i int) string {
@@ -264,19 +250,7 @@ FROM orders o INNER JOIN products p ON o.product_id = p.product_id`
 		run(`CREATE TABLE products (product_id INT PRIMARY KEY, product_name STRING, price DECIMAL(10,2))`)
 	}
 	insert := func(table string, from, to int, row func(i int) string) {
-		var sb strings.Builder
-		const per = 5000
-		for base := from; base < to; base += per {
-			sb.Reset()
-			sb.WriteString("INSERT INTO " + table + " VALUES ")
-			for i := base; i < min(base+per, to); i++ {
-				if i > base {
-					sb.WriteByte(',')
-				}
-				sb.WriteString(row(i))
-			}
-			run(sb.String())
-		}
+		insertRows(func(q string) time.Duration { run(q); return 0 }, table, from, to, row)
 	}
 	if view == "cleaned_order_data" {
 		insert("products", 0, products, func(i int) string { return fmt.Sprintf("(%d,'product %d',%d.%02d)", i, i, 1+i%50, i%100) })
@@ -288,4 +262,24 @@ FROM orders o INNER JOIN products p ON o.product_id = p.product_id`
 		key = "order_id"
 	}
 	return &seedView{view: view, table: table, key: key, rows: rows, run: run, insert: insert, row: row, update: update}
+}
+
+// insertRows writes rows [from, to) of table through run, 5000 to an
+// INSERT … VALUES statement, and returns the statements' total time.
+func insertRows(run func(string) time.Duration, table string, from, to int, row func(i int) string) time.Duration {
+	var total time.Duration
+	const per = 5000
+	var sb strings.Builder
+	for base := from; base < to; base += per {
+		sb.Reset()
+		sb.WriteString("INSERT INTO " + table + " VALUES ")
+		for i := base; i < min(base+per, to); i++ {
+			if i > base {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(row(i))
+		}
+		total += run(sb.String())
+	}
+	return total
 }

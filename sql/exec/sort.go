@@ -85,6 +85,9 @@ func (s *sortOp) Next() ([]Row, error) {
 // load reads the whole input and prepares s.out.
 func (s *sortOp) load() error {
 	var all []keyed
+	// cutoff, under a LIMIT, is the key of the last row kept by the last
+	// compaction: rows from then on must sort before it to matter.
+	var cutoff []types.Datum
 	err := Drain(s.in, func(b []Row) error {
 		var size int64
 		for _, r := range b {
@@ -96,6 +99,12 @@ func (s *sortOp) load() error {
 				}
 				k[i] = d
 			}
+			if cutoff != nil && compareKeys(s.keys, k, cutoff) >= 0 {
+				// Not before the last of the first topN so far (an equal
+				// key comes later): it can never be output.
+				s.seq++
+				continue
+			}
 			all = append(all, keyed{k, r, s.seq})
 			s.seq++
 			size += rowBytes(r) + rowBytes(k)
@@ -105,6 +114,7 @@ func (s *sortOp) load() error {
 			s.sortRows(all)
 			clear(all[s.topN:])
 			all = all[:s.topN]
+			cutoff = all[s.topN-1].keys
 			s.mem.release()
 			size = 0
 			for _, k := range all {

@@ -115,17 +115,11 @@ type RowDecoder struct {
 
 // NewRowDecoder builds a decoder that writes column ids[i] to out[i].
 func NewRowDecoder(ids []uint32) *RowDecoder {
-	max := uint32(0)
-	for _, id := range ids {
-		if id > max {
-			max = id
-		}
+	at := make([]int, len(ids))
+	for i := range at {
+		at[i] = i
 	}
-	pos := make([]int, max+1)
-	for i, id := range ids {
-		pos[id] = i + 1
-	}
-	return &RowDecoder{pos: pos}
+	return NewRowDecoderAt(ids, at)
 }
 
 // NewRowDecoderAt builds a decoder that writes column ids[i] to out[at[i]]:
