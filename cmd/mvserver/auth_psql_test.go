@@ -58,8 +58,13 @@ func TestPsqlAuth(t *testing.T) {
 
 	tlsVerified := "sslmode=verify-full sslrootcert=" + cert + " channel_binding=require"
 	must("mvserver", "topsecret", tlsVerified, "SHOW is_superuser", "on")
+	// Passwords are stored only as SCRAM verifiers: md5user's md5 rule
+	// runs a SCRAM exchange, as PostgreSQL does for a SCRAM-stored password.
 	must("mvserver", "topsecret", "sslmode=require",
-		"CREATE USER app PASSWORD 'apppw'; SET password_encryption = 'md5'; CREATE USER md5user PASSWORD 'm'; CREATE USER pwuser PASSWORD 'p'", "CREATE ROLE\nSET\nCREATE ROLE\nCREATE ROLE")
+		"CREATE USER app PASSWORD 'apppw'; CREATE USER md5user PASSWORD 'm'; CREATE USER pwuser PASSWORD 'p'", "CREATE ROLE\nCREATE ROLE\nCREATE ROLE")
+	if out, err := run("mvserver", "topsecret", "sslmode=require", "SET password_encryption = 'md5'"); err == nil || !strings.Contains(out, "only as SCRAM-SHA-256 verifiers") {
+		t.Fatalf("SET password_encryption = 'md5': %v\n%s", err, out)
+	}
 	must("app", "apppw", tlsVerified, "SHOW session_authorization", "app")
 	must("app", "apppw", "sslmode=require", "SHOW is_superuser", "off")
 	must("md5user", "m", "sslmode=require", "SELECT 1", "1")
