@@ -61,7 +61,7 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 			}
 			if diff != nil {
 				diff.add(buf)
-				held += int64(len(buf)) + 24
+				held += int64(len(buf)) + 24 + 32 // the value, its entry, a pending insert
 				continue
 			}
 			if err := w.insertFresh(buf); err != nil {

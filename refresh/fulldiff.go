@@ -21,6 +21,8 @@ import (
 type newRowSet struct {
 	data []byte
 	ents []newRowEnt
+	// pending are mergeInto's insertions, made after its deletions.
+	pending []pendingInsert
 }
 
 type newRowEnt struct {
@@ -84,9 +86,13 @@ func (s *newRowSet) sort() {
 // the stored copies of a value beyond its new count are deleted, the new
 // copies beyond its stored count are inserted under copy numbers free
 // after the deletions (a reused number is known to the transaction, so
-// its insert needs no lookup).
+// its insert needs no lookup). Every deletion comes before any insertion:
+// a row whose content changed moves to another hash, possibly an earlier
+// one, and a unique index on the view must not see the new row while the
+// old one is still there.
 func (s *newRowSet) mergeInto(w *viewWriter, st *Stats) error {
 	s.sort()
+	s.pending = s.pending[:0]
 	it := w.txn.Scan(w.info.ID, nil, nil)
 	defer it.Close()
 	var olds []storage.Row // the stored rows of one hash
@@ -128,7 +134,23 @@ func (s *newRowSet) mergeInto(w *viewWriter, st *Stats) error {
 		}
 		i = j
 	}
-	return it.Err()
+	if err := it.Err(); err != nil {
+		return err
+	}
+	for _, p := range s.pending {
+		if err := w.insertCopy(p.h, p.seq, s.value(p.ent)); err != nil {
+			return err
+		}
+	}
+	st.RowsWritten += int64(len(s.pending))
+	return nil
+}
+
+// pendingInsert is an insertion mergeInto makes after all deletions.
+type pendingInsert struct {
+	h   uint64
+	seq uint32
+	ent newRowEnt
 }
 
 // oldHash is the content hash a stored view key starts with.
@@ -150,11 +172,8 @@ func (s *newRowSet) settle(w *viewWriter, st *Stats, h uint64, olds []storage.Ro
 	}
 	if len(olds) == 0 {
 		for k, e := range ents {
-			if err := w.insertCopy(h, uint32(k), s.value(e)); err != nil {
-				return err
-			}
+			s.pending = append(s.pending, pendingInsert{h, uint32(k), e})
 		}
-		st.RowsWritten += int64(len(ents))
 		return nil
 	}
 	kept := make([]bool, len(olds))
@@ -194,10 +213,7 @@ func (s *newRowSet) settle(w *viewWriter, st *Stats, h uint64, olds []storage.Ro
 			seq++
 		}
 		used[seq] = true
-		if err := w.insertCopy(h, seq, s.value(e)); err != nil {
-			return err
-		}
-		st.RowsWritten++
+		s.pending = append(s.pending, pendingInsert{h, seq, e})
 	}
 	return nil
 }
