@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"iter"
-	"slices"
 
 	"github.com/RaduBerinde/btreemap"
 )
@@ -28,7 +27,7 @@ import (
 //     change goes to the tree.
 type writeSet struct {
 	tree     *btreemap.BTreeMap[[]byte, rowWrite]
-	tail     []rowWrite
+	tail     sortedTail
 	shadowed int
 	clones   int // open clones sharing tail's backing array
 }
@@ -41,20 +40,20 @@ func newWriteSet() *writeSet {
 // by key; the set owns the slice.
 func newWriteSetSorted(ws []rowWrite) *writeSet {
 	s := newWriteSet()
-	s.tail = ws
+	s.tail = newSortedTail(ws)
 	return s
 }
 
 // Len is the number of keys written.
-func (s *writeSet) Len() int { return s.tree.Len() + len(s.tail) - s.shadowed }
+func (s *writeSet) Len() int { return s.tree.Len() + s.tail.len() - s.shadowed }
 
 // tailIndex finds key in the tail: its index, and whether it is there.
 func (s *writeSet) tailIndex(key []byte) (int, bool) {
-	n := len(s.tail)
-	if n == 0 || bytes.Compare(key, s.tail[n-1].key) > 0 {
+	n := s.tail.len()
+	if n == 0 || bytes.Compare(key, s.tail.lastKey()) > 0 {
 		return n, false
 	}
-	return slices.BinarySearchFunc(s.tail, key, func(w rowWrite, k []byte) int { return bytes.Compare(w.key, k) })
+	return s.tail.search(key)
 }
 
 // Get returns the write at key.
@@ -65,17 +64,17 @@ func (s *writeSet) Get(key []byte) (rowWrite, bool) {
 		}
 	}
 	if i, ok := s.tailIndex(key); ok {
-		return s.tail[i], true
+		return *s.tail.at(i), true
 	}
 	return rowWrite{}, false
 }
 
 // Put stores w at w.key, replacing what was there.
 func (s *writeSet) Put(w rowWrite) {
-	n := len(s.tail)
+	n := s.tail.len()
 	if n == 0 {
 		if k, _, ok := s.tree.Max(); !ok || bytes.Compare(w.key, k) > 0 {
-			s.appendTail(w)
+			s.tail.append(w)
 			return
 		}
 		s.tree.ReplaceOrInsert(w.key, w)
@@ -83,11 +82,11 @@ func (s *writeSet) Put(w rowWrite) {
 	}
 	i, inTail := s.tailIndex(w.key)
 	if i == n {
-		s.appendTail(w)
+		s.tail.append(w)
 		return
 	}
 	if inTail && s.clones == 0 && (s.shadowed == 0 || !s.tree.Has(w.key)) {
-		s.tail[i] = w
+		*s.tail.at(i) = w
 		return
 	}
 	if _, _, replaced := s.tree.ReplaceOrInsert(w.key, w); !replaced && inTail {
@@ -95,20 +94,11 @@ func (s *writeSet) Put(w rowWrite) {
 	}
 }
 
-// appendTail appends w, doubling the tail when it is full (append grows
-// large slices by a quarter, copying a million-row tail many times over).
-func (s *writeSet) appendTail(w rowWrite) {
-	if len(s.tail) == cap(s.tail) {
-		s.tail = slices.Grow(s.tail, max(len(s.tail), 64))
-	}
-	s.tail = append(s.tail, w)
-}
-
 // clone returns a copy that later changes to s do not affect (O(1)). The
 // caller calls s.unclone once it no longer uses the copy.
 func (s *writeSet) clone() *writeSet {
 	s.clones++
-	return &writeSet{tree: s.tree.Clone(), tail: s.tail[:len(s.tail):len(s.tail)], shadowed: s.shadowed}
+	return &writeSet{tree: s.tree.Clone(), tail: s.tail.frozen(), shadowed: s.shadowed}
 }
 
 func (s *writeSet) unclone() { s.clones-- }
@@ -132,12 +122,13 @@ func (s *writeSet) Ascend(start, end []byte) iter.Seq[rowWrite] {
 				hi = btreemap.LT(end)
 			}
 			for k, w := range s.tree.Ascend(lo, hi) {
-				for ; i < len(s.tail); i++ {
-					c := bytes.Compare(s.tail[i].key, k)
+				for ; i < s.tail.len(); i++ {
+					tw := s.tail.at(i)
+					c := bytes.Compare(tw.key, k)
 					if c > 0 {
 						break
 					}
-					if c < 0 && !yield(s.tail[i]) {
+					if c < 0 && !yield(*tw) {
 						return
 					}
 				}
@@ -146,8 +137,8 @@ func (s *writeSet) Ascend(start, end []byte) iter.Seq[rowWrite] {
 				}
 			}
 		}
-		for ; i < len(s.tail) && below(s.tail[i].key); i++ {
-			if !yield(s.tail[i]) {
+		for ; i < s.tail.len() && below(s.tail.at(i).key); i++ {
+			if !yield(*s.tail.at(i)) {
 				return
 			}
 		}

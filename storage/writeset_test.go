@@ -11,8 +11,19 @@ import (
 // TestWriteSetModel puts random keys (runs ascending, as loads write them,
 // and scattered ones) into a writeSet beside a map, taking clones along the
 // way: every Get, Len and Ascend must agree with the map, and each clone
-// with the map as it was when the clone was made.
+// with the map as it was when the clone was made. It runs with the tail's
+// real chunk size and with chunks of 7, so writes span many chunks.
 func TestWriteSetModel(t *testing.T) {
+	for _, chunk := range []int{tailChunk, 7} {
+		t.Run(fmt.Sprintf("chunks of %d", chunk), func(t *testing.T) {
+			defer func(c int) { tailChunk = c }(tailChunk)
+			tailChunk = chunk
+			testWriteSetModel(t)
+		})
+	}
+}
+
+func testWriteSetModel(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		s := newWriteSet()
