@@ -62,17 +62,8 @@ func (f *faultFS) failLog(err error) {
 
 func startFaultServer(t *testing.T, dir string, fs vfs.FS) (*Server, *pgx.Conn) {
 	t.Helper()
-	srv, err := Start(Config{Logger: slog.New(slog.DiscardHandler), DataDir: dir, FS: fs, Listen: "127.0.0.1:0", Database: "mvserver",
+	return startAndConnect(t, Config{Logger: slog.New(slog.DiscardHandler), DataDir: dir, FS: fs, Listen: "127.0.0.1:0", Database: "mvserver",
 		MaxConnections: 10, TableDefaults: catalog.AllOn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pgx.Connect(context.Background(), "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-	if err != nil {
-		srv.Shutdown(time.Second)
-		t.Fatal(err)
-	}
-	return srv, c
 }
 
 func wantCode(t *testing.T, c *pgx.Conn, q, code string) *pgconn.PgError {

@@ -27,16 +27,25 @@ func startTest(t *testing.T, cfg Config) *pgx.Conn {
 func startTestServer(t *testing.T, cfg Config) (*Server, *pgx.Conn) {
 	t.Helper()
 	cfg.Logger, cfg.InMemory, cfg.Listen, cfg.Database, cfg.MaxConnections, cfg.TableDefaults = slog.New(slog.DiscardHandler), true, "127.0.0.1:0", "mvserver", 10, catalog.AllOn
+	srv, c := startAndConnect(t, cfg)
+	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return srv, c
+}
+
+// startAndConnect starts a server with cfg as it is and connects to it;
+// the caller closes both.
+func startAndConnect(t *testing.T, cfg Config) (*Server, *pgx.Conn) {
+	t.Helper()
 	srv, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	c, err := pgx.Connect(context.Background(), "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
 	if err != nil {
+		srv.Shutdown(time.Second)
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close(context.Background()) })
 	return srv, c
 }
 
@@ -293,17 +302,7 @@ func TestRestartCatchUp(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{Logger: slog.New(slog.DiscardHandler), DataDir: dir, Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn}
 	ctx := context.Background()
-	open := func() (*Server, *pgx.Conn) {
-		srv, err := Start(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := pgx.Connect(ctx, "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return srv, c
-	}
+	open := func() (*Server, *pgx.Conn) { return startAndConnect(t, cfg) }
 	srv, c := open()
 	mustExec(t, c, `CREATE TABLE src (id INT)`)
 	mustExec(t, c, `CREATE MATERIALIZED VIEW m SCHEDULE CRON '* * * * * ?' AS SELECT count(*) AS n FROM src`)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/mvserver/mvserver/catalog"
 )
@@ -22,14 +21,7 @@ func TestTempTablesDroppedAtStartup(t *testing.T) {
 	}
 	cfg := Config{Logger: slog.New(slog.DiscardHandler), DataDir: "/data", FS: fs, Listen: "127.0.0.1:0", Database: "mvserver",
 		MaxConnections: 10, TableDefaults: catalog.AllOn}
-	srv, err := Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := pgx.Connect(ctx, "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c := startAndConnect(t, cfg)
 	for _, q := range []string{"CREATE TABLE keep (a INT)", "INSERT INTO keep VALUES (1)",
 		"CREATE TEMP TABLE gone (a INT PRIMARY KEY)", "INSERT INTO gone VALUES (1), (2)", "CREATE TEMP VIEW gv AS SELECT a FROM gone"} {
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -42,15 +34,8 @@ func TestTempTablesDroppedAtStartup(t *testing.T) {
 	srv.Shutdown(5 * time.Second)
 
 	cfg.FS = crashed
-	srv, err = Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, c = startAndConnect(t, cfg)
 	defer srv.Shutdown(5 * time.Second)
-	c, err = pgx.Connect(ctx, "postgres://t@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer c.Close(ctx)
 	var n int
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'pg_temp%'").Scan(&n); err != nil || n != 0 {

@@ -44,30 +44,14 @@ func (s *Session) createTableAs(ctx context.Context, st *parse.Statement, cta *p
 		return "", pgerror.New(pgerror.SyntaxError, "too many column names were specified")
 	}
 	c := s.cat.Clone()
-	schema, name, tempIDs, err := s.createTarget(c, st, into.Rel)
+	tt, exists, err := s.newTableTarget(c, st, into.Rel, into.OnCommit, cta.IfNotExists)
 	if err != nil {
 		return "", err
 	}
-	temp := tempIDs != nil || catalog.IsTempSchema(schema.Name)
-	onCommit, err := onCommitAction(into.OnCommit, temp)
-	if err != nil {
-		return "", err
+	if exists {
+		return "CREATE TABLE AS", nil
 	}
-	if len(name) > 63 {
-		name = name[:63]
-	}
-	if c.NameTaken(schema.ID, name) {
-		if cta.IfNotExists {
-			s.notice("relation \"%s\" already exists, skipping", name)
-			return "CREATE TABLE AS", nil
-		}
-		return "", st.Errorf(into.Rel.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
-	}
-	if !temp {
-		if err := s.requireCreate(schema.Name); err != nil {
-			return "", err
-		}
-	}
+	schema, name, tempIDs, temp, onCommit := tt.schema, tt.name, tt.tempIDs, tt.temp, tt.onCommit
 	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1, Owner: s.ownerID(), OnCommit: onCommit}
 	for i, col := range q.Cols {
 		cn := col.Name

@@ -92,30 +92,14 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 		return "", st.Errorf(loc, pgerror.FeatureNotSupported, "PostgreSQL's PARTITION BY is not supported; use PARTITIONED BY (col, …)")
 	}
 	c := s.cat.Clone()
-	schema, name, tempIDs, err := s.createTarget(c, st, cs.Relation)
+	tt, exists, err := s.newTableTarget(c, st, cs.Relation, cs.Oncommit, cs.IfNotExists)
 	if err != nil {
 		return "", err
 	}
-	temp := tempIDs != nil || c.IsTemp(&catalog.Table{SchemaID: schema.ID})
-	onCommit, err := onCommitAction(cs.Oncommit, temp)
-	if err != nil {
-		return "", err
+	if exists {
+		return "CREATE TABLE", nil
 	}
-	if len(name) > 63 {
-		name = name[:63]
-	}
-	if c.NameTaken(schema.ID, name) {
-		if cs.IfNotExists {
-			s.notice("relation \"%s\" already exists, skipping", name)
-			return "CREATE TABLE", nil
-		}
-		return "", st.Errorf(loc, pgerror.DuplicateTable, "relation \"%s\" already exists", name)
-	}
-	if !temp {
-		if err := s.requireCreate(schema.Name); err != nil {
-			return "", err
-		}
-	}
+	schema, name, tempIDs, temp, onCommit := tt.schema, tt.name, tt.tempIDs, tt.temp, tt.onCommit
 	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindTable, NextColID: 1, Owner: s.ownerID(), OnCommit: onCommit}
 	if onCommit != "" {
 		s.tempOnCommit = true

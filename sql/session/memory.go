@@ -20,7 +20,9 @@ const memorySetting = "query_memory_limit"
 
 func init() {
 	addSetting(&setting{name: memorySetting, check: checkMemory,
-		desc: "Sets the most memory one statement's sorts, hash tables and buffered rows may use; 0 means no limit."})
+		serverDefault: func(e *Engine) string { return exec.FormatBytes(e.QueryMemoryLimit) },
+		authorize:     (*Session).checkMemoryRaise,
+		desc:          "Sets the most memory one statement's sorts, hash tables and buffered rows may use; 0 means no limit."})
 }
 
 // ParseMemory reads a memory size as PostgreSQL's memory settings do: an

@@ -243,19 +243,19 @@ func (s *Session) get(st *setting) string {
 	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
 		return v
 	}
-	if st.name == memorySetting {
-		return exec.FormatBytes(s.eng.QueryMemoryLimit)
+	if st.serverDefault != nil {
+		return st.serverDefault(s.eng)
 	}
 	return st.def
 }
 
 func (s *Session) set(st *setting, v string) error {
-	if st.name == memorySetting {
-		if v == "" { // RESET: back to the server's limit
-			delete(s.vals, memorySetting)
-			return nil
-		}
-		if err := s.checkMemoryRaise(v); err != nil {
+	if st.serverDefault != nil && v == "" { // RESET: back to the server's value
+		delete(s.vals, strings.ToLower(st.name))
+		return nil
+	}
+	if st.authorize != nil {
+		if err := st.authorize(s, v); err != nil {
 			return err
 		}
 	}

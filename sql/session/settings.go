@@ -20,6 +20,11 @@ type setting struct {
 	reported bool // sent as ParameterStatus when it changes
 	check    func(string) (string, error)
 	desc     string
+	// serverDefault, when set, is the default instead of def: a server
+	// setting the session may override (RESET returns to it).
+	serverDefault func(*Engine) string
+	// authorize, when set, may refuse the session a value (42501).
+	authorize func(s *Session, v string) error
 }
 
 // ServerVersion is reported as server_version; psql and drivers pick

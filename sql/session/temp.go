@@ -265,6 +265,45 @@ func (s *Session) createTarget(c *catalog.Catalog, st *parse.Statement, rv *pg_q
 	return sc, parts[len(parts)-1], ids, nil
 }
 
+// tableTarget is where CREATE TABLE [AS] puts its table.
+type tableTarget struct {
+	schema   *catalog.Schema
+	name     string   // cut to 63 bytes
+	tempIDs  []uint32 // non-nil: the session's temp schema (createTarget)
+	temp     bool
+	onCommit string
+}
+
+// newTableTarget resolves and checks CREATE TABLE [AS]'s target: its
+// schema and name, its ON COMMIT action, that the name is free and that
+// the user may create there. exists is true when IF NOT EXISTS found the
+// name taken (the NOTICE is sent; nothing is to be created).
+func (s *Session) newTableTarget(c *catalog.Catalog, st *parse.Statement, rv *pg_query.RangeVar, oc pg_query.OnCommitAction, ifNotExists bool) (tt tableTarget, exists bool, err error) {
+	if tt.schema, tt.name, tt.tempIDs, err = s.createTarget(c, st, rv); err != nil {
+		return tt, false, err
+	}
+	tt.temp = tt.tempIDs != nil || catalog.IsTempSchema(tt.schema.Name)
+	if tt.onCommit, err = onCommitAction(oc, tt.temp); err != nil {
+		return tt, false, err
+	}
+	if len(tt.name) > 63 {
+		tt.name = tt.name[:63]
+	}
+	if c.NameTaken(tt.schema.ID, tt.name) {
+		if ifNotExists {
+			s.notice("relation \"%s\" already exists, skipping", tt.name)
+			return tt, true, nil
+		}
+		return tt, false, st.Errorf(rv.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", tt.name)
+	}
+	if !tt.temp {
+		if err := s.requireCreate(tt.schema.Name); err != nil {
+			return tt, false, err
+		}
+	}
+	return tt, false, nil
+}
+
 // onCommitAction is a table's ON COMMIT clause as catalog.Table.OnCommit.
 func onCommitAction(a pg_query.OnCommitAction, temp bool) (string, error) {
 	if a == pg_query.OnCommitAction_ONCOMMIT_NOOP || a == pg_query.OnCommitAction_ON_COMMIT_ACTION_UNDEFINED {
