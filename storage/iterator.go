@@ -187,6 +187,12 @@ func (it *Iterator) emitPebble() bool {
 	return true
 }
 
+// SnapshotOnly reports whether the iterator reads the snapshot alone (no
+// own writes in its range). Such an iterator touches nothing of its Txn
+// until Close, so its Next may run on another goroutine than the one that
+// opened it, one call at a time, as long as Close waits for the last.
+func (it *Iterator) SnapshotOnly() bool { return it.bnext == nil }
+
 // Row returns the current row; its slices are valid until Next.
 func (it *Iterator) Row() Row { return it.row }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/storage"
 )
 
@@ -84,7 +85,11 @@ func NewMonitor(walSync func() storage.LatencyHistogram) *Monitor {
 		Help: "Queries run: simple-protocol Query messages and extended-protocol Executes, by protocol and result (ok, error).",
 	}, []string{"protocol", "result"})
 	m.reg.MustRegister(m.refreshes, m.duration, m.running, m.rowsRead, m.rowsWritten, m.connections, m.connectsTotal, m.queries,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "mvserver_scan_readahead_total",
+			Help: "Table scans long enough to read and decode their rows on a second core while the query (or refresh) works on the rows already read.",
+		}, func() float64 { return float64(exec.ReadaheadScans()) }))
 	if walSync != nil {
 		m.reg.MustRegister(&walSyncCollector{read: walSync, desc: prometheus.NewDesc("mvserver_commit_wal_fsync_seconds",
 			"Latency of the write-ahead log's fsyncs: the part of a commit spent making it durable, which every COMMIT waits for.", nil, nil)})

@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"notify":        {"pgerror"},
 	"sql/session":   {"pgerror", "notify", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "catalog", "storage"},
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web"},
-	"web":           {"pgerror", "server", "sql/session", "sql/parse", "refresh", "sql/types", "catalog", "storage"},
+	"web":           {"pgerror", "server", "sql/session", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
 	"cmd/mvbench":   {"app"},
 	"logictest":     {"app", "catalog", "pgerror"},

@@ -28,6 +28,8 @@ type scanOp struct {
 	pointKey []byte
 	done     bool
 	batch    int // rows in the last batch (batches grow to BatchSize)
+	full     int // full batches read so far
+	ra       *readahead
 }
 
 // rowIter is a storage.Iterator or storage.IndexIterator.
@@ -190,25 +192,52 @@ func (s *scanOp) Next() ([]Row, error) {
 		}
 		return []Row{row}, nil
 	}
+	if s.ra != nil {
+		return s.ra.next()
+	}
 	// Batches start small and double up to BatchSize: a scan that finds a
 	// few rows (a filtered or key-range read) does not allocate and zero a
 	// full batch for them.
 	size := min(max(2*s.batch, 16), BatchSize)
 	s.batch = size
-	backing := make([]types.Datum, size*s.width)
 	out := make([]Row, 0, size)
+	backing := make([]types.Datum, size*s.width)
 	for len(out) < size {
 		if s.it == nil && !s.open() {
 			s.done = true
 			break
 		}
-		if !s.it.Next() {
+		var more bool
+		var err error
+		if out, more, err = s.read(out, backing); err != nil {
+			return nil, err
+		}
+		if !more {
 			err := s.it.Close()
 			s.it = nil
 			if err != nil {
 				return nil, err
 			}
-			continue
+		}
+	}
+	if len(out) == size {
+		s.full++
+		if s.full == readaheadAfter && s.it != nil && len(s.ranges) == 0 && readaheadOK(s.it) {
+			s.ra = startReadahead(s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// read appends rows of s.it to out (up to its capacity), decoding into
+// backing; more is false when s.it is exhausted (or failed: err).
+func (s *scanOp) read(out []Row, backing []types.Datum) (_ []Row, more bool, err error) {
+	for len(out) < cap(out) {
+		if !s.it.Next() {
+			return out, false, s.it.Err()
 		}
 		if s.s.Exclude != nil {
 			if _, skip := s.s.Exclude[s.it.Row().RowID]; skip {
@@ -218,14 +247,11 @@ func (s *scanOp) Next() ([]Row, error) {
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
 		if err := s.fill(row, s.it.Row()); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		out = append(out, row)
 	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
+	return out, true, nil
 }
 
 // fill decodes the needed columns of a stored row into row.
@@ -247,6 +273,10 @@ func (s *scanOp) fill(row Row, r storage.Row) error {
 }
 
 func (s *scanOp) Close() {
+	if s.ra != nil {
+		s.ra.stop()
+		s.ra = nil
+	}
 	if s.it != nil {
 		s.it.Close()
 		s.it = nil

@@ -1,0 +1,101 @@
+package exec
+
+import (
+	"runtime"
+	"sync/atomic"
+
+	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
+)
+
+// Readahead. A long scan reads and decodes its rows on a goroutine of its
+// own while the operators above it work on the batches already read, so
+// a full refresh or a big query keeps both cores busy: reading Pebble and
+// decoding rows is a third to a half of the work of a scan-and-aggregate.
+// The rows and their order are exactly those of the plain scan; only who
+// reads them changes.
+//
+// A scan turns to readahead after readaheadAfter full batches (small and
+// key-range reads never do), when it reads its last key range from the
+// snapshot alone: such a storage iterator touches nothing shared with the
+// transaction until it is closed (storage.Iterator.SnapshotOnly), and
+// Close waits for the reading goroutine before closing it.
+
+// readaheadAfter is how many full batches a scan reads itself first.
+const readaheadAfter = 4
+
+// readaheadDepth is how many batches the reader may be ahead.
+const readaheadDepth = 4
+
+// readaheadOK reports whether it can be read on another goroutine.
+func readaheadOK(it rowIter) bool {
+	sit, ok := it.(*storage.Iterator)
+	return ok && sit.SnapshotOnly() && runtime.GOMAXPROCS(0) > 1
+}
+
+type scanBatch struct {
+	rows []Row
+	err  error
+}
+
+type readahead struct {
+	s       *scanOp
+	batches chan scanBatch
+	quit    chan struct{}
+	exited  chan struct{}
+}
+
+// readaheadScans counts the scans that turned to readahead.
+var readaheadScans atomic.Int64
+
+// ReadaheadScans returns how many scans have read ahead on a goroutine of
+// their own since the process started.
+func ReadaheadScans() int64 { return readaheadScans.Load() }
+
+func startReadahead(s *scanOp) *readahead {
+	readaheadScans.Add(1)
+	ra := &readahead{s: s, batches: make(chan scanBatch, readaheadDepth), quit: make(chan struct{}), exited: make(chan struct{})}
+	go ra.run()
+	return ra
+}
+
+// run reads full batches until the iterator ends, an error, the
+// statement's cancellation, or stop.
+func (ra *readahead) run() {
+	defer close(ra.exited)
+	defer close(ra.batches)
+	s := ra.s
+	for {
+		var b scanBatch
+		more := false
+		if b.err = s.c.Context.Err(); b.err == nil {
+			b.rows, more, b.err = s.read(make([]Row, 0, BatchSize), make([]types.Datum, BatchSize*s.width))
+		}
+		if len(b.rows) > 0 || b.err != nil {
+			select {
+			case ra.batches <- b:
+			case <-ra.quit:
+				return
+			}
+		}
+		if b.err != nil || !more {
+			return
+		}
+	}
+}
+
+// next returns the next batch read ahead; nil at the end.
+func (ra *readahead) next() ([]Row, error) {
+	b, ok := <-ra.batches
+	if !ok {
+		return nil, nil
+	}
+	return b.rows, b.err
+}
+
+// stop ends the reader and waits for it: after stop the scan's iterator
+// is the caller's again.
+func (ra *readahead) stop() {
+	close(ra.quit)
+	<-ra.exited
+}

@@ -1,0 +1,110 @@
+package session_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/mvserver/mvserver/sql/exec"
+)
+
+// Long scans read ahead on a second goroutine (sql/exec/readahead.go):
+// the answers, their order and every way a statement can stop early —
+// LIMIT, an error half-way, a cursor closed or left open at COMMIT, a
+// table written while it is scanned — are as without it, and no reader is
+// left behind (the package's goleak check).
+func TestScanReadahead(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	url := startServer(t)
+	ctx := context.Background()
+	c := connect(t, url, pgx.QueryExecModeCacheStatement)
+	exec1 := func(q string) {
+		t.Helper()
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const n = 100_000
+	exec1(`CREATE TABLE big (id INT PRIMARY KEY, g INT, v BIGINT)`)
+	exec1(`INSERT INTO big SELECT i, i % 7, i * 3 FROM generate_series(1, 100000) AS i`)
+	before := exec.ReadaheadScans()
+
+	var count, sumV, sumIG int64
+	if err := c.QueryRow(ctx, `SELECT count(*), sum(v), sum(id * g) FROM big`).Scan(&count, &sumV, &sumIG); err != nil {
+		t.Fatal(err)
+	}
+	var wantIG int64
+	for i := int64(1); i <= n; i++ {
+		wantIG += i * (i % 7)
+	}
+	if count != n || sumV != 3*n*(n+1)/2 || sumIG != wantIG {
+		t.Fatalf("count %d sum(v) %d sum(id*g) %d; want %d %d %d", count, sumV, sumIG, n, 3*n*(n+1)/2, wantIG)
+	}
+
+	readIDs := func(q string, args ...any) []int32 {
+		t.Helper()
+		rows, err := c.Query(ctx, q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return ids
+	}
+	inOrder := func(what string, ids []int32, want int) {
+		t.Helper()
+		if len(ids) != want {
+			t.Fatalf("%s: %d rows, want %d", what, len(ids), want)
+		}
+		for i, id := range ids {
+			if id != int32(i+1) {
+				t.Fatalf("%s: row %d is id %d", what, i, id)
+			}
+		}
+	}
+	inOrder("full scan", readIDs(`SELECT id FROM big`), n)
+	inOrder("LIMIT", readIDs(`SELECT id FROM big LIMIT 20000`), 20000)
+	inOrder("filtered", readIDs(`SELECT id FROM big WHERE v > $1 AND id <= 60000`, int64(0)), 60000)
+
+	// An error half-way through ends the statement, not the session.
+	if _, err := c.Exec(ctx, `SELECT id / (id - 90000) FROM big`); pgCode(err) != "22012" {
+		t.Fatalf("division by zero half-way: %v, want 22012", err)
+	}
+
+	// Cursors: one closed after a part was fetched, one left open at COMMIT.
+	exec1(`BEGIN`)
+	exec1(`DECLARE c1 CURSOR FOR SELECT id FROM big`)
+	inOrder("FETCH from cursor", readIDs(`FETCH 10000 FROM c1`), 10000)
+	exec1(`CLOSE c1`)
+	exec1(`DECLARE c2 CURSOR WITH HOLD FOR SELECT id FROM big WHERE id <= 30000`)
+	exec1(`DECLARE c3 CURSOR FOR SELECT id FROM big`)
+	inOrder("FETCH from c3", readIDs(`FETCH 8000 FROM c3`), 8000)
+	exec1(`COMMIT`)
+	inOrder("held cursor", readIDs(`FETCH ALL FROM c2`), 30000)
+	exec1(`CLOSE c2`)
+
+	// The table written while it is read: the scan sees the snapshot.
+	exec1(`INSERT INTO big SELECT id + 100000, g, v FROM big`)
+	if err := c.QueryRow(ctx, `SELECT count(*), sum(v) FROM big`).Scan(&count, &sumV); err != nil {
+		t.Fatal(err)
+	}
+	if count != 2*n || sumV != 3*n*(n+1) {
+		t.Fatalf("after INSERT … SELECT from itself: count %d sum %d, want %d %d", count, sumV, 2*n, 3*n*(n+1))
+	}
+	// In a transaction that wrote the table, scans merge its own writes
+	// (no readahead) and see them.
+	exec1(`BEGIN`)
+	exec1(`DELETE FROM big WHERE id > 150000`)
+	if err := c.QueryRow(ctx, `SELECT count(*) FROM big`).Scan(&count); err != nil || count != 150000 {
+		t.Fatalf("count after own DELETE: %d, %v", count, err)
+	}
+	exec1(`ROLLBACK`)
+
+	if got := exec.ReadaheadScans() - before; got < 7 {
+		t.Fatalf("%d scans read ahead, want at least 7 (the test must exercise readahead)", got)
+	}
+}
