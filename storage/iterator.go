@@ -32,6 +32,8 @@ type Iterator struct {
 
 	row Row
 	err error
+
+	onRelease func() // OnRelease's
 }
 
 // Scan returns the rows of tbl with start <= key < end in key order (nil
@@ -193,6 +195,12 @@ func (it *Iterator) emitPebble() bool {
 // opened it, one call at a time, as long as Close waits for the last.
 func (it *Iterator) SnapshotOnly() bool { return it.bnext == nil }
 
+// OnRelease sets a function that runs first when the iterator is released,
+// by Close or by the end of its transaction: the end of a transaction
+// releases its open iterators, so a goroutine reading one (SnapshotOnly)
+// is stopped there before the iterator goes.
+func (it *Iterator) OnRelease(f func()) { it.onRelease = f }
+
 // Row returns the current row; its slices are valid until Next.
 func (it *Iterator) Row() Row { return it.row }
 
@@ -210,6 +218,10 @@ func (it *Iterator) Close() error {
 func (it *Iterator) release() error {
 	if it.closed {
 		return it.err
+	}
+	if f := it.onRelease; f != nil {
+		it.onRelease = nil
+		f()
 	}
 	it.closed, it.done = true, true
 	if it.bstop != nil {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mvserver/mvserver/sql/types"
@@ -18,8 +19,9 @@ import (
 // A scan turns to readahead after readaheadAfter full batches (small and
 // key-range reads never do), when it reads its last key range from the
 // snapshot alone: such a storage iterator touches nothing shared with the
-// transaction until it is closed (storage.Iterator.SnapshotOnly), and
-// Close waits for the reading goroutine before closing it.
+// transaction until it is released (storage.Iterator.SnapshotOnly), and
+// its release — by the scan's Close or by the end of the transaction —
+// first stops the reading goroutine and waits for it.
 
 // readaheadAfter is how many full batches a scan reads itself first.
 const readaheadAfter = 4
@@ -43,6 +45,7 @@ type readahead struct {
 	batches chan scanBatch
 	quit    chan struct{}
 	exited  chan struct{}
+	once    sync.Once
 }
 
 // readaheadScans counts the scans that turned to readahead.
@@ -55,22 +58,24 @@ func ReadaheadScans() int64 { return readaheadScans.Load() }
 func startReadahead(s *scanOp) *readahead {
 	readaheadScans.Add(1)
 	ra := &readahead{s: s, batches: make(chan scanBatch, readaheadDepth), quit: make(chan struct{}), exited: make(chan struct{})}
+	s.it.(*storage.Iterator).OnRelease(ra.stop)
 	go ra.run()
 	return ra
 }
 
-// run reads full batches until the iterator ends, an error, the
-// statement's cancellation, or stop.
+// run reads full batches until the iterator ends, an error, or stop. It
+// reads s.it, s.dec and s.s only, which nothing else touches meanwhile;
+// not s.c (a portal swaps its Context between Executes): the statement's
+// cancellation is checked by the consumer, and the reader is at most
+// readaheadDepth batches ahead.
 func (ra *readahead) run() {
 	defer close(ra.exited)
 	defer close(ra.batches)
 	s := ra.s
 	for {
 		var b scanBatch
-		more := false
-		if b.err = s.c.Context.Err(); b.err == nil {
-			b.rows, more, b.err = s.read(make([]Row, 0, BatchSize), make([]types.Datum, BatchSize*s.width))
-		}
+		var more bool
+		b.rows, more, b.err = s.read(make([]Row, 0, BatchSize), make([]types.Datum, BatchSize*s.width))
 		if len(b.rows) > 0 || b.err != nil {
 			select {
 			case ra.batches <- b:
@@ -94,8 +99,12 @@ func (ra *readahead) next() ([]Row, error) {
 }
 
 // stop ends the reader and waits for it: after stop the scan's iterator
-// is the caller's again.
+// is the caller's again. It runs at the scan's Close, or earlier when the
+// transaction ends with the scan still open (a portal suspended at a
+// Sync): whichever comes first.
 func (ra *readahead) stop() {
-	close(ra.quit)
-	<-ra.exited
+	ra.once.Do(func() {
+		close(ra.quit)
+		<-ra.exited
+	})
 }
