@@ -425,6 +425,23 @@ func (r *groupAggRun) foldChange(ctx context.Context, plus, minus plan.Node) (in
 	if err := r.project(ctx, plus, collect(1)); err != nil {
 		return 0, err
 	}
+	if !r.scalar() {
+		// Every touched group's stored state, read in one ordered pass.
+		keys := make([][]byte, 0, len(order))
+		var hk []byte
+		for _, k := range order {
+			hk = hk[:0]
+			for _, d := range net[k].row[:len(r.g.agg.GroupBy)] {
+				hk = types.HashKey(hk, d)
+			}
+			if r.groups[string(hk)] == nil {
+				keys = append(keys, r.stateKey(string(hk)))
+			}
+		}
+		if err := r.in.Txn.PrefetchMeta(keys); err != nil {
+			return 0, err
+		}
+	}
 	for _, pass := range []int64{-1, 1} {
 		for _, k := range order {
 			e := net[k]

@@ -129,6 +129,7 @@ type Txn struct {
 	getBuf    []byte
 	keyBuf    []byte
 	committed map[TableID]int64
+	fetched   map[string]fetched // Prefetch's snapshot answers (prefetch.go)
 }
 
 // Begin starts a transaction. Its snapshot and its place in the commit order
@@ -193,6 +194,7 @@ func (t *Txn) finish() {
 		_ = t.snap.Close()
 	}
 	t.snap = nil
+	t.fetched = nil
 	t.deregister()
 }
 
@@ -222,6 +224,10 @@ func (t *Txn) tableByID(id TableID) *tableWrites {
 // snapGet reads a Pebble key from the snapshot into t.getBuf (valid until
 // the next snapGet).
 func (t *Txn) snapGet(pkey []byte) ([]byte, bool, error) {
+	if f, ok := t.fetched[string(pkey)]; ok {
+		t.getBuf = append(t.getBuf[:0], f.value...)
+		return t.getBuf, f.ok, nil
+	}
 	v, closer, err := t.snap.Get(pkey)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, false, nil
@@ -235,6 +241,9 @@ func (t *Txn) snapGet(pkey []byte) ([]byte, bool, error) {
 }
 
 func (t *Txn) snapHas(pkey []byte) (bool, error) {
+	if f, ok := t.fetched[string(pkey)]; ok {
+		return f.ok, nil
+	}
 	_, closer, err := t.snap.Get(pkey)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return false, nil
