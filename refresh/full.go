@@ -12,7 +12,7 @@ import (
 // merged with the stored ones, and only rows that changed are written, so
 // the view's change feed — what views above it read — holds the real
 // change. Larger views are rewritten.
-const diffFullLimit = 2_000_000
+var diffFullLimit int64 = 2_000_000
 
 // runFull recomputes the view's rows (FULL_RECOMPUTE). A view that
 // GROUP_AGGREGATE maintains gets its group states rebuilt in the same pass.
@@ -24,13 +24,23 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		return st, err
 	}
 	info := w.info
-	var diff *newRowSet
+	// diff collects the new rows of a view that holds some (written as a
+	// difference); fresh those of an empty or truncated one (its first
+	// computation, or a view too big to diff):
+	// sorted by key before they are inserted, as the write set takes keys
+	// in ascending order far faster than scattered ones (CREATE of a
+	// 1M-row join view: 6.7-7.9 s → 3.0-4.2 s).
+	var diff, fresh *newRowSet
 	if n, err := in.Txn.RowCount(info.ID); err != nil {
 		return st, err
+	} else if n == 0 {
+		fresh = &newRowSet{}
 	} else if n <= diffFullLimit && in.Checkpoint != nil {
 		diff = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
 		return st, err
+	} else {
+		fresh = &newRowSet{}
 	}
 	var q plan.Node = in.Query
 	if an != nil && an.groupAgg != nil {
@@ -64,6 +74,18 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				held += int64(len(buf)) + 24 + 32 // the value, its entry, a pending insert
 				continue
 			}
+			if fresh != nil {
+				// At most freshChunk rows are held (not charged: the
+				// write set holds them after, as it did before).
+				fresh.add(buf)
+				if len(fresh.ents) >= freshChunk {
+					if err := fresh.insertFresh(w, &st); err != nil {
+						return err
+					}
+					fresh = &newRowSet{}
+				}
+				continue
+			}
 			if err := w.insertFresh(buf); err != nil {
 				return err
 			}
@@ -81,8 +103,16 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	if err == nil && diff != nil {
 		err = diff.mergeInto(w, &st)
 	}
+	if err == nil && fresh != nil {
+		err = fresh.insertFresh(w, &st)
+	}
 	return st, err
 }
+
+// freshChunk is how many new rows of an empty view are sorted and
+// inserted together: past it, the rows held so far are written and the
+// next ones collected (each chunk in key order, the chunks not).
+var freshChunk = 1 << 20
 
 // runIncremental applies a planned incremental change to the view.
 func runIncremental(ctx context.Context, in *Input, p *refreshPlan) (Stats, error) {

@@ -82,6 +82,19 @@ func (s *newRowSet) sort() {
 	s.ents = out
 }
 
+// insertFresh inserts every row of s, in key order, into a view known to
+// be empty (or to hold only earlier chunks of the same computation).
+func (s *newRowSet) insertFresh(w *viewWriter, st *Stats) error {
+	s.sort()
+	for _, e := range s.ents {
+		if err := w.insertFresh(s.value(e)); err != nil {
+			return err
+		}
+	}
+	st.RowsWritten += int64(len(s.ents))
+	return nil
+}
+
 // mergeInto writes the difference between the view's stored rows and s:
 // the stored copies of a value beyond its new count are deleted, the new
 // copies beyond its stored count are inserted under copy numbers free

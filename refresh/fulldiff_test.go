@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/mvserver/mvserver/refresh"
 )
 
 // TestFullRefreshWritesDifference: a full recompute of a view holding
@@ -86,4 +88,50 @@ func merged(a, b map[int]int) map[int]bool {
 		m[k] = true
 	}
 	return m
+}
+
+// TestFreshRowsInChunks: the rows of an empty view (CREATE, a view emptied
+// by its query, or one rewritten because it is past the difference limit)
+// are sorted and inserted a chunk at a time; with chunks of 7 rows and a
+// limit of 50 rows, repeated rows, NULLs and every path still leave the
+// view equal to its query, and CHECK finds nothing.
+func TestFreshRowsInChunks(t *testing.T) {
+	defer refresh.SetChunking(7, 50)()
+	c := connect(t, start(t))
+	exec(t, c, `CREATE TABLE t (id INT PRIMARY KEY, v INT, s TEXT)`)
+	for i := 0; i < 120; i++ {
+		s := fmt.Sprintf("'s%d'", i%4)
+		if i%11 == 0 {
+			s = "NULL"
+		}
+		exec(t, c, fmt.Sprintf(`INSERT INTO t VALUES (%d, %d, %s)`, i, i%9, s))
+	}
+	same := func(when string) {
+		t.Helper()
+		for _, q := range [][2]string{{`SELECT * FROM mv`, `SELECT v, s FROM t WHERE v < 7`}, {`SELECT * FROM agg`, `SELECT v, count(*) FROM t GROUP BY v`}} {
+			if got, want := strings.Join(rows(t, c, q[0]), ","), strings.Join(rows(t, c, q[1]), ","); got != want {
+				t.Fatalf("%s: %s is %s, its query %s", when, q[0], got, want)
+			}
+		}
+		for _, v := range []string{"mv", "agg"} {
+			if got := rows(t, c, `CHECK MATERIALIZED VIEW `+v); len(got) != 1 || !strings.HasPrefix(got[0], "OK") {
+				t.Fatalf("%s: CHECK MATERIALIZED VIEW %s: %v", when, v, got)
+			}
+		}
+	}
+	exec(t, c, `CREATE MATERIALIZED VIEW mv AS SELECT v, s FROM t WHERE v < 7`) // 94 rows: past the limit
+	exec(t, c, `CREATE MATERIALIZED VIEW agg AS SELECT v, count(*) FROM t GROUP BY v`)
+	same("after CREATE")
+	exec(t, c, `DELETE FROM t WHERE id % 3 = 0`)
+	exec(t, c, `REFRESH MATERIALIZED VIEW mv FULL`) // rewritten: past the limit
+	exec(t, c, `REFRESH MATERIALIZED VIEW agg FULL`)
+	same("after REFRESH FULL")
+	exec(t, c, `DELETE FROM t WHERE v < 7`)
+	exec(t, c, `REFRESH MATERIALIZED VIEW mv FULL`) // now empty
+	exec(t, c, `REFRESH MATERIALIZED VIEW agg`)
+	same("after the view emptied")
+	exec(t, c, `INSERT INTO t SELECT i, i % 5, 'x' FROM generate_series(1000, 1040) AS i`)
+	exec(t, c, `REFRESH MATERIALIZED VIEW mv FULL`) // an empty view computed again
+	exec(t, c, `REFRESH MATERIALIZED VIEW agg`)
+	same("after refilling")
 }
