@@ -14,11 +14,13 @@ import (
 // narrowed to the key values the change holds (plan.Scan.In: one key range
 // per value) instead of reading the whole table each refresh.
 
-// lookupRowsPerKey: a key range (an iterator opened and positioned) costs
-// about as much as 10 rows of a full scan (measured: 1000 ranges and a
-// 10k-row scan took equal CPU); with more keys than rows/this, the table
-// is read whole — the margin keeps cold blocks from tipping it.
-const lookupRowsPerKey = 16
+// lookupRowsPerKey: a key range (one iterator, retargeted from range to
+// range: storage.Iterator.Retarget) costs about as much as 3-4 rows of a
+// full scan (measured: 1000 one-row ranges of a 100k-row table in about
+// 1.1 ms, BenchmarkScanRanges; a new iterator per range took 3.1 ms);
+// with more keys than rows/this, the table is read whole — the margin
+// keeps cold blocks from tipping it.
+const lookupRowsPerKey = 6
 
 // lookupSide returns the right side of j to join with delta (rows of
 // j.Left's shape): j.Right narrowed to delta's keys when that is cheaper,

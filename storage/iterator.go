@@ -195,6 +195,37 @@ func (it *Iterator) emitPebble() bool {
 // opened it, one call at a time, as long as Close waits for the last.
 func (it *Iterator) SnapshotOnly() bool { return it.bnext == nil }
 
+// Retarget points the iterator at rows [start, end) of tbl, reusing its
+// Pebble iterator (Pebble's SetBounds): a scan of many small key ranges —
+// an IN list, a refresh's lookups by key — then opens one iterator, not
+// one per range. It applies to an iterator of tbl's rows that reads the
+// snapshot alone (SnapshotOnly) and has not failed, while the transaction
+// has no own writes of tbl (a new Scan would merge those); otherwise it
+// returns false and changes nothing, and the caller opens a new Scan.
+func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
+	if it.closed || it.err != nil || it.pit == nil || it.bnext != nil || it.meta || it.onRelease != nil {
+		return false
+	}
+	if tw := it.txn.tables[tbl]; tw != nil && (tw.truncated || tw.rows.Len() > 0) {
+		return false
+	}
+	if end != nil && bytes.Compare(start, end) >= 0 {
+		return false
+	}
+	lower := rowKey(nil, tbl, start)
+	var upper []byte
+	if end != nil {
+		upper = rowKey(nil, tbl, end)
+	} else {
+		_, upper = tableSpan(prefixRows, tbl)
+	}
+	it.pit.SetBounds(lower, upper)
+	it.started, it.done = false, false
+	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false
+	it.row = Row{}
+	return true
+}
+
 // OnRelease sets a function that runs first when the iterator is released,
 // by Close or by the end of its transaction: the end of a transaction
 // releases its open iterators, so a goroutine reading one (SnapshotOnly)

@@ -30,6 +30,9 @@ type scanOp struct {
 	batch    int // rows in the last batch (batches grow to BatchSize)
 	full     int // full batches read so far
 	ra       *readahead
+	// spare is the iterator of a finished key range, kept to be pointed
+	// at the next one (storage.Iterator.Retarget).
+	spare *storage.Iterator
 }
 
 // rowIter is a storage.Iterator or storage.IndexIterator.
@@ -157,9 +160,17 @@ func (s *scanOp) open() bool {
 	tid := storage.TableID(s.s.Table.ID)
 	if s.index != 0 {
 		s.it = s.c.Txn.ScanIndex(tid, s.index, r.start, r.end)
-	} else {
-		s.it = s.c.Txn.Scan(tid, r.start, r.end)
+		return true
 	}
+	if sp := s.spare; sp != nil {
+		s.spare = nil
+		if sp.Retarget(tid, r.start, r.end) {
+			s.it = sp
+			return true
+		}
+		sp.Close()
+	}
+	s.it = s.c.Txn.Scan(tid, r.start, r.end)
 	return true
 }
 
@@ -213,6 +224,10 @@ func (s *scanOp) Next() ([]Row, error) {
 			return nil, err
 		}
 		if !more {
+			if sit, ok := s.it.(*storage.Iterator); ok && len(s.ranges) > 0 {
+				s.spare, s.it = sit, nil // for the next range
+				continue
+			}
 			err := s.it.Close()
 			s.it = nil
 			if err != nil {
@@ -276,6 +291,10 @@ func (s *scanOp) Close() {
 	if s.ra != nil {
 		s.ra.stop()
 		s.ra = nil
+	}
+	if s.spare != nil {
+		s.spare.Close()
+		s.spare = nil
 	}
 	if s.it != nil {
 		s.it.Close()
