@@ -548,7 +548,7 @@ func (df *differ) setOp(s *plan.SetOp) (*diffResult, error) {
 			return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "a set operation whose inputs differ in column types cannot be maintained incrementally", Permanent: true}}
 		}
 	}
-	keys, err := df.touchedKeys(allColumns(s.Cols), l.plus, l.minus, r.plus, r.minus)
+	keys, _, err := df.touchedKeys(allColumns(s.Cols), l.plus, l.minus, r.plus, r.minus)
 	if err != nil {
 		return nil, err
 	}
@@ -569,15 +569,19 @@ func allColumns(cols []plan.Column) []plan.Expr {
 
 // touchedKeys runs the change plans and collects the keys (keys evaluated
 // on each row) they touch.
-func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]struct{}, error) {
+func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]struct{}, []types.Datum, error) {
 	set := map[string]struct{}{}
+	// With one key, its distinct values too (nil when one is NULL): what
+	// narrowKeyIn reads by index.
+	var vals []types.Datum
+	null := false
 	for _, n := range nodes {
 		if n == nil {
 			continue
 		}
 		op, err := exec.Build(df.ctx, &plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var buf []byte
 		err = exec.Drain(op, func(rows []exec.Row) error {
@@ -586,15 +590,25 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 				for _, d := range r {
 					buf = types.HashKey(buf, d)
 				}
+				if _, ok := set[string(buf)]; ok {
+					continue
+				}
 				set[string(buf)] = struct{}{}
+				if len(r) == 1 {
+					null = null || r[0].IsNull()
+					vals = append(vals, r[0])
+				}
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return set, nil
+	if null || len(keys) != 1 {
+		vals = nil
+	}
+	return set, vals, nil
 }
 
 // aggregate recomputes the groups the changes touch, as of the checkpoint
@@ -623,12 +637,12 @@ func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
 		res.plus, res.minus = a, res.old
 		return res, nil
 	}
-	keys, err := df.touchedKeys(a.GroupBy, in.plus, in.minus)
+	keys, vals, err := df.touchedKeys(a.GroupBy, in.plus, in.minus)
 	if err != nil {
 		return nil, err
 	}
-	res.plus = mk(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: keys})
-	res.minus = mk(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: keys})
+	res.plus = mk(df.narrowKeyIn(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: keys}, vals))
+	res.minus = mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: keys}, vals))
 	return res, nil
 }
 
@@ -639,7 +653,7 @@ func (df *differ) distinct(d *plan.Distinct) (*diffResult, error) {
 	}
 	df.recomputes = true
 	keys := allColumns(d.Columns())
-	set, err := df.touchedKeys(keys, in.plus, in.minus)
+	set, _, err := df.touchedKeys(keys, in.plus, in.minus)
 	if err != nil {
 		return nil, err
 	}
@@ -774,14 +788,14 @@ func (df *differ) window(w *plan.Window) (*diffResult, error) {
 		return unchangedOr(w, in, err)
 	}
 	df.windows = true
-	set, err := df.touchedKeys(keys, in.plus, in.minus)
+	set, vals, err := df.touchedKeys(keys, in.plus, in.minus)
 	if err != nil {
 		return nil, err
 	}
 	mk := func(i plan.Node) plan.Node { return &plan.Window{Input: i, Calls: w.Calls, Cols: w.Cols} }
 	return &diffResult{changed: true,
-		plus:  mk(&plan.KeyIn{Input: w.Input, Keys: keys, Set: set}),
-		minus: mk(&plan.KeyIn{Input: in.old, Keys: keys, Set: set}),
+		plus:  mk(df.narrowKeyIn(&plan.KeyIn{Input: w.Input, Keys: keys, Set: set}, vals)),
+		minus: mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: keys, Set: set}, vals)),
 		old:   mk(in.old),
 	}, nil
 }

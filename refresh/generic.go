@@ -73,10 +73,11 @@ func (t *topAggregate) change(df *differ) (plus, minus plan.Node, err error) {
 	var input plan.Node = agg.Input
 	var keys map[string]struct{}
 	if len(agg.GroupBy) > 0 {
-		if keys, err = df.touchedKeys(agg.GroupBy, d.plus, d.minus); err != nil {
+		var vals []types.Datum
+		if keys, vals, err = df.touchedKeys(agg.GroupBy, d.plus, d.minus); err != nil {
 			return nil, nil, err
 		}
-		input = &plan.KeyIn{Input: agg.Input, Keys: agg.GroupBy, Set: keys}
+		input = df.narrowKeyIn(&plan.KeyIn{Input: agg.Input, Keys: agg.GroupBy, Set: keys}, vals)
 	}
 	plus = t.shape.over(&plan.Aggregate{Input: input, GroupBy: agg.GroupBy, Aggs: agg.Aggs, Cols: agg.Cols})
 	// The view's rows of the touched groups.

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -101,4 +102,101 @@ func lookupScan(j *plan.Join) (*plan.Scan, int) {
 		}
 	}
 	return nil, -1
+}
+
+// indexRowsPerKey: a value read through a secondary index costs a key
+// range and, per row, an entry and a lookup of the row: narrowing pays
+// while the values are at most a sixteenth of the table's rows.
+const indexRowsPerKey = 16
+
+// narrowKeyIn makes k — the rows of touched keys (a window's partitions,
+// an aggregate's groups) out of a whole-table scan — read only those
+// rows, when its key is one column that leads the table's primary key or
+// one of its indexes: the scan becomes an IN scan of the touched values
+// (vals, distinct, none NULL). The KeyIn stays on top and still checks
+// every row. k.Input may be the scan, a filter over it, or the scan
+// united with a change's rows (the old side of a changed table); any
+// other shape, or too many values for the table's size, keeps k as is.
+func (df *differ) narrowKeyIn(k *plan.KeyIn, vals []types.Datum) plan.Node {
+	if len(vals) == 0 || len(k.Keys) != 1 {
+		return k
+	}
+	c, ok := k.Keys[0].(*plan.ColRef)
+	if !ok {
+		return k
+	}
+	in := df.narrowScanIn(k.Input, c, vals)
+	if in == nil {
+		return k
+	}
+	return &plan.KeyIn{Input: in, Keys: k.Keys, Set: k.Set}
+}
+
+// narrowScanIn returns n with its scan narrowed to rows whose column c
+// (an index into the scan's columns) is in vals; nil when it cannot.
+func (df *differ) narrowScanIn(n plan.Node, c *plan.ColRef, vals []types.Datum) plan.Node {
+	switch x := n.(type) {
+	case *plan.Filter:
+		if in := df.narrowScanIn(x.Input, c, vals); in != nil {
+			return &plan.Filter{Input: in, Cond: x.Cond}
+		}
+	case *plan.SetOp:
+		if x.Kind != plan.Union || !x.All {
+			return nil
+		}
+		if _, given := x.Right.(*plan.Given); !given {
+			return nil
+		}
+		if l := df.narrowScanIn(x.Left, c, vals); l != nil {
+			return &plan.SetOp{Kind: x.Kind, All: true, Left: l, Right: x.Right, Cols: x.Cols}
+		}
+	case *plan.Scan:
+		return df.narrowScan(x, c, vals)
+	}
+	return nil
+}
+
+func (df *differ) narrowScan(s *plan.Scan, c *plan.ColRef, vals []types.Datum) plan.Node {
+	t := s.Table
+	if s.Point != nil || s.Start != nil || s.End != nil || s.In != nil || s.Index != nil || scanReadsTime(s) ||
+		c.Idx >= len(t.Columns) || !s.Needed[c.Idx] {
+		return nil
+	}
+	col := t.Columns[c.Idx]
+	switch col.Type.Kind {
+	case types.KindInt2, types.KindInt4, types.KindInt8, types.KindDate, types.KindText, types.KindVarchar:
+	default:
+		return nil // values equal exactly when their key encodings do
+	}
+	for _, v := range vals {
+		if v.K != col.Type.Kind {
+			return nil
+		}
+	}
+	var index *catalog.Index
+	perKey := int64(indexRowsPerKey)
+	if len(t.PrimaryKey) > 0 && t.PrimaryKey[0] == col.ID {
+		perKey = lookupRowsPerKey
+	} else {
+		for i := range t.Indexes {
+			if ix := &t.Indexes[i]; len(ix.Columns) > 0 && ix.Columns[0].Col == col.ID {
+				index = ix
+				break
+			}
+		}
+		if index == nil {
+			return nil
+		}
+	}
+	n, err := df.ctx.Txn.RowCount(storage.TableID(t.ID))
+	if err != nil || int64(len(vals))*perKey > n {
+		return nil
+	}
+	narrowed := *s
+	narrowed.Index = index
+	narrowed.In = make([]plan.Expr, len(vals))
+	for i, v := range vals {
+		narrowed.In[i] = &plan.Const{D: v, T: col.Type}
+	}
+	return &narrowed
 }

@@ -285,6 +285,9 @@ func (s *sizer) cost(n plan.Node) int64 {
 		if x.Point != nil {
 			return 1
 		}
+		if x.In != nil && x.Index != nil {
+			return int64(len(x.In)) * indexRowsPerKey
+		}
 		if x.In != nil {
 			return int64(len(x.In)) * lookupRowsPerKey
 		}

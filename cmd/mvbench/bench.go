@@ -138,6 +138,11 @@ func (b *bench) runWorkload(ctx context.Context, w *workload, s *system) error {
 		return err
 	}
 	b.record(m(phCopy, "", cfg.rows, loaded, loadTime))
+	for _, ix := range w.sourceIndexes {
+		if _, err := s.exec(ctx, ix); err != nil {
+			return err
+		}
+	}
 	if s.pg {
 		// What anyone does after a bulk load; not timed.
 		for _, t := range w.tables {
