@@ -281,11 +281,13 @@ func (b *bench) refreshes(ctx context.Context, w *workload, s *system, variant s
 		return &b.report.Measurements[len(b.report.Measurements)-1]
 	}
 	if s.pg {
-		el, err := b.timed(ctx, w, s, what("REFRESH CONCURRENTLY"), "REFRESH MATERIALIZED VIEW CONCURRENTLY "+w.view)
-		if err != nil {
-			return err
+		if b.cfg.concurrently {
+			el, err := b.timed(ctx, w, s, what("REFRESH CONCURRENTLY"), "REFRESH MATERIALIZED VIEW CONCURRENTLY "+w.view)
+			if err != nil {
+				return err
+			}
+			rec(phConcurrent, live, el)
 		}
-		rec(phConcurrent, live, el)
 		samples, err := b.repeat(ctx, w, s, what("REFRESH"), "REFRESH MATERIALIZED VIEW "+w.view)
 		if err != nil {
 			return err

@@ -38,6 +38,7 @@ type config struct {
 	dmlRows      int64
 	dmlReps      int
 	fullReps     int
+	concurrently bool
 	insertBatch  int64
 	seed         uint64
 	check        string
@@ -72,6 +73,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.DurationVar(&c.readDur, "read-duration", 3*time.Second, "how long each point-read measurement runs")
 	fs.Int64Var(&c.dmlRows, "dml-rows", 1000, "rows of the INSERT, UPDATE and DELETE measured without and with the view (0: skip)")
 	fs.IntVar(&c.dmlReps, "dml-reps", 5, "repetitions of that DML (the median is reported)")
+	fs.BoolVar(&c.concurrently, "concurrently", true, "also time PostgreSQL's REFRESH … CONCURRENTLY after each change (a comparison row; slow on big views)")
 	fs.IntVar(&c.fullReps, "full-reps", 1, "repetitions of each full refresh (mvserver REFRESH … FULL, PostgreSQL REFRESH; the median is reported)")
 	fs.Int64Var(&c.insertBatch, "insert-batch", 1000, "rows per INSERT … VALUES statement of the changes")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
