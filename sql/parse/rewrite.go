@@ -318,6 +318,11 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 			sig = append(sig, t)
 		}
 	}
+	return rewriteSig(src, sig)
+}
+
+// rewriteSig is applyRewrites given the significant tokens only.
+func rewriteSig(src string, sig []token) (string, *posMap) {
 	b := &builder{}
 	var tb builder // one rewrite's output, reused
 	last := 0      // original offset copied so far
