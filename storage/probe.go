@@ -128,5 +128,8 @@ func (t *Txn) loadBounds(b *spanBounds, lower, upper, pkey []byte, down bool) er
 // rowExists reports whether the snapshot holds a row of tw's table at key.
 func (t *Txn) rowExists(tw *tableWrites, key []byte) (bool, error) {
 	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
+	if t.db.deleted.absent(t.keyBuf, t.beginSeq) {
+		return false, nil
+	}
 	return t.snapHasIn(&tw.rowBounds, func() ([]byte, []byte) { return tableSpan(prefixRows, tw.id) }, t.keyBuf)
 }
