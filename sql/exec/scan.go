@@ -184,6 +184,9 @@ func (s *scanOp) Next() ([]Row, error) {
 		if _, skip := s.s.Exclude[r.RowID]; skip {
 			return nil, nil
 		}
+		if s.index == 0 {
+			s.c.keep(storage.TableID(s.s.Table.ID), r)
+		}
 		row := make(Row, s.width)
 		if err := s.fill(row, r); err != nil {
 			return nil, err
@@ -217,8 +220,12 @@ func (s *scanOp) Next() ([]Row, error) {
 		}
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
-		if err := s.fill(row, s.it.Row()); err != nil {
+		r := s.it.Row()
+		if err := s.fill(row, r); err != nil {
 			return nil, err
+		}
+		if s.index == 0 {
+			s.c.keep(storage.TableID(s.s.Table.ID), r)
 		}
 		out = append(out, row)
 	}
