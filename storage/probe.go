@@ -26,6 +26,9 @@ import (
 // the bound behind is no dearer than the Gets it saves when the probes go
 // through deleted keys, and nearly free when they do not.)
 //
+// Row keys a recent commit deleted are answered before any of this, from
+// the recently deleted keys (deleted.go).
+//
 // The bounds only ever skip lookups whose answer is "absent" in the
 // snapshot; concurrent commits are still caught at commit (first committer
 // wins, doc.go invariant 5).

@@ -11,10 +11,16 @@ import "github.com/mvserver/mvserver/storage"
 type keptRows struct {
 	table storage.TableID
 	rows  map[string]storage.Row
+	bytes int
 }
 
-// maxKeptRows bounds the memory: past it, rows are looked up as before.
-const maxKeptRows = 1 << 16
+// maxKeptRows and maxKeptBytes (keys and values) bound the memory, which
+// the statement's budget does not count: past them, rows are looked up as
+// before.
+const (
+	maxKeptRows  = 1 << 16
+	maxKeptBytes = 8 << 20
+)
 
 // keepRowsFor starts keeping table's rows for the statement of c; the
 // returned func stops (a DML statement nested in a WITH keeps its own).
@@ -32,10 +38,12 @@ func (c *Ctx) keep(table storage.TableID, r storage.Row) {
 		return
 	}
 	k := c.stmt.kept
-	if k == nil || table != k.table || r.CommitVersion < 0 || len(k.rows) >= maxKeptRows {
+	size := len(r.Key) + len(r.Value)
+	if k == nil || table != k.table || r.CommitVersion < 0 || len(k.rows) >= maxKeptRows || k.bytes+size > maxKeptBytes {
 		return
 	}
-	buf := make([]byte, len(r.Key)+len(r.Value))
+	k.bytes += size
+	buf := make([]byte, size)
 	n := copy(buf, r.Key)
 	copy(buf[n:], r.Value)
 	k.rows[string(r.Key)] = storage.Row{Key: buf[:n:n], Value: buf[n:], RowID: r.RowID, CommitVersion: r.CommitVersion}
