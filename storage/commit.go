@@ -36,6 +36,7 @@ type tablePlan struct {
 
 	version       int64 // assigned version (valid when makesVersion)
 	ins, upd, del int64 // net row changes, counted while encoding
+	dels          int   // rows deleted that the snapshot has (deleted.go)
 	rowCount      int64 // rows after the commit (valid when makesVersion)
 	ts            time.Time
 }
@@ -118,6 +119,9 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
 			}
 			// Rows of a truncated/dropped table are covered by the
 			// table-level checks; fresh row-id keys cannot collide.
+			if w.del && w.origExists {
+				p.dels++
+			}
 			if !tw.truncated && !w.fresh && (w.origExists || !w.del) {
 				keys = append(keys, conflictKey{tbl: id, key: w.key, insert: !w.origExists})
 			}
@@ -204,10 +208,12 @@ func (t *Txn) Commit() error {
 	}
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
 
+	db.deleted.forgetSet(plans)
 	db.visMu.Lock()
 	err := db.applyBatch(b)
 	if err == nil {
 		db.seq++
+		db.deleted.noteDeleted(plans, db.seq)
 	}
 	seq := db.seq
 	db.visMu.Unlock()

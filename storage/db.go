@@ -60,6 +60,7 @@ type DB struct {
 	// commitMu serializes validation, version assignment and apply.
 	commitMu  sync.Mutex
 	conflicts conflictTracker // guarded by commitMu
+	deleted   deletedKeys     // written under commitMu (deleted.go)
 
 	tablesMu sync.RWMutex
 	tables   map[TableID]*tableState

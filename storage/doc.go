@@ -77,6 +77,12 @@
 //     A unique entry is keyed by its columns alone, so a second row with
 //     them is a DuplicateKeyError, at once or (concurrent) at commit.
 //     Entries are never change records, history metrics or counted rows.
+//  10. An entry of the recently deleted row keys (deleted.go), key → seq,
+//     means the last write to key a commit made visible deleted it at
+//     seq: commits drop the keys they set before their batch is applied
+//     and add the keys they delete, with the new seq, before a snapshot
+//     can see it. An insert's probe trusts an entry no newer than its
+//     snapshot.
 //
 // Visibility versus durability: a commit is visible to transactions that
 // begin after its batch is applied, which is just before its (shared) fsync

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // testClock is a manual clock: every reading advances it by 1ms.
@@ -528,5 +530,47 @@ func TestWritesTable(t *testing.T) {
 	}
 	if !tx2.WritesTable(tA.ID) {
 		t.Fatal("WritesTable after a truncate")
+	}
+}
+
+// TestScanSkipsOldVersions: a scan of rows that were each written many
+// times steps over a few internal keys per row, not over every version the
+// memtable keeps (nextPebble), and sees each row once, at its last value.
+func TestScanSkipsOldVersions(t *testing.T) {
+	db := openMem(t)
+	createTable(t, db, tA)
+	const rows, writes = 50, 40
+	update(t, db, func(tx *Txn) error {
+		for i := range rows {
+			mustInsert(t, tx, tA, fmt.Sprintf("k%02d", i), "v00")
+		}
+		return nil
+	})
+	for w := 1; w < writes; w++ {
+		update(t, db, func(tx *Txn) error {
+			for i := range rows {
+				if err := tx.Update(tA, k(fmt.Sprintf("k%02d", i)), k(fmt.Sprintf("k%02d", i)), k(fmt.Sprintf("v%02d", w))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	tx := db.Begin()
+	defer tx.Rollback()
+	it := tx.Scan(tA.ID, nil, nil)
+	n := 0
+	for it.Next() {
+		if r := it.Row(); string(r.Key) != fmt.Sprintf("k%02d", n) || string(r.Value) != fmt.Sprintf("v%02d", writes-1) {
+			t.Fatalf("row %d: %s = %s", n, r.Key, r.Value)
+		}
+		n++
+	}
+	st := it.pit.Stats()
+	if err := it.Close(); err != nil || n != rows {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	if steps := st.ForwardStepCount[pebble.InternalIterCall]; steps > 10*rows {
+		t.Fatalf("the scan stepped over %d internal keys for %d rows of %d versions", steps, rows, writes)
 	}
 }

@@ -262,7 +262,9 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 		}
 		sets[i] = f
 	}
+	kept, stop := keepRowsFor(c, storage.TableID(t.ID))
 	rows, err := collect(c, up.Input)
+	stop()
 	if err != nil {
 		return 0, err
 	}
@@ -301,7 +303,12 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 			oldKey = storage.RowIDKey(old[len(t.Columns)].I)
 			newKey = oldKey
 		}
-		if err := c.Txn.Update(info, oldKey, newKey, codec.value(nw)); err != nil {
+		if raw, ok := kept.get(oldKey); ok {
+			err = c.Txn.UpdateRow(info, raw, newKey, codec.value(nw))
+		} else {
+			err = c.Txn.Update(info, oldKey, newKey, codec.value(nw))
+		}
+		if err != nil {
 			return 0, codec.storageErr(err, nw)
 		}
 		if written != nil {
@@ -318,7 +325,9 @@ func ExecDelete(c *Ctx, del *plan.Delete) (int64, error) { return execDelete(c, 
 func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 	t := del.Table
 	codec := newTableCodec(t)
+	kept, stop := keepRowsFor(c, storage.TableID(t.ID))
 	rows, err := collect(c, del.Input)
+	stop()
 	if err != nil {
 		return 0, err
 	}
@@ -333,7 +342,12 @@ func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 		} else {
 			key = storage.RowIDKey(old[len(t.Columns)].I)
 		}
-		if err := c.Txn.Delete(info, key); err != nil {
+		if raw, ok := kept.get(key); ok {
+			err = c.Txn.DeleteRow(info, raw)
+		} else {
+			err = c.Txn.Delete(info, key)
+		}
+		if err != nil {
 			return 0, err
 		}
 		if written != nil {

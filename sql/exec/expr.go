@@ -9,6 +9,15 @@ import (
 	"github.com/mvserver/mvserver/sql/types"
 )
 
+// constDatum is a constant's value, of the constant's type.
+func constDatum(x *plan.Const) types.Datum {
+	d := x.D
+	if d.K != types.KindNull && d.K != x.T.Kind && x.T.Kind != types.KindUnknown {
+		d.K = x.T.Kind
+	}
+	return d
+}
+
 // evalFn computes an expression over a row.
 type evalFn func(row Row) (types.Datum, error)
 
@@ -21,10 +30,7 @@ func compile(e plan.Expr, c *Ctx) (evalFn, error) {
 		idx := x.Idx
 		return func(row Row) (types.Datum, error) { return row[idx], nil }, nil
 	case *plan.Const:
-		d := x.D
-		if d.K != types.KindNull && d.K != x.T.Kind && x.T.Kind != types.KindUnknown {
-			d.K = x.T.Kind
-		}
+		d := constDatum(x)
 		return func(Row) (types.Datum, error) { return d, nil }, nil
 	case *plan.Param:
 		if x.N > len(c.Params) {

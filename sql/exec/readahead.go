@@ -75,7 +75,7 @@ func (ra *readahead) run() {
 	for {
 		var b scanBatch
 		var more bool
-		b.rows, more, b.err = s.read(make([]Row, 0, BatchSize), make([]types.Datum, BatchSize*s.width))
+		b.rows, more, b.err = s.read(make([]Row, 0, BatchSize), make([]types.Datum, BatchSize*s.width), false)
 		if len(b.rows) > 0 || b.err != nil {
 			select {
 			case ra.batches <- b:

@@ -73,10 +73,16 @@ type valuesOp struct {
 }
 
 func newValues(c *Ctx, v *plan.Values) (Operator, error) {
-	op := &valuesOp{}
+	op := &valuesOp{rows: make([]Row, 0, len(v.Rows))}
 	for _, r := range v.Rows {
 		row := make(Row, len(r))
 		for i, e := range r {
+			if x, ok := e.(*plan.Const); ok {
+				// INSERT … VALUES of literals: the binder folded
+				// them, so most rows need no closure per value.
+				row[i] = constDatum(x)
+				continue
+			}
 			f, err := compile(e, c)
 			if err != nil {
 				return nil, err

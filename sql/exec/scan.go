@@ -197,6 +197,9 @@ func (s *scanOp) Next() ([]Row, error) {
 		if _, skip := s.s.Exclude[r.RowID]; skip {
 			return nil, nil
 		}
+		if s.index == 0 {
+			s.c.keep(storage.TableID(s.s.Table.ID), r)
+		}
 		row := make(Row, s.width)
 		if err := s.fill(row, r); err != nil {
 			return nil, err
@@ -220,7 +223,7 @@ func (s *scanOp) Next() ([]Row, error) {
 		}
 		var more bool
 		var err error
-		if out, more, err = s.read(out, backing); err != nil {
+		if out, more, err = s.read(out, backing, true); err != nil {
 			return nil, err
 		}
 		if !more {
@@ -237,7 +240,7 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if len(out) == size {
 		s.full++
-		if s.full == readaheadAfter && s.it != nil && len(s.ranges) == 0 && readaheadOK(s.it) {
+		if s.full == readaheadAfter && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
 			s.ra = startReadahead(s)
 		}
 	}
@@ -248,8 +251,10 @@ func (s *scanOp) Next() ([]Row, error) {
 }
 
 // read appends rows of s.it to out (up to its capacity), decoding into
-// backing; more is false when s.it is exhausted (or failed: err).
-func (s *scanOp) read(out []Row, backing []types.Datum) (_ []Row, more bool, err error) {
+// backing; more is false when s.it is exhausted (or failed: err). keep
+// hands the rows to the statement's kept rows (kept_rows.go): the scan's
+// own goroutine only, never the readahead's.
+func (s *scanOp) read(out []Row, backing []types.Datum, keep bool) (_ []Row, more bool, err error) {
 	for len(out) < cap(out) {
 		if !s.it.Next() {
 			return out, false, s.it.Err()
@@ -261,8 +266,12 @@ func (s *scanOp) read(out []Row, backing []types.Datum) (_ []Row, more bool, err
 		}
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
-		if err := s.fill(row, s.it.Row()); err != nil {
+		r := s.it.Row()
+		if err := s.fill(row, r); err != nil {
 			return nil, false, err
+		}
+		if keep && s.index == 0 {
+			s.c.keep(storage.TableID(s.s.Table.ID), r)
 		}
 		out = append(out, row)
 	}

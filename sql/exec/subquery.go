@@ -19,6 +19,8 @@ type stmtState struct {
 	// analyze, when set, counts each node's rows, runs and time (EXPLAIN
 	// ANALYZE).
 	analyze *analyzer
+	// kept holds the rows an UPDATE or DELETE read (kept_rows.go).
+	kept *keptRows
 }
 
 // memoLimit bounds how many results of a correlated subquery are kept per

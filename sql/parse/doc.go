@@ -14,6 +14,11 @@
 //  2. Rewrites act on tokens, never inside string literals, quoted
 //     identifiers or comments.
 //  3. Each rewrite is a row of the rewrites table with its own test.
+//  4. The INSERT … VALUES fast path (insert_fast.go) builds, for the
+//     literal-only bulk inserts it takes, exactly the tree pg_query
+//     builds, locations included; it takes a statement only when no
+//     rewrite applied, and returns nil for anything else (differential
+//     tests and FuzzInsertFastPath hold it to pg_query).
 //
 // locate.go finds constructs in a parsed query (a function call, a
 // relation, WITH RECURSIVE, LIMIT, a subquery) and turns their locations

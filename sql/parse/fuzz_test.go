@@ -43,6 +43,7 @@ func FuzzParse(f *testing.F) {
 
 // check parses q and deparses what it can.
 func check(t *testing.T, q string) {
+	checkRewriteStarts(t, q)
 	stmts, err := Parse(q)
 	if err != nil {
 		pe := pgerror.Convert(err)

@@ -31,7 +31,9 @@ func (t token) text(src string) string { return src[t.start:t.end] }
 // lex splits src into tokens. It never fails: an unterminated literal or
 // comment runs to the end of the input (the SQL parser reports it).
 func lex(src string) []token {
-	var toks []token
+	// A bulk INSERT … VALUES has a token every 2-3 bytes; the cap keeps a
+	// long string literal from reserving megabytes.
+	toks := make([]token, 0, min(len(src)/2, 1<<15)+4)
 	i := 0
 	n := len(src)
 	for i < n {
@@ -44,7 +46,8 @@ func lex(src string) []token {
 			}
 			toks = append(toks, token{tokSpace, start, i})
 		case c == '-' && i+1 < n && src[i+1] == '-':
-			for i < n && src[i] != '\n' {
+			// PostgreSQL's comment ends at either newline character.
+			for i < n && src[i] != '\n' && src[i] != '\r' {
 				i++
 			}
 			toks = append(toks, token{tokSpace, start, i})

@@ -60,6 +60,14 @@ type builder struct {
 	inserts []insertion
 }
 
+func (b *builder) reset() {
+	b.sb.Reset()
+	b.m.segs = b.m.segs[:0]
+	b.m.joins = b.m.joins[:0]
+	b.marks = b.marks[:0]
+	b.inserts = b.inserts[:0]
+}
+
 func (b *builder) copy(src string, start, end int) {
 	if end <= start {
 		return
@@ -77,20 +85,63 @@ func (b *builder) replace(origStart int, text string) {
 // looks at toks[i:] (non-space tokens in sig) and, when it matches, writes the
 // replacement and returns how many significant tokens it consumed.
 type rewrite struct {
-	name  string
-	apply func(src string, sig []token, i int, b *builder) int
+	name string
+	// starts are the words (lower case) a match begins with; "`" stands
+	// for a backtick identifier. apply is tried only at such a token, so a
+	// statement none of them occur in costs a map lookup per word
+	// (TestRewriteStarts checks the lists against every apply).
+	starts []string
+	apply  func(src string, sig []token, i int, b *builder) int
 }
 
 // rewrites is the table of DESIGN.md's Databricks-spellings pass.
 var rewrites = []rewrite{
-	{name: "backtick identifier", apply: rewriteBacktick},
-	{name: "INTERVAL n unit", apply: rewriteIntervalLiteral},
-	{name: "current_timestamp() / current_date()", apply: rewriteNiladicCall},
-	{name: "LEFT SEMI JOIN / LEFT ANTI JOIN", apply: rewriteSemiAntiJoin},
-	{name: "TABLE(name) as a function argument", apply: rewriteTableArg},
-	{name: "QUALIFY cond", apply: rewriteQualify},
-	{name: "array(a, b) as a call", apply: rewriteArrayCall},
-	{name: "a [NOT] RLIKE/REGEXP b", apply: rewriteRLike},
+	{name: "backtick identifier", starts: []string{"`"}, apply: rewriteBacktick},
+	{name: "INTERVAL n unit", starts: []string{"interval"}, apply: rewriteIntervalLiteral},
+	{name: "current_timestamp() / current_date()", starts: []string{"current_timestamp", "current_date", "current_time", "localtimestamp", "current_user", "session_user"}, apply: rewriteNiladicCall},
+	{name: "LEFT SEMI JOIN / LEFT ANTI JOIN", starts: []string{"left"}, apply: rewriteSemiAntiJoin},
+	{name: "TABLE(name) as a function argument", starts: []string{"table"}, apply: rewriteTableArg},
+	{name: "QUALIFY cond", starts: []string{"qualify"}, apply: rewriteQualify},
+	{name: "array(a, b) as a call", starts: []string{"array"}, apply: rewriteArrayCall},
+	{name: "a [NOT] RLIKE/REGEXP b", starts: []string{"not", "rlike", "regexp"}, apply: rewriteRLike},
+}
+
+// rewritesAt maps a start word to the rewrites (in table order) that may
+// match there; maxStartLen is its longest word.
+var rewritesAt, maxStartLen = func() (map[string][]*rewrite, int) {
+	m := map[string][]*rewrite{}
+	n := 0
+	for i := range rewrites {
+		for _, w := range rewrites[i].starts {
+			m[w] = append(m[w], &rewrites[i])
+			n = max(n, len(w))
+		}
+	}
+	return m, n
+}()
+
+// candidates returns the rewrites that may match at token t.
+func candidates(src string, t token) []*rewrite {
+	switch t.kind {
+	case tokBacktick:
+		return rewritesAt["`"]
+	case tokIdent:
+	default:
+		return nil
+	}
+	if t.end-t.start > maxStartLen {
+		return nil
+	}
+	var buf [32]byte
+	w := buf[:0]
+	for k := t.start; k < t.end; k++ {
+		c := src[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		w = append(w, c)
+	}
+	return rewritesAt[string(w)]
 }
 
 // rewriteRLike: Databricks' infix regular-expression match, a RLIKE b and
@@ -261,14 +312,20 @@ func rewriteNiladicCall(src string, sig []token, i int, b *builder) int {
 // applyRewrites rewrites src (one statement) and returns the new text and
 // its position map.
 func applyRewrites(src string, toks []token) (string, *posMap) {
-	var sig []token
+	sig := make([]token, 0, len(toks))
 	for _, t := range toks {
 		if t.kind != tokSpace {
 			sig = append(sig, t)
 		}
 	}
+	return rewriteSig(src, sig)
+}
+
+// rewriteSig is applyRewrites given the significant tokens only.
+func rewriteSig(src string, sig []token) (string, *posMap) {
 	b := &builder{}
-	last := 0 // original offset copied so far
+	var tb builder // one rewrite's output, reused
+	last := 0      // original offset copied so far
 	var pending []insertion
 	// insert writes the pending insertions before significant token i (or
 	// at the end); it reports whether one consumed token i.
@@ -301,8 +358,8 @@ func applyRewrites(src string, toks []token) (string, *posMap) {
 			continue
 		}
 		consumed := 0
-		for _, rw := range rewrites {
-			var tb builder
+		for _, rw := range candidates(src, sig[i]) {
+			tb.reset()
 			if n := rw.apply(src, sig, i, &tb); n > 0 {
 				b.copy(src, last, sig[i].start)
 				base := b.sb.Len()

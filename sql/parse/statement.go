@@ -60,6 +60,12 @@ func (s *Statement) Errorf(loc int32, code, format string, args ...any) *pgerror
 // Parse splits query into statements and parses each. Empty statements are
 // dropped; a query of only whitespace and comments gives none.
 func Parse(query string) ([]*Statement, error) {
+	return parse(query, true)
+}
+
+// parse is Parse, with the INSERT … VALUES fast path (insert_fast.go) or,
+// for the tests that compare the two, without it.
+func parse(query string, fast bool) ([]*Statement, error) {
 	if !utf8.ValidString(query) {
 		return nil, pgerror.New(pgerror.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 	}
@@ -72,7 +78,7 @@ func Parse(query string) ([]*Statement, error) {
 		}
 		piece := toks[start:i]
 		start = i + 1
-		st, err := parseOne(query, piece)
+		st, err := parseOne(query, piece, fast)
 		if err != nil {
 			return nil, err
 		}
@@ -99,26 +105,15 @@ func ParseOne(query string) (*Statement, error) {
 	return nil, pgerror.New(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
 }
 
-func parseOne(query string, toks []token) (*Statement, error) {
-	// trim leading/trailing space tokens
-	for len(toks) > 0 && toks[0].kind == tokSpace {
-		toks = toks[1:]
-	}
-	for len(toks) > 0 && toks[len(toks)-1].kind == tokSpace {
-		toks = toks[:len(toks)-1]
-	}
-	if len(toks) == 0 {
+func parseOne(query string, toks []token, fast bool) (*Statement, error) {
+	base, local := trim(toks)
+	if local == nil {
 		return nil, nil
 	}
-	base := toks[0].start
-	text := query[base:toks[len(toks)-1].end]
-	// re-base tokens onto text
-	local := make([]token, len(toks))
-	for i, t := range toks {
-		local[i] = token{t.kind, t.start - base, t.end - base}
-	}
+	text := query[base : base+local[len(local)-1].end]
 	st := &Statement{Text: text, query: query, offset: base}
 	p := &extParser{src: text, st: st}
+	p.toks = make([]token, 0, len(local))
 	for _, t := range local {
 		if t.kind != tokSpace {
 			p.toks = append(p.toks, t)
@@ -131,7 +126,7 @@ func parseOne(query string, toks []token) (*Statement, error) {
 	if handled {
 		return st, nil
 	}
-	sql, m := applyRewrites(text, local)
+	sql, m := rewriteSig(text, p.toks)
 	if p.blank != nil {
 		// CREATE TABLE with Databricks clauses: blank them out (same length,
 		// so positions are unchanged) before the other rewrites.
@@ -148,6 +143,13 @@ func parseOne(query string, toks []token) (*Statement, error) {
 	}
 	st.SQL = sql
 	st.m = m
+	if fast && m == nil && p.blank == nil {
+		// No rewrite applied: sql is text and p.toks its tokens.
+		if ast := insertFast(sql, p.toks); ast != nil {
+			st.AST = ast
+			return st, nil
+		}
+	}
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return nil, st.syntaxError(err)
@@ -165,6 +167,27 @@ func parseOne(query string, toks []token) (*Statement, error) {
 		}
 	}
 	return st, nil
+}
+
+// trim drops the space tokens around one statement's tokens and returns
+// where the rest starts in the query and the rest re-based onto the
+// statement's text; nil for a statement of only space and comments.
+func trim(toks []token) (int, []token) {
+	for len(toks) > 0 && toks[0].kind == tokSpace {
+		toks = toks[1:]
+	}
+	for len(toks) > 0 && toks[len(toks)-1].kind == tokSpace {
+		toks = toks[:len(toks)-1]
+	}
+	if len(toks) == 0 {
+		return 0, nil
+	}
+	base := toks[0].start
+	local := make([]token, len(toks))
+	for i, t := range toks {
+		local[i] = token{t.kind, t.start - base, t.end - base}
+	}
+	return base, local
 }
 
 // syntaxError converts a pg_query error into 42601 with the position mapped

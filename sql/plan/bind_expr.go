@@ -249,11 +249,11 @@ func (b *Binder) boolArg(e Expr, loc int32, ctx string) (Expr, error) {
 
 func (b *Binder) bindConst(c *pg_query.A_Const) (Expr, error) {
 	if c.Isnull {
-		return &Const{D: types.NullDatum, T: types.Null}, nil
+		return b.newConst(types.NullDatum, types.Null), nil
 	}
 	switch v := c.Val.(type) {
 	case *pg_query.A_Const_Ival:
-		return &Const{D: types.NewInt4(int64(v.Ival.Ival)), T: types.Int4}, nil
+		return b.newConst(types.NewInt4(int64(v.Ival.Ival)), types.Int4), nil
 	case *pg_query.A_Const_Fval:
 		s := v.Fval.Fval
 		if !strings.ContainsAny(s, ".eE") {
@@ -262,24 +262,24 @@ func (b *Binder) bindConst(c *pg_query.A_Const) (Expr, error) {
 					// -2147483648 reaches here (the grammar folds the
 					// sign into a literal too large for integer): it is
 					// an integer, as in PostgreSQL.
-					return &Const{D: types.NewInt4(i), T: types.Int4}, nil
+					return b.newConst(types.NewInt4(i), types.Int4), nil
 				}
-				return &Const{D: types.NewInt8(i), T: types.Int8}, nil
+				return b.newConst(types.NewInt8(i), types.Int8), nil
 			}
 		}
 		d, _, err := apd.NewFromString(s)
 		if err != nil {
 			return nil, b.errAt(c.Location, pgerror.InvalidTextRepresentation, "invalid numeric literal \"%s\"", s)
 		}
-		return &Const{D: types.NewNumeric(d), T: types.Numeric}, nil
+		return b.newConst(types.NewNumeric(d), types.Numeric), nil
 	case *pg_query.A_Const_Sval:
-		return &Const{D: types.NewString(types.KindUnknown, v.Sval.Sval), T: types.Unknown}, nil
+		return b.newConst(types.NewString(types.KindUnknown, v.Sval.Sval), types.Unknown), nil
 	case *pg_query.A_Const_Boolval:
-		return &Const{D: types.NewBool(v.Boolval.Boolval), T: types.Bool}, nil
+		return b.newConst(types.NewBool(v.Boolval.Boolval), types.Bool), nil
 	case *pg_query.A_Const_Bsval:
 		return nil, b.errAt(c.Location, pgerror.FeatureNotSupported, "bit strings are not supported")
 	}
-	return &Const{D: types.NullDatum, T: types.Null}, nil
+	return b.newConst(types.NullDatum, types.Null), nil
 }
 
 // typeName resolves a TypeName node.
@@ -342,7 +342,7 @@ func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
 	if c, ok := e.(*Const); ok {
 		if et.Kind == types.KindUnknown || et.Kind == types.KindNull {
 			if c.D.IsNull() {
-				return &Const{D: types.NullDatum, T: t}, nil
+				return b.newConst(types.NullDatum, t), nil
 			}
 			// Parse as the bare type, then apply the modifiers as an explicit
 			// cast does ('abcdef'::varchar(3) truncates).
@@ -354,7 +354,7 @@ func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
 			if err != nil {
 				return nil, withPos(err, b, loc)
 			}
-			return &Const{D: d, T: t}, nil
+			return b.newConst(d, t), nil
 		}
 	}
 	if p, ok := e.(*Param); ok && et.Kind == types.KindUnknown {

@@ -687,7 +687,7 @@ func pgTypeName(t types.T) string {
 
 // bindValues binds a VALUES list; targetTypes (optional) coerces columns.
 func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T, targetNames []string) (Node, []Column, error) {
-	v := &Values{}
+	v := &Values{Rows: make([][]Expr, 0, len(lists))}
 	width := -1
 	for _, l := range lists {
 		items := l.GetList().Items
@@ -695,7 +695,7 @@ func (b *Binder) bindValues(lists []*pg_query.Node, targetTypes []types.T, targe
 			return nil, nil, b.errAt(nodeLocation(items[0]), pgerror.SyntaxError, "VALUES lists must all be the same length")
 		}
 		width = len(items)
-		var row []Expr
+		row := make([]Expr, 0, len(items))
 		for _, it := range items {
 			if _, ok := it.Node.(*pg_query.Node_SetToDefault); ok {
 				if targetTypes == nil {

@@ -29,6 +29,8 @@ type Binder struct {
 	mod modifyingState
 	// assignTo names the column an assignment coercion targets (messages).
 	assignTo string
+	// consts hands out the constants of literals (newConst).
+	consts []Const
 	// Params holds the type of each parameter: preset from the client's
 	// Parse message (Unknown = infer), filled in as the binder infers them.
 	Params []types.T
@@ -151,7 +153,7 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 	case *Const:
 		if et.Kind == types.KindUnknown || et.Kind == types.KindNull {
 			if x.D.IsNull() {
-				return &Const{D: types.NullDatum, T: t}, nil
+				return b.newConst(types.NullDatum, t), nil
 			}
 			d, err := types.ParseText(x.D.S, t, b.Env)
 			if err != nil {
@@ -160,7 +162,7 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 				}
 				return nil, err
 			}
-			return &Const{D: d, T: t}, nil
+			return b.newConst(d, t), nil
 		}
 	case *Param:
 		if et.Kind == types.KindUnknown {
@@ -195,9 +197,21 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		return &Const{D: d, T: t}, nil
+		return b.newConst(d, t), nil
 	}
 	return &Cast{E: e, T: t}, nil
+}
+
+// newConst returns a constant from a chunk of them: a 1000-row INSERT …
+// VALUES binds thousands of literals, one allocation each before.
+func (b *Binder) newConst(d types.Datum, t types.T) *Const {
+	if len(b.consts) == 0 {
+		b.consts = make([]Const, 64)
+	}
+	c := &b.consts[0]
+	b.consts = b.consts[1:]
+	c.D, c.T = d, t
+	return c
 }
 
 // numericRank orders number types for promotion.
