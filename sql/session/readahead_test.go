@@ -130,6 +130,27 @@ func TestScanReadahead(t *testing.T) {
 	if count != 2*n || sumV != 3*n*(n+1) {
 		t.Fatalf("after INSERT … SELECT from itself: count %d sum %d, want %d %d", count, sumV, 2*n, 3*n*(n+1))
 	}
+	// An UPDATE keeps the rows its scan of the written table reads (no
+	// readahead there); one reading another big table reads that ahead.
+	exec1(`UPDATE big SET v = v + 1`)
+	exec1(`CREATE TABLE small (id INT PRIMARY KEY, v BIGINT)`)
+	exec1(`INSERT INTO small VALUES (1, 0), (2, 0)`)
+	exec1(`UPDATE small SET v = (SELECT sum(v) FROM big WHERE g = small.id)`)
+	if err := c.QueryRow(ctx, `SELECT count(*), sum(v) FROM big`).Scan(&count, &sumV); err != nil {
+		t.Fatal(err)
+	}
+	if count != 2*n || sumV != 3*n*(n+1)+2*n {
+		t.Fatalf("after UPDATE: count %d sum %d, want %d %d", count, sumV, 2*n, 3*n*(n+1)+2*n)
+	}
+	var small int64
+	if err := c.QueryRow(ctx, `SELECT sum(v) FROM small`).Scan(&small); err != nil {
+		t.Fatal(err)
+	}
+	var want12 int64
+	if err := c.QueryRow(ctx, `SELECT sum(v) FROM big WHERE g IN (1, 2)`).Scan(&want12); err != nil || small != want12 {
+		t.Fatalf("UPDATE from a subquery: %d, want %d (%v)", small, want12, err)
+	}
+
 	// In a transaction that wrote the table, scans merge its own writes
 	// (no readahead) and see them.
 	exec1(`BEGIN`)
