@@ -113,7 +113,8 @@ func (tw *tableWrites) mergeParams(params map[string]string) {
 // Rollback (an open Txn pins its snapshot and the conflict bookkeeping).
 type Txn struct {
 	db         *DB
-	snap       *pebble.Snapshot
+	snap       *pebble.Snapshot // shared.snap (snapshot.go)
+	shared     *sharedSnap
 	beginSeq   uint64
 	registered bool
 	err        error // set once the txn ended: ErrTxnDone or ErrClosed
@@ -141,8 +142,9 @@ func (db *DB) Begin() *Txn {
 		t.err = ErrClosed
 		return t
 	}
-	t.snap = db.pdb.NewSnapshot()
 	t.beginSeq = db.seq
+	t.shared = db.acquireSnap(t.beginSeq)
+	t.snap = t.shared.snap
 	db.activeMu.Lock()
 	db.active[t.beginSeq]++
 	db.activeMu.Unlock()
@@ -189,10 +191,10 @@ func (t *Txn) finish() {
 		it.release()
 	}
 	t.changeIters = nil
-	if t.snap != nil && !t.db.closed.Load() {
-		_ = t.snap.Close()
+	if t.shared != nil {
+		t.db.releaseSnap(t.shared)
 	}
-	t.snap = nil
+	t.snap, t.shared = nil, nil
 	t.deregister()
 }
 
