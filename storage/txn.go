@@ -153,6 +153,18 @@ func (db *DB) Begin() *Txn {
 	return t
 }
 
+// StateSeq identifies the committed state this transaction's snapshot
+// observes: the number of commits applied before Begin. Two transactions
+// with equal sequences and ok see the same committed data (invariant 4;
+// they even share the Pebble snapshot, snapshot.go), so a caller may reuse
+// what it derived from one snapshot for the other (the catalog does, to
+// skip re-reading its generation). ok is false for an ended transaction
+// and once a commit failed inside Pebble, whose batch may be visible
+// without having advanced the sequence: no caller should lean on it then.
+func (t *Txn) StateSeq() (seq uint64, ok bool) {
+	return t.beginSeq, t.err == nil && t.db.WriteFailure() == nil
+}
+
 func (t *Txn) alive() error {
 	if t.err != nil {
 		return t.err
