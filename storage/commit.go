@@ -234,6 +234,7 @@ func (t *Txn) Commit() error {
 	}
 	db.conflicts.prune(oldest)
 	db.commitMu.Unlock()
+	db.retireSnap(seq) // the snapshot of the sequence before is stale
 
 	err = b.SyncWait()
 	db.publish(seq, events)

@@ -52,6 +52,11 @@ type DB struct {
 	seq    uint64 // commits applied so far (logical commit sequence)
 	closed atomic.Bool
 
+	// snapMu guards curSnap: the snapshot of sequence seq that Begins
+	// share while no commit moves it (snapshot.go).
+	snapMu  sync.Mutex
+	curSnap *sharedSnap
+
 	// activeMu guards active: begin seq → number of open transactions that
 	// began at it. The oldest bounds the conflict bookkeeping.
 	activeMu sync.Mutex
@@ -220,6 +225,12 @@ func (db *DB) Close() error {
 		db.commitMu.Unlock()
 		return nil
 	}
+	// No Begin runs (visMu): drop the DB's reference on the shared
+	// snapshot, closing it unless an open transaction still reads it.
+	db.snapMu.Lock()
+	last := db.dropCurrentLocked()
+	db.snapMu.Unlock()
+	db.closeSnap(last)
 	db.closed.Store(true)
 	db.visMu.Unlock()
 	db.commitMu.Unlock()

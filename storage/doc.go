@@ -54,7 +54,8 @@
 //  4. A transaction reads its snapshot plus its own writes; it sees exactly
 //     the commits applied before Begin (snapshot and logical commit sequence
 //     are taken atomically under visMu, against which a commit applies and
-//     bumps the sequence).
+//     bumps the sequence). Transactions of one sequence share the snapshot
+//     (snapshot.go).
 //  5. First committer wins: a commit fails with ErrSerialization when a key it
 //     writes (row or meta) or a CheckUnchanged key was written by a commit
 //     applied after its Begin; an insert whose key a concurrent commit

@@ -113,7 +113,8 @@ func (tw *tableWrites) mergeParams(params map[string]string) {
 // Rollback (an open Txn pins its snapshot and the conflict bookkeeping).
 type Txn struct {
 	db         *DB
-	snap       *pebble.Snapshot
+	snap       *pebble.Snapshot // shared.snap (snapshot.go)
+	shared     *sharedSnap
 	beginSeq   uint64
 	registered bool
 	err        error // set once the txn ended: ErrTxnDone or ErrClosed
@@ -142,14 +143,27 @@ func (db *DB) Begin() *Txn {
 		t.err = ErrClosed
 		return t
 	}
-	t.snap = db.pdb.NewSnapshot()
 	t.beginSeq = db.seq
+	t.shared = db.acquireSnap(t.beginSeq)
+	t.snap = t.shared.snap
 	db.activeMu.Lock()
 	db.active[t.beginSeq]++
 	db.activeMu.Unlock()
 	db.visMu.RUnlock()
 	t.registered = true
 	return t
+}
+
+// StateSeq identifies the committed state this transaction's snapshot
+// observes: the number of commits applied before Begin. Two transactions
+// with equal sequences and ok see the same committed data (invariant 4;
+// they even share the Pebble snapshot, snapshot.go), so a caller may reuse
+// what it derived from one snapshot for the other (the catalog does, to
+// skip re-reading its generation). ok is false for an ended transaction
+// and once a commit failed inside Pebble, whose batch may be visible
+// without having advanced the sequence: no caller should lean on it then.
+func (t *Txn) StateSeq() (seq uint64, ok bool) {
+	return t.beginSeq, t.err == nil && t.db.WriteFailure() == nil
 }
 
 func (t *Txn) alive() error {
@@ -190,10 +204,10 @@ func (t *Txn) finish() {
 		it.release()
 	}
 	t.changeIters = nil
-	if t.snap != nil && !t.db.closed.Load() {
-		_ = t.snap.Close()
+	if t.shared != nil {
+		t.db.releaseSnap(t.shared)
 	}
-	t.snap = nil
+	t.snap, t.shared = nil, nil
 	t.fetched = nil
 	t.deregister()
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
-	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/mvserver/mvserver/pgerror"
@@ -143,45 +142,50 @@ func appendNumericBinary(buf []byte, d *apd.Decimal) []byte {
 	if d.Exponent < 0 {
 		dscale = -d.Exponent
 	}
-	// digits as a decimal string of the absolute coefficient, aligned so the
-	// decimal point falls on a base-10000 boundary.
-	s := d.Coeff.String()
-	if s == "0" {
+	// The absolute coefficient's decimal digits (in a stack buffer: a
+	// coefficient that fits 64 bits prints without allocating), laid out
+	// so the decimal point falls on a base-10000 boundary: zeros to the
+	// left of the integer part and to the right of the fraction fill the
+	// groups. A numeric column's every value in a binary result goes
+	// through here.
+	var coef [40]byte
+	s := d.Coeff.Append(coef[:0], 10)
+	if len(s) == 1 && s[0] == '0' {
 		buf = append(buf, 0, 0, 0, 0, 0, 0)
 		return binary.BigEndian.AppendUint16(buf, uint16(dscale))
 	}
 	intLen := len(s) + int(d.Exponent) // digits before the point (may be <= 0 or > len)
-	var intPart, fracPart string
+	var aligned [64]byte
+	all := aligned[:0]
+	nInt := 0 // digits of the (padded) integer part
 	switch {
 	case intLen <= 0:
-		fracPart = strings.Repeat("0", -intLen) + s
-	case intLen >= len(s):
-		intPart = s + strings.Repeat("0", intLen-len(s))
+		all = appendZeros(all, -intLen)
+		all = append(all, s...)
 	default:
-		intPart, fracPart = s[:intLen], s[intLen:]
+		pad := (4 - intLen%4) % 4
+		all = appendZeros(all, pad)
+		all = append(all, s...)
+		if intLen > len(s) {
+			all = appendZeros(all, intLen-len(s))
+		}
+		nInt = pad + intLen
 	}
-	if pad := (4 - len(intPart)%4) % 4; pad > 0 {
-		intPart = strings.Repeat("0", pad) + intPart
+	all = appendZeros(all, (4-(len(all)-nInt)%4)%4)
+	group := func(i int) uint16 {
+		g := all[4*i : 4*i+4]
+		return uint16(g[0]-'0')*1000 + uint16(g[1]-'0')*100 + uint16(g[2]-'0')*10 + uint16(g[3]-'0')
 	}
-	if pad := (4 - len(fracPart)%4) % 4; pad > 0 {
-		fracPart += strings.Repeat("0", pad)
+	// Leading and trailing zero groups are not sent.
+	first, last := 0, len(all)/4
+	for first < last && group(first) == 0 {
+		first++
 	}
-	all := intPart + fracPart
-	digits := make([]int16, 0, len(all)/4)
-	for i := 0; i < len(all); i += 4 {
-		v := int16((all[i]-'0'))*1000 + int16(all[i+1]-'0')*100 + int16(all[i+2]-'0')*10 + int16(all[i+3]-'0')
-		digits = append(digits, v)
+	for last > first && group(last-1) == 0 {
+		last--
 	}
-	weight := len(intPart)/4 - 1
-	// strip leading and trailing zero groups
-	for len(digits) > 0 && digits[0] == 0 {
-		digits = digits[1:]
-		weight--
-	}
-	for len(digits) > 0 && digits[len(digits)-1] == 0 {
-		digits = digits[:len(digits)-1]
-	}
-	buf = binary.BigEndian.AppendUint16(buf, uint16(len(digits)))
+	weight := nInt/4 - 1 - first
+	buf = binary.BigEndian.AppendUint16(buf, uint16(last-first))
 	buf = binary.BigEndian.AppendUint16(buf, uint16(int16(weight)))
 	sign := uint16(0)
 	if d.Negative {
@@ -189,10 +193,17 @@ func appendNumericBinary(buf []byte, d *apd.Decimal) []byte {
 	}
 	buf = binary.BigEndian.AppendUint16(buf, sign)
 	buf = binary.BigEndian.AppendUint16(buf, uint16(dscale))
-	for _, g := range digits {
-		buf = binary.BigEndian.AppendUint16(buf, uint16(g))
+	for i := first; i < last; i++ {
+		buf = binary.BigEndian.AppendUint16(buf, group(i))
 	}
 	return buf
+}
+
+func appendZeros(b []byte, n int) []byte {
+	for range n {
+		b = append(b, '0')
+	}
+	return b
 }
 
 func parseNumericBinary(b []byte) (*apd.Decimal, bool) {
