@@ -50,14 +50,7 @@ func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
 	}
 	tw := t.tables[tbl]
 	if tw == nil || !tw.truncated {
-		lower := rowKey(nil, tbl, start)
-		var upper []byte
-		if end != nil {
-			upper = rowKey(nil, tbl, end)
-		} else {
-			_, upper = tableSpan(prefixRows, tbl)
-		}
-		if !it.openPebble(lower, upper) {
+		if !it.openPebble(rowSpan(tbl, start, end)) {
 			return it
 		}
 	}
@@ -66,6 +59,17 @@ func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
 	}
 	t.track(it)
 	return it
+}
+
+// rowSpan is the Pebble key range of tbl's rows with start <= key < end
+// (nil start or end: unbounded).
+func rowSpan(tbl TableID, start, end []byte) (lower, upper []byte) {
+	lower = rowKey(nil, tbl, start)
+	if end != nil {
+		return lower, rowKey(nil, tbl, end)
+	}
+	_, upper = tableSpan(prefixRows, tbl)
+	return lower, upper
 }
 
 // ScanMeta returns the meta keys that start with prefix, in key order.
@@ -220,14 +224,7 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if end != nil && bytes.Compare(start, end) >= 0 {
 		return false
 	}
-	lower := rowKey(nil, tbl, start)
-	var upper []byte
-	if end != nil {
-		upper = rowKey(nil, tbl, end)
-	} else {
-		_, upper = tableSpan(prefixRows, tbl)
-	}
-	it.pit.SetBounds(lower, upper)
+	it.pit.SetBounds(rowSpan(tbl, start, end))
 	it.started, it.done = false, false
 	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false
 	it.row = Row{}
