@@ -290,10 +290,7 @@ func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
 			return grp, nil
 		}
 	}
-	hk := r.hk[:0]
-	for _, d := range p[:nk] {
-		hk = types.HashKey(hk, d)
-	}
+	hk := r.groupKey(r.hk[:0], p)
 	r.hk = hk
 	if grp := r.groups[string(hk)]; grp != nil {
 		if intKey {
@@ -330,6 +327,14 @@ func (r *groupAggRun) group(p exec.Row, load bool) (*aggGroup, error) {
 		r.byInt[p[0].I] = grp
 	}
 	return grp, nil
+}
+
+// groupKey appends the hash key of projected row p's group to dst.
+func (r *groupAggRun) groupKey(dst []byte, p exec.Row) []byte {
+	for _, d := range p[:len(r.g.agg.GroupBy)] {
+		dst = types.HashKey(dst, d)
+	}
+	return dst
 }
 
 // intKind: kinds whose HashKey is their I alone (so equal I, equal key).
@@ -430,10 +435,7 @@ func (r *groupAggRun) foldChange(ctx context.Context, plus, minus plan.Node) (in
 		keys := make([][]byte, 0, len(order))
 		var hk []byte
 		for _, k := range order {
-			hk = hk[:0]
-			for _, d := range net[k].row[:len(r.g.agg.GroupBy)] {
-				hk = types.HashKey(hk, d)
-			}
+			hk = r.groupKey(hk[:0], net[k].row)
 			if r.groups[string(hk)] == nil {
 				keys = append(keys, r.stateKey(string(hk)))
 			}
