@@ -63,6 +63,10 @@ type Config struct {
 	// authenticated: any user name is trusted from loopback addresses.
 	// With it alone, the rules are server.DefaultHBA (SCRAM from loopback).
 	SuperuserPassword string
+	// AuthFailureDelay holds back the answer to a failed password
+	// authentication on the SQL port, per user name in turn (0 =
+	// DefaultAuthFailureDelay; negative = none, for tests).
+	AuthFailureDelay time.Duration
 	// TLSCert and TLSKey are PEM files of the server's certificate (chain)
 	// and key; both set turns TLS on.
 	TLSCert, TLSKey string
