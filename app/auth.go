@@ -60,7 +60,10 @@ func setupAuth(cfg Config, db *storage.DB, cat *catalog.Manager) (authSetup, err
 		}
 	}
 	if err := bootstrapSuperuser(db, cat, a.superuser, cfg.SuperuserPassword); err != nil {
-		return a, fmt.Errorf("bootstrap superuser %q: %w", a.superuser, err)
+		if !readOnlyStart(db, err) {
+			return a, fmt.Errorf("bootstrap superuser %q: %w", a.superuser, err)
+		}
+		cfg.Logger.Warn("read-only start: the bootstrap superuser is created or given its password at the next writable start", "superuser", a.superuser, "err", err)
 	}
 	if hba != nil || cfg.SuperuserPassword != "" {
 		delay := cfg.AuthFailureDelay
