@@ -63,6 +63,10 @@ type Config struct {
 	// authenticated: any user name is trusted from loopback addresses.
 	// With it alone, the rules are server.DefaultHBA (SCRAM from loopback).
 	SuperuserPassword string
+	// AuthFailureDelay holds back the answer to a failed password
+	// authentication on the SQL port, per user name in turn (0 =
+	// DefaultAuthFailureDelay; negative = none, for tests).
+	AuthFailureDelay time.Duration
 	// TLSCert and TLSKey are PEM files of the server's certificate (chain)
 	// and key; both set turns TLS on.
 	TLSCert, TLSKey string
@@ -183,8 +187,13 @@ func Start(cfg Config) (*Server, error) {
 	}
 	tempDir, err := prepareTempDir(cfg)
 	if err != nil {
-		db.Close()
-		return nil, err
+		if db.ReadOnly() == nil {
+			db.Close()
+			return nil, err
+		}
+		// A read-only start on a full disk: sorts spill elsewhere.
+		cfg.Logger.Warn("read-only start: spilling sorts to the system's temporary directory", "err", err)
+		tempDir = os.TempDir()
 	}
 	hub := notify.New()
 	mon := web.NewMonitor(db.WALSyncLatency)
@@ -211,8 +220,11 @@ func Start(cfg Config) (*Server, error) {
 	// Temporary tables of sessions a crash ended are dropped before any
 	// session starts (sessions drop their own when they end).
 	if err := eng.DropTempSchemas(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("drop temporary tables: %w", err)
+		if !readOnlyStart(db, err) {
+			db.Close()
+			return nil, fmt.Errorf("drop temporary tables: %w", err)
+		}
+		cfg.Logger.Warn("read-only start: temporary tables of sessions a crash ended stay until a writable start", "err", err)
 	}
 	sqlEngine := mon.InstrumentEngine(eng)
 	if cfg.ReservedConnections < 0 || cfg.MaxConnections > 0 && cfg.ReservedConnections >= cfg.MaxConnections {
@@ -267,6 +279,13 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// readOnlyStart reports whether err is a write refused because the store
+// started read-only (storage/startup.go): start-up then goes on without
+// the write, to serve reads.
+func readOnlyStart(db *storage.DB, err error) bool {
+	return db.ReadOnly() != nil && errors.Is(err, storage.ErrDiskFull)
+}
+
 // ready is /readyz: the server takes work while it is not shutting down,
 // its write-ahead log has not failed, and it can read its catalog.
 func (s *Server) ready() error {
@@ -275,6 +294,9 @@ func (s *Server) ready() error {
 	}
 	if err := s.db.WriteFailure(); err != nil {
 		return fmt.Errorf("read-only until restarted: %w", err)
+	}
+	if err := s.db.ReadOnly(); err != nil {
+		return fmt.Errorf("read-only until restarted with space freed: %w", err)
 	}
 	txn := s.db.Begin()
 	defer txn.Rollback()

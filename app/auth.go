@@ -15,6 +15,12 @@ import (
 // DefaultSuperuser is the bootstrap superuser's name when none is given.
 const DefaultSuperuser = "mvserver"
 
+// DefaultAuthFailureDelay holds back the answer to a failed password
+// authentication on the SQL port (server.AuthConfig.FailureDelay): with
+// the delays of one user name queued, guessing its password runs at one
+// attempt a second however many connections try.
+const DefaultAuthFailureDelay = time.Second
+
 // authSetup is what Config's authentication settings come to.
 type authSetup struct {
 	superuser string
@@ -54,10 +60,21 @@ func setupAuth(cfg Config, db *storage.DB, cat *catalog.Manager) (authSetup, err
 		}
 	}
 	if err := bootstrapSuperuser(db, cat, a.superuser, cfg.SuperuserPassword); err != nil {
-		return a, fmt.Errorf("bootstrap superuser %q: %w", a.superuser, err)
+		if !readOnlyStart(db, err) {
+			return a, fmt.Errorf("bootstrap superuser %q: %w", a.superuser, err)
+		}
+		cfg.Logger.Warn("read-only start: the bootstrap superuser is created or given its password at the next writable start", "superuser", a.superuser, "err", err)
 	}
 	if hba != nil || cfg.SuperuserPassword != "" {
-		a.auth = server.NewAuthenticator(server.AuthConfig{HBA: hba, Credentials: roleCredentials(db, cat)})
+		delay := cfg.AuthFailureDelay
+		switch {
+		case delay == 0:
+			delay = DefaultAuthFailureDelay
+		case delay < 0:
+			delay = 0
+		}
+		a.auth = server.NewAuthenticator(server.AuthConfig{HBA: hba, Credentials: roleCredentials(db, cat),
+			MockSecret: serverSecret(cfg), FailureDelay: delay})
 	}
 	return a, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,13 +14,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/mvserver/mvserver/catalog"
 )
 
 func authConfig(dir string) Config {
 	return Config{Logger: slog.New(slog.DiscardHandler), DataDir: dir, Listen: "127.0.0.1:0", Database: "mvserver",
-		MaxConnections: 10, TableDefaults: catalog.AllOn}
+		MaxConnections: 10, TableDefaults: catalog.AllOn, AuthFailureDelay: -1}
 }
 
 func loginErr(srv *Server, user, password string) error {
@@ -142,5 +144,73 @@ func TestAuthConfigErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %q, want %q", err, tc.want)
 		}
+	}
+}
+
+// mockSalt is the salt the server shows an unknown role in its first
+// SCRAM message (the server-first message's s=).
+func mockSalt(t *testing.T, addr, user string) string {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
+	fe := pgproto3.NewFrontend(nc, nc)
+	fe.Send(&pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersion30, Parameters: map[string]string{"user": user, "database": "mvserver"}})
+	if err := fe.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		msg, err := fe.Receive()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch m := msg.(type) {
+		case *pgproto3.AuthenticationSASL:
+			fe.Send(&pgproto3.SASLInitialResponse{AuthMechanism: "SCRAM-SHA-256", Data: []byte("n,,n=,r=abcdef")})
+			if err := fe.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		case *pgproto3.AuthenticationSASLContinue:
+			for _, f := range strings.Split(string(m.Data), ",") {
+				if s, ok := strings.CutPrefix(f, "s="); ok {
+					return s
+				}
+			}
+			t.Fatalf("server-first message without a salt: %q", m.Data)
+		case *pgproto3.ErrorResponse:
+			t.Fatalf("%s: %s", m.Code, m.Message)
+		}
+	}
+}
+
+// The salt shown to a role that does not exist stays the same across a
+// restart, as a real role's does: it comes from a secret kept in the data
+// directory. Before, it changed at each start, which told unknown names
+// from known ones.
+func TestMockSaltSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := authConfig(dir)
+	cfg.Superuser, cfg.SuperuserPassword = "root", "pw1"
+	salts := func() (string, string) {
+		srv, err := Start(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Shutdown(2 * time.Second)
+		return mockSalt(t, srv.Addr().String(), "nobody"), mockSalt(t, srv.Addr().String(), "root")
+	}
+	nobody1, root1 := salts()
+	nobody2, root2 := salts()
+	if root1 != root2 {
+		t.Fatalf("the real role's salt changed across a restart: %q, %q", root1, root2)
+	}
+	if nobody1 != nobody2 {
+		t.Fatalf("an unknown role's salt changed across a restart: %q, %q", nobody1, nobody2)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, serverSecretFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the server secret file: %v %v", fi, err)
 	}
 }

@@ -37,8 +37,22 @@ type AuthConfig struct {
 	HBA *HBA
 	// Credentials looks up stored passwords. Nil: no role has one.
 	Credentials CredentialsFunc
-	// Now tells time for VALID UNTIL; nil means time.Now.
+	// Now tells time for VALID UNTIL and the failure delay; nil means
+	// time.Now.
 	Now func() time.Time
+	// MockSecret is the server's secret that the salt shown for an
+	// unknown role (or one without a SCRAM verifier) is derived from, with
+	// the role's name; a secret kept across restarts (PostgreSQL's mock
+	// authentication nonce) keeps that salt the same across restarts, as
+	// a real verifier's is, so a client cannot tell unknown names from
+	// known ones by asking twice. Nil: a random secret for this process.
+	MockSecret []byte
+	// FailureDelay holds back the answer to a failed password
+	// authentication (auth_delay.go): per user name the delays queue. 0:
+	// none.
+	FailureDelay time.Duration
+	// Sleep waits for the failure delay (tests record it); nil sleeps.
+	Sleep func(ctx context.Context, d time.Duration)
 }
 
 // NewAuthenticator returns an Authenticator that follows cfg.HBA: the first
@@ -68,16 +82,24 @@ func NewAuthenticator(cfg AuthConfig) Authenticator {
 	if a.cfg.Now == nil {
 		a.cfg.Now = time.Now
 	}
-	rand.Read(a.mockKey[:])
+	if a.cfg.MockSecret != nil {
+		h := hmac.New(sha256.New, a.cfg.MockSecret)
+		h.Write([]byte("mvserver SCRAM mock salt"))
+		copy(a.mockKey[:], h.Sum(nil))
+	} else {
+		rand.Read(a.mockKey[:])
+	}
+	a.delay = newFailureDelay(cfg.FailureDelay, a.cfg.Now, cfg.Sleep)
 	return a.authenticate
 }
 
 type authenticator struct {
 	cfg AuthConfig
 	// mockKey makes the salt shown for a role without a SCRAM verifier a
-	// stable function of its name for the life of the process, as a real
-	// verifier's salt is.
+	// stable function of its name, as a real verifier's salt is: for as
+	// long as AuthConfig.MockSecret stays the same (else for the process).
 	mockKey [32]byte
+	delay   *failureDelay
 }
 
 func (a *authenticator) authenticate(ctx context.Context, info StartupInfo, ex AuthExchange) error {
@@ -94,13 +116,16 @@ func (a *authenticator) authenticate(ctx context.Context, info StartupInfo, ex A
 			hostOf(info.RemoteAddr), info.User, info.Database, encryptionName(encrypted))
 	}
 	if a.cfg.Credentials == nil {
-		return a.method(rule.Method, info.User, Credentials{}, ex)
+		err := a.method(rule.Method, info.User, Credentials{}, ex)
+		a.failed(ctx, info.User, err)
+		return err
 	}
 	cred, err := a.cfg.Credentials(ctx, info.User)
 	if err != nil {
 		return err
 	}
 	if err := a.method(rule.Method, info.User, cred, ex); err != nil {
+		a.failed(ctx, info.User, err)
 		return err
 	}
 	if !cred.Exists {
@@ -134,6 +159,13 @@ func (a *authenticator) method(m Method, user string, cred Credentials, ex AuthE
 		x.secret = &s
 	}
 	return x.run()
+}
+
+// failed holds back a failed password authentication's answer (28P01).
+func (a *authenticator) failed(ctx context.Context, user string, err error) {
+	if err != nil && pgerror.Code(err) == pgerror.InvalidPassword {
+		a.delay.wait(ctx, user)
+	}
 }
 
 func encryptionName(tls bool) string {

@@ -38,8 +38,10 @@
 //     SCRAM-SHA-256 (scram.go; SCRAM-SHA-256-PLUS with tls-server-end-point
 //     channel binding over TLS), MD5 and cleartext (auth_methods.go). A
 //     wrong password, an unknown role and a role without a password fail
-//     alike, 28P01, after a complete exchange; an admitted user that is no
-//     role, or one without LOGIN, gets 28000.
+//     alike, 28P01, after a complete exchange (an unknown role's salt
+//     derives from AuthConfig.MockSecret, kept across restarts) and after
+//     AuthConfig.FailureDelay, queued per user name (auth_delay.go); an
+//     admitted user that is no role, or one without LOGIN, gets 28000.
 //     Then a connection slot is taken (more than MaxConnections
 //     authenticated sessions: FATAL 53300, R-X3; the last
 //     ReservedConnections slots only for users Config.Superuser names)

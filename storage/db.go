@@ -74,6 +74,9 @@ type DB struct {
 	notify notifier
 
 	guard diskGuard
+	// readOnly is set when the store opened read-only for want of space
+	// to replay its log (startup.go); every commit fails with it.
+	readOnly *DiskFullError
 }
 
 // Open opens (creating if needed) the data directory. A directory locked by
@@ -133,8 +136,18 @@ func Open(opts Options) (*DB, error) {
 		db.lock = lock
 		po.Lock = lock
 	}
-	pdb, err := pebble.Open(dir, po)
+	if !opts.InMemory {
+		if err := db.checkReplaySpace(po, dir); err != nil {
+			_ = db.lock.Close()
+			return nil, err
+		}
+	}
+	pdb, err := db.openPebble(dir, po, db.lock)
 	if err != nil {
+		var ab abandonedOpen
+		if errors.As(err, &ab) {
+			return nil, ab.StartupDiskFullError // the lock is released once Pebble's Open ends
+		}
 		if db.lock != nil {
 			_ = db.lock.Close()
 		}
@@ -235,6 +248,15 @@ func (db *DB) Close() error {
 	db.visMu.Unlock()
 	db.commitMu.Unlock()
 	err := db.pdb.Close()
+	if err != nil && db.guard.failed.Load() != nil {
+		// The log failed earlier (faults.go) and Pebble's close reports
+		// that failure again. Nothing more is lost by it: every
+		// acknowledged commit is in the log, which the next start
+		// replays. The stop is otherwise clean (Pebble closes the rest
+		// after the log's error), so it is not an error of Close.
+		db.log.Warn("storage closed after an earlier write-ahead log failure", "err", err)
+		err = nil
+	}
 	if db.lock != nil {
 		err = errors.Join(err, db.lock.Close())
 	}

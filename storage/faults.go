@@ -42,9 +42,16 @@ var ErrWriteFailed = errors.New("storage: write-ahead log write failed")
 type DiskFullError struct {
 	Free, Reserve uint64
 	Cause         error // the write's own error (ENOSPC), if it got one
+	// Need is set when the store opened read-only (startup.go): the free
+	// space replaying its write-ahead log needed. Only a restart with
+	// that much free makes it writable.
+	Need uint64
 }
 
 func (e *DiskFullError) Error() string {
+	if e.Need != 0 && e.Cause == nil {
+		return fmt.Sprintf("storage: disk full: opened read-only with %d bytes free, %d needed to replay the write-ahead log; restart with space freed to write", e.Free, e.Need)
+	}
 	if e.Cause != nil {
 		return fmt.Sprintf("storage: disk full: %v", e.Cause)
 	}
@@ -126,6 +133,9 @@ func (g *diskGuard) check(size int) error {
 
 // writable fails fast once the log has failed.
 func (db *DB) writable(size int) error {
+	if db.readOnly != nil {
+		return db.readOnly
+	}
 	if f := db.guard.failed.Load(); f != nil {
 		return &WriteFailedError{Cause: f.Cause}
 	}

@@ -1,16 +1,10 @@
 package web
 
 import (
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
-	"time"
 )
 
 // Principal is who a console request acts as: the user its SQL runs as.
@@ -19,11 +13,10 @@ type Principal struct {
 }
 
 // Authenticator decides who a request is (invariant 4). It sees the
-// request and its console session (nil for a POST that carries no known
-// session cookie, which the CSRF check then refuses); a login page plugs
-// in by storing the
-// user it checked in the session (Session.SetUser) and returning it here,
-// or returning an *AuthError with LoginURL set to send the browser there.
+// request and its console session (nil when the request carries no session
+// cookie); a logged-in session has the user its login checked
+// (Session.User), and an Authenticator that wants a login returns an
+// *AuthError with LoginURL set to send the browser there.
 type Authenticator interface {
 	Authenticate(r *http.Request, s *Session) (Principal, error)
 }
@@ -90,146 +83,4 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-// Session is one browser's console session, named by its cookie.
-type Session struct {
-	ID       string
-	mu       sync.Mutex
-	user     string
-	lastSeen time.Time
-}
-
-// User is the user a login stored in the session ("" before a login).
-func (s *Session) User() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.user
-}
-
-// SetUser records the user a login page checked.
-func (s *Session) SetUser(u string) {
-	s.mu.Lock()
-	s.user = u
-	s.mu.Unlock()
-}
-
-const (
-	sessionCookie = "mvserver_console"
-	csrfField     = "csrf_token"
-	sessionIdle   = 12 * time.Hour
-	maxSessions   = 1000
-)
-
-// sessions holds the console sessions and signs their CSRF tokens with a
-// secret made at process start (invariant 1): a restart voids every
-// token, and a page from before it gets a clear 403.
-type sessions struct {
-	secret []byte
-	now    func() time.Time
-
-	mu   sync.Mutex
-	byID map[string]*Session
-}
-
-func newSessions(now func() time.Time) (*sessions, error) {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, err
-	}
-	return &sessions{secret: secret, now: now, byID: map[string]*Session{}}, nil
-}
-
-// get returns the request's session, creating one (and setting its cookie
-// on w) when the request has none or an unknown one.
-func (st *sessions) get(w http.ResponseWriter, r *http.Request) *Session {
-	now := st.now()
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		st.mu.Lock()
-		s := st.byID[c.Value]
-		st.mu.Unlock()
-		if s != nil {
-			s.mu.Lock()
-			fresh := now.Sub(s.lastSeen) < sessionIdle
-			if fresh {
-				s.lastSeen = now
-			}
-			s.mu.Unlock()
-			if fresh {
-				return s
-			}
-		}
-	}
-	return st.create(w, now)
-}
-
-// create starts a new session and sets its cookie on w.
-func (st *sessions) create(w http.ResponseWriter, now time.Time) *Session {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	s := &Session{ID: base64.RawURLEncoding.EncodeToString(b), lastSeen: now}
-	st.mu.Lock()
-	st.expireLocked(now)
-	st.byID[s.ID] = s
-	st.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.ID, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	return s
-}
-
-// peek returns the request's known session without creating one.
-func (st *sessions) peek(r *http.Request) *Session {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return nil
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.byID[c.Value]
-}
-
-// expireLocked drops idle sessions, and the oldest when there are too many.
-func (st *sessions) expireLocked(now time.Time) {
-	var oldest *Session
-	var oldestSeen time.Time
-	for id, s := range st.byID {
-		s.mu.Lock()
-		seen := s.lastSeen
-		s.mu.Unlock()
-		if now.Sub(seen) >= sessionIdle {
-			delete(st.byID, id)
-			continue
-		}
-		if oldest == nil || seen.Before(oldestSeen) {
-			oldest, oldestSeen = s, seen
-		}
-	}
-	if len(st.byID) >= maxSessions && oldest != nil {
-		delete(st.byID, oldest.ID)
-	}
-}
-
-// token is the CSRF token of a session.
-func (st *sessions) token(s *Session) string {
-	mac := hmac.New(sha256.New, st.secret)
-	mac.Write([]byte("csrf\x00"))
-	mac.Write([]byte(s.ID))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// checkToken reports whether tok is the CSRF token of s.
-func (st *sessions) checkToken(s *Session, tok string) bool {
-	if s == nil || tok == "" {
-		return false
-	}
-	return hmac.Equal([]byte(tok), []byte(st.token(s)))
-}
-
-// drop forgets a session (logout, or a login replacing it).
-func (st *sessions) drop(s *Session) {
-	if s == nil {
-		return
-	}
-	st.mu.Lock()
-	delete(st.byID, s.ID)
-	st.mu.Unlock()
 }

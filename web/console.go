@@ -189,8 +189,12 @@ func (c *Console) routes() http.Handler {
 	return c.guard(mux)
 }
 
-// guard applies to every request: loopback clients only, through a
-// loopback host name, and the headers that keep pages to themselves.
+// guard applies to every request: loopback peers only (the connection's
+// address, not anything the client sends), through a loopback host name,
+// and the headers that keep pages to themselves. The console has no HTTPS
+// of its own: a password or session cookie must not cross the network in
+// clear, so with a login as without one it answers only this machine,
+// whatever address --http listens on.
 func (c *Console) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -199,15 +203,13 @@ func (c *Console) guard(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cache-Control", "no-store")
-		if !loopbackHost(r.Host) {
-			refuse(w, http.StatusForbidden, fmt.Sprintf("The mvserver console answers only to loopback host names (localhost, 127.0.0.1, [::1]), not %q.", r.Host))
+		if !loopbackRemote(r.RemoteAddr) {
+			refuse(w, http.StatusForbidden, fmt.Sprintf("mvserver serves its console, /metrics and probes only to clients on this machine (loopback addresses); %s is not one. "+
+				"From another machine use an SSH tunnel to 127.0.0.1.", hostOnly(r.RemoteAddr)))
 			return
 		}
-		isConsole := r.URL.Path != "/healthz" && r.URL.Path != "/readyz" && r.URL.Path != "/metrics" && !strings.HasPrefix(r.URL.Path, "/static/")
-		if !isConsole && !loopbackRemote(r.RemoteAddr) {
-			// Until metrics have credentials of their own, only this
-			// machine reads them, as it alone reaches the SQL port.
-			refuse(w, http.StatusForbidden, fmt.Sprintf("mvserver serves %s only to clients on this machine (loopback addresses); %s is not one.", r.URL.Path, hostOnly(r.RemoteAddr)))
+		if !loopbackHost(r.Host) {
+			refuse(w, http.StatusForbidden, fmt.Sprintf("The mvserver console answers only to loopback host names (localhost, 127.0.0.1, [::1]), not %q.", r.Host))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -258,12 +260,9 @@ type request struct {
 // CSRF token of every POST (invariant 1).
 func (c *Console) page(h func(http.ResponseWriter, *http.Request, *request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var s *Session
-		if r.Method == http.MethodPost {
-			s = c.sess.peek(r)
-		} else {
-			s = c.sess.get(w, r)
-		}
+		// No session is created before the request is authenticated: an
+		// anonymous visit leaves nothing on the server (invariant 6).
+		s := c.sess.lookup(r)
 		p, err := c.auth.Authenticate(r, s)
 		if err != nil {
 			var ae *AuthError
@@ -278,6 +277,10 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request, *request)) htt
 			refuse(w, status, err.Error())
 			return
 		}
+		if s == nil && r.Method != http.MethodPost {
+			// A cookie for the CSRF token of the page's forms.
+			s = c.sess.ensure(w, r)
+		}
 		_, login := c.auth.(*PasswordLogin)
 		rq := &request{User: p.User, Session: s, Logout: login}
 		if r.Method == http.MethodPost {
@@ -286,7 +289,7 @@ func (c *Console) page(h func(http.ResponseWriter, *http.Request, *request)) htt
 				return
 			}
 			if !c.sess.checkToken(s, r.PostForm.Get(csrfField)) {
-				rq.Session = c.sess.get(w, r)
+				rq.Session = c.sess.ensure(w, r)
 				rq.CSRF = c.sess.token(rq.Session)
 				c.fail(w, r, rq, http.StatusForbidden, "The form's security token is missing, wrong or expired (the server may have restarted since the page was loaded). Nothing was done: reload the page and try again.")
 				return
@@ -383,4 +386,13 @@ func lookupDataset(cat *catalog.Catalog, schema, name string) (*catalog.Table, b
 		return nil, false
 	}
 	return t, true
+}
+
+// canSee returns whether user may read a dataset's page and its line in
+// the overview: as for SELECT on it (catalog.Catalog.Allowed: its owner, a
+// superuser, or a role granted SELECT). The page shows the definition,
+// the run history and refresh errors, which may quote the data's values:
+// only those who may read the data see them.
+func (c *Console) canSee(cat *catalog.Catalog, user string) func(*catalog.Table) bool {
+	return func(t *catalog.Table) bool { return cat.Allowed(user, c.be.RequireRoles, t, catalog.PrivSelect) }
 }

@@ -117,8 +117,12 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 		c.fail(w, r, rq, http.StatusInternalServerError, "Cannot read the catalog: "+err.Error())
 		return
 	}
+	canSee := c.canSee(cat, rq.User)
 	t, ok := lookupDataset(cat, r.PathValue("schema"), r.PathValue("name"))
-	if !ok {
+	if !ok || !canSee(t) {
+		// A dataset the user may not read answers as one that does not
+		// exist: its page would show its definition, its data's refresh
+		// errors and its history.
 		c.fail(w, r, rq, http.StatusNotFound, fmt.Sprintf("There is no materialized view or streaming table %s.%s.", r.PathValue("schema"), r.PathValue("name")))
 		return
 	}
@@ -131,7 +135,7 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 	p := datasetPage{layout: layout{Title: row.Qualified, User: rq.User, Logout: rq.Logout, Database: c.be.Database, CSRF: rq.CSRF, Nav: "dataset", Return: "dataset"},
 		Row: row, IsMV: t.Kind == catalog.KindMaterializedView, Comment: t.Comment, ActionBase: row.URL,
 		CanRefresh: cat.Allowed(rq.User, c.be.RequireRoles, t, catalog.PrivMaintain)}
-	p.Insights = insightsFor(cat, t)
+	p.Insights = insightsFor(cat, t, canSee)
 	for _, d := range []confirmDialog{
 		{Action: "refresh", Title: "Refresh " + row.Qualified + "?", Text: "The refresh policy decides: nothing, an incremental refresh or a full recompute."},
 		{Action: "full-refresh", Title: "Fully refresh " + row.Qualified + "?", Text: "The content is recomputed from all of its sources and its checkpoints are reset."},
@@ -166,7 +170,7 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 		}
 	}
 	p.Definition = highlightSQL(query, marks)
-	p.Lineage = buildLineage(cat, t)
+	p.Lineage = buildLineage(cat, t, canSee)
 	runs, err := refresh.RunsBetween(txn, t.ID, now.Add(-historyWindow), time.Time{})
 	if err != nil {
 		c.fail(w, r, rq, http.StatusInternalServerError, "Cannot read the refresh history: "+err.Error())

@@ -14,11 +14,22 @@
 //     refresh logic of its own.
 //  3. Pages read one storage snapshot each: the catalog, the run history and
 //     the event log a page shows agree with each other.
-//  4. Until password authentication exists (R-P2), only loopback clients are
-//     served, as the SQL port admits only loopback clients; an
-//     Authenticator decides who a request is, so a login page can plug in.
+//  4. Only loopback peers are served (the connection's address, checked on
+//     every request, with or without a login, whatever address --http
+//     listens on: the console has no HTTPS, so passwords and session
+//     cookies never cross the network in clear), through loopback host
+//     names only (DNS rebinding). An Authenticator decides who a request
+//     is: the bootstrap superuser without authentication configured, the
+//     role a password login checked with it (login.go).
 //  5. Nothing is loaded from outside the binary: templates, styles and
 //     scripts are embedded.
+//  6. The server keeps state only for logged-in sessions (session.go): an
+//     anonymous visit's CSRF token is an HMAC of its cookie, so no number
+//     of anonymous requests can evict a logged-in session. Password
+//     guessing is bounded per user name and slowed per address
+//     (throttle.go), so no client can lock out another user name. A
+//     dataset's page and overview line are shown only to users who may
+//     read it (owner, superuser, SELECT).
 //
 // Imports: server (its Engine and Session interfaces), sql/session (the
 // same analysis and texts as DESCRIBE EXTENDED and mv_insights), sql/parse

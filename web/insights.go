@@ -37,10 +37,10 @@ func featureBlocker(b refresh.Blocker) bool {
 // only is nil). A view whose policy is FULL asked for full refreshes and
 // is not listed; nor is one whose query can never be incremental (enabling
 // features would not help it).
-func insightsFor(cat *catalog.Catalog, only *catalog.Table) []insight {
+func insightsFor(cat *catalog.Catalog, only *catalog.Table, canSee func(*catalog.Table) bool) []insight {
 	var out []insight
 	for _, v := range cat.Tables() {
-		if v.Kind != catalog.KindMaterializedView || (only != nil && v.ID != only.ID) {
+		if v.Kind != catalog.KindMaterializedView || (only != nil && v.ID != only.ID) || !canSee(v) {
 			continue
 		}
 		if v.Dataset != nil && v.Dataset.Policy == string(parse.PolicyFull) {

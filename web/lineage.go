@@ -60,8 +60,10 @@ func kindLabel(k catalog.ObjectKind) string {
 	return "table"
 }
 
-// buildLineage lays out the graph around focus.
-func buildLineage(cat *catalog.Catalog, focus *catalog.Table) *lineageGraph {
+// buildLineage lays out the graph around focus. A dataset links to its
+// page only when canSee allows its user to read that page (nil: every
+// one).
+func buildLineage(cat *catalog.Catalog, focus *catalog.Table, canSee func(*catalog.Table) bool) *lineageGraph {
 	g := &lineageGraph{}
 	dependents := map[uint32][]uint32{}
 	for _, t := range cat.Tables() {
@@ -101,7 +103,7 @@ func buildLineage(cat *catalog.Catalog, focus *catalog.Table) *lineageGraph {
 		}
 		n := &lineageNode{ID: id, Name: cat.QualifiedName(t), Kind: kindLabel(t.Kind), KindClass: string(t.Kind), Focus: id == focus.ID, Level: l}
 		n.Label = shorten(n.Name, 26)
-		if t.IsDataset() && !n.Focus {
+		if t.IsDataset() && !n.Focus && (canSee == nil || canSee(t)) {
 			n.URL = datasetURL(cat, t)
 		}
 		byID[id] = n

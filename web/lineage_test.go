@@ -47,7 +47,7 @@ func TestLineageLevels(t *testing.T) {
 	z := add("z", catalog.KindMaterializedView, y, x)
 	add("unrelated", catalog.KindTable)
 	focus, _ := c.Table(x)
-	g := buildLineage(c, focus)
+	g := buildLineage(c, focus, nil)
 	levels := map[string]int{}
 	for _, n := range g.Nodes {
 		levels[n.Name] = n.Level

@@ -1,12 +1,12 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
-	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // PasswordLogin is the console's Authenticator when SQL clients
@@ -18,8 +18,8 @@ type PasswordLogin struct {
 	// Check reports whether password is user's (a role that may log in).
 	Check func(user, password string) bool
 
-	mu       sync.Mutex
-	failures map[string][]time.Time // by remote host: recent failed logins
+	once     sync.Once
+	throttle *loginThrottle
 }
 
 // Authenticate implements Authenticator.
@@ -33,34 +33,9 @@ func (a *PasswordLogin) Authenticate(r *http.Request, s *Session) (Principal, er
 		LoginURL: "/login?next=" + url.QueryEscape(r.URL.RequestURI())}
 }
 
-// loginFailures bounds password guessing: at most this many failed logins
-// per client host in loginWindow.
-const (
-	loginFailures = 10
-	loginWindow   = 5 * time.Minute
-)
-
-// allow reports whether host may try another password now.
-func (a *PasswordLogin) allow(host string, now time.Time) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var recent []time.Time
-	for _, t := range a.failures[host] {
-		if now.Sub(t) < loginWindow {
-			recent = append(recent, t)
-		}
-	}
-	if a.failures == nil {
-		a.failures = map[string][]time.Time{}
-	}
-	a.failures[host] = recent
-	return len(recent) < loginFailures
-}
-
-func (a *PasswordLogin) failed(host string, now time.Time) {
-	a.mu.Lock()
-	a.failures[host] = append(a.failures[host], now)
-	a.mu.Unlock()
+func (a *PasswordLogin) limits() *loginThrottle {
+	a.once.Do(func() { a.throttle = newLoginThrottle() })
+	return a.throttle
 }
 
 // loginPage is the data of the login form.
@@ -71,12 +46,38 @@ type loginPage struct {
 	Name    string
 }
 
-// safeNext keeps a post-login redirect on the console itself.
+// safeNext keeps a post-login redirect on the console itself: a path of
+// this origin ("/…", not "//host" or "/\\host", which browsers read as
+// another host), with no control characters or white space (a browser
+// drops a tab or newline, so "/\t/evil.example" would become
+// "//evil.example"), also in the percent-decoded path, and no scheme or
+// host as net/url reads it. Anything else leads to the overview.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !sameOriginPath(next) {
 		return "/"
 	}
 	return next
+}
+
+func sameOriginPath(next string) bool {
+	if len(next) == 0 || next[0] != '/' || len(next) > 1 && (next[1] == '/' || next[1] == '\\') || strings.ContainsRune(next, '\\') || hasControlOrSpace(next) {
+		return false
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return false
+	}
+	// The path once decoded: "/%2F/host" or "/%09/host" must not become
+	// another host's address in whatever reads it next. (The query may
+	// hold an encoded space: a filter such as ?q=a%20b.)
+	p := u.Path
+	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.ContainsRune(p, '\\') && !hasControlOrSpace(p)
+}
+
+// hasControlOrSpace reports a control character, white space or invalid
+// UTF-8 in s.
+func hasControlOrSpace(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) || unicode.IsSpace(r) || r == utf8.RuneError }) >= 0
 }
 
 // login serves GET and POST /login (only when the console uses
@@ -87,7 +88,9 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	s := c.sess.get(w, r)
+	// An anonymous session: a cookie for the form's CSRF token, kept
+	// nowhere on the server (invariant 6).
+	s := c.sess.ensure(w, r)
 	page := &loginPage{layout: layout{Title: "Log in", Database: c.be.Database, CSRF: c.sess.token(s), Nav: "login"},
 		Next: safeNext(r.URL.Query().Get("next"))}
 	if r.Method == http.MethodGet {
@@ -99,37 +102,37 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page.Next = safeNext(r.PostForm.Get("next"))
-	if !c.sess.checkToken(c.sess.peek(r), r.PostForm.Get(csrfField)) {
+	if !c.sess.checkToken(c.sess.lookup(r), r.PostForm.Get(csrfField)) {
 		page.Message = "The form's security token is missing or expired. Try again."
 		c.render(w, http.StatusForbidden, "login", page)
 		return
 	}
 	user, password := r.PostForm.Get("user"), r.PostForm.Get("password")
 	page.Name = user
-	host, now := hostOnly(r.RemoteAddr), c.now()
-	if !pl.allow(host, now) {
-		page.Message = fmt.Sprintf("Too many failed logins from %s; wait a few minutes.", host)
+	host, now, limits := hostOnly(r.RemoteAddr), c.now(), pl.limits()
+	if no := limits.allow(user, host, now); no != nil {
+		c.log.Info("console login refused", "user", user, "remote", host, "reason", no.msg)
+		page.Message = no.msg
 		c.render(w, http.StatusTooManyRequests, "login", page)
 		return
 	}
 	if user == "" || !pl.Check(user, password) {
-		pl.failed(host, now)
+		limits.failed(user, host, now)
 		c.log.Info("console login failed", "user", user, "remote", host)
 		page.Message = "Wrong user name or password."
 		c.render(w, http.StatusUnauthorized, "login", page)
 		return
 	}
-	// A new session for the logged-in user: the cookie a visitor had
-	// before logging in is not carried over (session fixation).
+	limits.succeeded(user)
 	c.sess.drop(s)
-	c.sess.create(w, now).SetUser(user)
+	c.sess.login(w, user)
 	c.log.Info("console login", "user", user, "remote", host)
 	http.Redirect(w, r, page.Next, http.StatusSeeOther)
 }
 
 // logout ends the request's console session.
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
-	s := c.sess.peek(r)
+	s := c.sess.lookup(r)
 	if err := r.ParseForm(); err != nil || !c.sess.checkToken(s, r.PostForm.Get(csrfField)) {
 		refuse(w, http.StatusForbidden, "The form's security token is missing or expired; nothing was done.")
 		return

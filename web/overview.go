@@ -52,10 +52,11 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 	}
 	page := overviewPage{layout: layout{Title: "Datasets", User: rq.User, Logout: rq.Logout, Database: c.be.Database, CSRF: rq.CSRF, Nav: "overview", Return: "overview"},
 		Query: q, Status: status, Statuses: overviewStatuses}
-	page.Insights = insightsFor(cat, nil)
+	canSee := c.canSee(cat, rq.User)
+	page.Insights = insightsFor(cat, nil, canSee)
 	now := c.now()
 	for _, t := range cat.Tables() {
-		if !t.IsDataset() {
+		if !t.IsDataset() || !canSee(t) {
 			continue
 		}
 		page.Total++

@@ -29,7 +29,8 @@ type roleServer struct {
 func startRoleServer(t *testing.T, hba string) *roleServer {
 	t.Helper()
 	cfg := app.Config{Logger: slog.New(slog.DiscardHandler), InMemory: true, Listen: "127.0.0.1:0", Database: "mvserver",
-		MaxConnections: 20, TableDefaults: catalog.AllOn, Superuser: "admin", SuperuserPassword: "adminpw"}
+		MaxConnections: 20, TableDefaults: catalog.AllOn, Superuser: "admin", SuperuserPassword: "adminpw",
+		AuthFailureDelay: -1} // failed logins answer at once (the delay is tested in server)
 	if hba != "" {
 		cfg.HBAFile = filepath.Join(t.TempDir(), "hba.conf")
 		if err := os.WriteFile(cfg.HBAFile, []byte(hba), 0o600); err != nil {

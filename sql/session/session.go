@@ -458,6 +458,12 @@ func storageFaultErr(err error) error {
 		}
 		e.Hint = "Fix the disk, then restart mvserver: the restart replays the log and keeps every acknowledged commit."
 		return e
+	case errors.As(err, &df) && df.Need != 0:
+		e := pgerror.Wrap(err, pgerror.DiskFull, "could not write to the data directory: no space left on device")
+		e.Detail = fmt.Sprintf("The server started read-only: the disk holding the data directory had %d MB free, less than the %d MB replaying the write-ahead log needs. Nothing was written; reads go on.",
+			df.Free>>20, df.Need>>20)
+		e.Hint = "Free space on that disk, then restart mvserver: writes need a restart."
+		return e
 	case errors.As(err, &df):
 		e := pgerror.Wrap(err, pgerror.DiskFull, "could not write to the data directory: no space left on device")
 		e.Detail = fmt.Sprintf("The disk holding the data directory has %d MB free, and commits leave %d MB free for the server's own work. Nothing was written.",
