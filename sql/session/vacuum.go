@@ -63,6 +63,10 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 				continue // as PostgreSQL, VACUUM leaves them to their session
 			}
 			if t.Kind == catalog.KindTable || t.Kind == catalog.KindMaterializedView || t.Kind == catalog.KindStreamingTable {
+				if s.requireOwner(t) != nil {
+					s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
+					continue
+				}
 				tables = append(tables, t)
 			}
 		}
@@ -78,7 +82,7 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 			continue
 		}
 		if s.requireOwner(t) != nil {
-			s.notice("permission denied to vacuum \"%s\", skipping it", t.Name)
+			s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
 			continue
 		}
 		tables = append(tables, t)
