@@ -696,6 +696,8 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 		}
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
+	case a.SetOwner != "":
+		return s.alterOwner(t, s.ownerName(a.SetOwner), tag) // owner.go
 	}
 	if s.eng.ValidateDataset != nil {
 		if err := s.eng.ValidateDataset(s.cat, nt); err != nil {

@@ -579,6 +579,9 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 		}
 		return "", err
 	}
+	if len(at.Cmds) == 1 && at.Cmds[0].GetAlterTableCmd().GetSubtype() == pg_query.AlterTableType_AT_ChangeOwner {
+		return s.alterTableOwner(t, at, at.Cmds[0].GetAlterTableCmd().Newowner) // owner.go
+	}
 	if t.Kind != catalog.KindTable {
 		return "", st.Errorf(at.Relation.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
 	}

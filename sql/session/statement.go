@@ -241,6 +241,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_AlterOwnerStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSchemaOwner(n.AlterOwnerStmt) }
 	case *pg_query.Node_GrantStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.grant(n.GrantStmt) }
 	case *pg_query.Node_VacuumStmt:
