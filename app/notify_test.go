@@ -264,14 +264,7 @@ func TestRefreshErrorNotificationsPerListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
-	as := func(user string) *pgx.Conn {
-		c, err := pgx.Connect(context.Background(), "postgres://"+user+"@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close(context.Background()) })
-		return c
-	}
+	as := func(user string) *pgx.Conn { return connectAs(t, srv, user) }
 	admin := as("t") // no role: a superuser without authentication
 	mustExec(t, admin, "CREATE ROLE granted LOGIN")
 	mustExec(t, admin, "CREATE ROLE stranger LOGIN")

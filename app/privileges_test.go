@@ -20,11 +20,7 @@ func TestTriggeredRefreshChecksOwner(t *testing.T) {
 	mustExec(t, admin, "CREATE TABLE src (id INT PRIMARY KEY)")
 	mustExec(t, admin, "INSERT INTO src VALUES (1)")
 	mustExec(t, admin, "GRANT SELECT ON src TO alice")
-	alice, err := pgx.Connect(ctx, "postgres://alice@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { alice.Close(context.Background()) })
+	alice := connectAs(t, srv, "alice")
 	mustExec(t, alice, "CREATE SCHEMA a")
 	mustExec(t, alice, "CREATE MATERIALIZED VIEW a.m TRIGGER ON UPDATE AS SELECT id FROM public.src")
 	mustExec(t, alice, "CREATE STREAMING TABLE a.st AS SELECT id FROM STREAM(public.src)")
@@ -40,4 +36,16 @@ func TestTriggeredRefreshChecksOwner(t *testing.T) {
 		t.Fatalf("streaming refresh after REVOKE: %v, want 42501", err)
 	}
 	waitCount(t, admin, "SELECT count(*) FROM a.st", 1)
+}
+
+// connectAs opens a connection to srv as user (trusted: the test servers
+// have no authentication), closed when the test ends.
+func connectAs(t *testing.T, srv *Server, user string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), "postgres://"+user+"@"+srv.Addr().String()+"/mvserver?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }

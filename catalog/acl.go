@@ -103,6 +103,19 @@ func (a ACL) without(grantee uint32, privs string) ACL {
 	return out
 }
 
+// Apply returns the grants after GRANT (grant) or REVOKE of privs to or
+// from each of grantees.
+func (a ACL) Apply(grantees []uint32, privs string, grant bool) ACL {
+	for _, g := range grantees {
+		if grant {
+			a = a.with(g, privs)
+		} else {
+			a = a.without(g, privs)
+		}
+	}
+	return a
+}
+
 // Granted reports whether role (by id) holds priv on t through ownership
 // or a grant to it or to PUBLIC. Superusers are not checked here
 // (Catalog.Holds does).

@@ -282,21 +282,9 @@ func init() {
 	// mvserver has none on databases, functions, sequences, tablespaces or
 	// role membership, which every role may use.
 	tablePriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
-		v := ViewFor(c)
-		if v == nil {
-			return types.NullDatum, nil
-		}
-		user := c.User
-		if len(a) == 3 {
-			u, err := v.userArg(a[0])
-			if err != nil {
-				return types.Datum{}, err
-			}
-			user, a = u, a[1:]
-		}
-		r, err := v.relationArg(a[0])
-		if err != nil {
-			return types.Datum{}, err
+		v, user, r, a, err := relationPrivilegeArgs(c, a)
+		if v == nil || err != nil {
+			return types.NullDatum, err
 		}
 		if r.table == nil {
 			return types.NewBool(true), nil // built-in relations: readable by all
@@ -305,30 +293,21 @@ func init() {
 		if err != nil {
 			return types.Datum{}, err
 		}
-		for _, p := range privs {
-			if v.Cat.Allowed(user, c.RequireRoles, r.table, p) {
-				return types.NewBool(true), nil
-			}
-		}
-		return types.NewBool(false), nil
+		return anyAllowed(v, c, user, r.table, privs), nil
 	}
-	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
+	// regPriv registers a has_*_privilege function: (object, privileges)
+	// and (role, object, privileges).
+	regPriv := func(name string, fn func(c *funcs.Ctx, a []types.Datum) (types.Datum, error)) {
 		reg(name, false,
-			&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: tablePriv},
-			&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: tablePriv})
+			&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: fn},
+			&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: fn})
 	}
+	regPriv("has_table_privilege", tablePriv)
+	regPriv("has_any_column_privilege", tablePriv)
 	seqPriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
-		v := ViewFor(c)
-		if v == nil {
-			return types.NullDatum, nil
-		}
-		user, a, err := v.privilegeUser(c, a)
-		if err != nil {
-			return types.Datum{}, err
-		}
-		r, err := v.relationArg(a[0])
-		if err != nil {
-			return types.Datum{}, err
+		v, user, r, a, err := relationPrivilegeArgs(c, a)
+		if v == nil || err != nil {
+			return types.NullDatum, err
 		}
 		if r.table == nil || r.table.Kind != catalog.KindSequence {
 			return types.Datum{}, pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a sequence", r.name)
@@ -337,16 +316,9 @@ func init() {
 		if err != nil {
 			return types.Datum{}, err
 		}
-		for _, p := range privs {
-			if v.Cat.Allowed(user, c.RequireRoles, r.table, p) {
-				return types.NewBool(true), nil
-			}
-		}
-		return types.NewBool(false), nil
+		return anyAllowed(v, c, user, r.table, privs), nil
 	}
-	reg("has_sequence_privilege", false,
-		&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: seqPriv},
-		&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: seqPriv})
+	regPriv("has_sequence_privilege", seqPriv)
 	schemaPriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
 		v := ViewFor(c)
 		if v == nil {
@@ -389,9 +361,7 @@ func init() {
 		}
 		return types.NewBool(false), nil
 	}
-	reg("has_schema_privilege", false,
-		&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: schemaPriv},
-		&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: schemaPriv})
+	regPriv("has_schema_privilege", schemaPriv)
 	for _, name := range []string{"has_database_privilege",
 		"has_column_privilege", "has_function_privilege",
 		"has_tablespace_privilege", "pg_has_role"} {
@@ -635,6 +605,30 @@ func privilegeList(s string) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// relationPrivilegeArgs reads has_table_privilege's (and
+// has_sequence_privilege's) arguments: the role (the session's when only
+// two are given), the relation and the rest. v is nil without a catalog.
+func relationPrivilegeArgs(c *funcs.Ctx, a []types.Datum) (v *View, user string, r *relation, rest []types.Datum, err error) {
+	if v = ViewFor(c); v == nil {
+		return nil, "", nil, nil, nil
+	}
+	if user, rest, err = v.privilegeUser(c, a); err != nil {
+		return v, "", nil, nil, err
+	}
+	r, err = v.relationArg(rest[0])
+	return v, user, r, rest, err
+}
+
+// anyAllowed reports whether user holds one of privs on t.
+func anyAllowed(v *View, c *funcs.Ctx, user string, t *catalog.Table, privs []byte) types.Datum {
+	for _, p := range privs {
+		if v.Cat.Allowed(user, c.RequireRoles, t, p) {
+			return types.NewBool(true)
+		}
+	}
+	return types.NewBool(false)
 }
 
 // privilegeUser splits a has_*_privilege call's arguments: the role its

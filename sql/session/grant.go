@@ -155,13 +155,7 @@ func (s *Session) grantRelations(gs *pg_query.GrantStmt, tag string, names []str
 			continue
 		}
 		nt := t.Clone()
-		for _, g := range grantees {
-			if gs.IsGrant {
-				nt.Grant(g, privs)
-			} else {
-				nt.Revoke(g, privs)
-			}
-		}
+		nt.ACL = nt.ACL.Apply(grantees, privs, gs.IsGrant)
 		c.PutTable(nt)
 		changed = append(changed, nt.ID)
 	}
@@ -257,13 +251,7 @@ func (s *Session) grantSchemas(gs *pg_query.GrantStmt, tag string, names []strin
 			continue
 		}
 		nsc := sc.Clone()
-		for _, g := range grantees {
-			if gs.IsGrant {
-				nsc.Grant(g, privs)
-			} else {
-				nsc.Revoke(g, privs)
-			}
-		}
+		nsc.ACL = nsc.ACL.Apply(grantees, privs, gs.IsGrant)
 		c.PutSchema(nsc)
 		changed = append(changed, nsc.ID)
 	}
