@@ -106,6 +106,9 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		return "", err
 	}
 	b := s.binder(st, nil)
+	// As in PostgreSQL, defining a view reads nothing: its owner's rights
+	// are checked when it is read (privileges.go), not now.
+	b.CheckRead, b.CheckSystem = nil, nil
 	sel := vs.Query.GetSelectStmt()
 	if sel == nil {
 		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "a view must be defined by a SELECT")
