@@ -3,6 +3,7 @@ package app
 import (
 	"encoding/json"
 
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/notify"
 	"github.com/mvserver/mvserver/refresh"
 )
@@ -29,19 +30,28 @@ func publishRefreshEvents(hub *notify.Hub) func(refresh.RunEvent) {
 		if !ev.Wants() {
 			return
 		}
-		b, err := json.Marshal(refreshPayload{Event: ev.Kind, View: ev.ViewName, RunID: ev.RunID, Status: ev.Status,
-			Cause: ev.Cause, Technique: ev.Technique, DurationMS: ev.Duration.Milliseconds(), Error: ev.Err})
-		if err != nil {
+		p := refreshPayload{Event: ev.Kind, View: ev.ViewName, RunID: ev.RunID, Status: ev.Status,
+			Cause: ev.Cause, Technique: ev.Technique, DurationMS: ev.Duration.Milliseconds(), Error: ev.Err}
+		payload := encodePayload(p)
+		if ev.Err == "" {
+			hub.Publish(RefreshChannel, payload, 0)
 			return
 		}
-		payload := string(b)
-		if len(payload) > notify.MaxPayload {
-			// A long error message must not lose the event.
-			p := refreshPayload{Event: ev.Kind, View: ev.ViewName, RunID: ev.RunID, Status: ev.Status,
-				Cause: ev.Cause, Technique: ev.Technique, DurationMS: ev.Duration.Milliseconds(), Error: "(error message too long)"}
-			b, _ = json.Marshal(p)
-			payload = string(b)
-		}
-		hub.Publish(RefreshChannel, payload, 0)
+		// An error can quote the data that failed: listeners whose role
+		// may not see the view's details get its SQLSTATE only (the
+		// session delivering it decides, catalog.MaySeeDetails).
+		p.Error = catalog.RedactedError(ev.ErrCode)
+		hub.PublishRestricted(RefreshChannel, payload, encodePayload(p), ev.View)
 	}
+}
+
+// encodePayload is p as JSON within NOTIFY's limit: a long error message
+// must not lose the event.
+func encodePayload(p refreshPayload) string {
+	b, _ := json.Marshal(p)
+	if len(b) > notify.MaxPayload {
+		p.Error = "(error message too long)"
+		b, _ = json.Marshal(p)
+	}
+	return string(b)
 }

@@ -252,3 +252,53 @@ func TestCreateNotifies(t *testing.T) {
 		t.Fatalf("payload %s (the rolled-back CREATE must not be announced)", payload)
 	}
 }
+
+// TestRefreshErrorNotificationsPerListener: a refresh error quoting data
+// reaches, on mv_refresh, the listeners whose role may see the view's
+// details (the owner's superuser session, a role granted SELECT on it) in
+// full, and every other listener with its SQLSTATE only.
+func TestRefreshErrorNotificationsPerListener(t *testing.T) {
+	cfg := Config{Logger: slog.New(slog.DiscardHandler), InMemory: true, Listen: "127.0.0.1:0", Database: "mvserver", MaxConnections: 10, TableDefaults: catalog.AllOn}
+	srv, err := Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
+	as := func(user string) *pgx.Conn { return connectAs(t, srv, user) }
+	admin := as("t") // no role: a superuser without authentication
+	mustExec(t, admin, "CREATE ROLE granted LOGIN")
+	mustExec(t, admin, "CREATE ROLE stranger LOGIN")
+	mustExec(t, admin, "CREATE TABLE raw (k INT PRIMARY KEY, v TEXT)")
+	mustExec(t, admin, "INSERT INTO raw VALUES (1, '42')")
+	mustExec(t, admin, "CREATE MATERIALIZED VIEW parsed AS SELECT k, v::int AS n FROM raw")
+	mustExec(t, admin, "GRANT SELECT ON parsed TO granted")
+	granted, stranger := as("granted"), as("stranger")
+	for _, c := range []*pgx.Conn{admin, granted, stranger} {
+		mustExec(t, c, "LISTEN mv_refresh")
+	}
+	mustExec(t, admin, "INSERT INTO raw VALUES (2, 'TOPSECRET-4242')")
+	if _, err := admin.Exec(context.Background(), "REFRESH MATERIALIZED VIEW parsed"); !hasCode(err, "22P02") {
+		t.Fatalf("refresh: %v, want 22P02", err)
+	}
+	errorOf := func(c *pgx.Conn) string {
+		t.Helper()
+		_, payload, _ := waitNote(t, c)
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
+			t.Fatalf("payload %q: %v", payload, err)
+		}
+		if ev["status"] != "FAILED" {
+			t.Fatalf("payload %s", payload)
+		}
+		s, _ := ev["error"].(string)
+		return s
+	}
+	for name, c := range map[string]*pgx.Conn{"superuser": admin, "granted": granted} {
+		if got := errorOf(c); !strings.Contains(got, "TOPSECRET-4242") {
+			t.Errorf("%s listener got error %q, want the full message", name, got)
+		}
+	}
+	if got := errorOf(stranger); strings.Contains(got, "TOPSECRET") || !strings.Contains(got, "22P02") {
+		t.Errorf("stranger got error %q, want the SQLSTATE without the data", got)
+	}
+}

@@ -36,6 +36,17 @@ func (t *Table) IsDataset() bool {
 type Schema struct {
 	ID   uint32 `json:"id"`
 	Name string `json:"name"`
+	// Owner is the role that created the schema (0: the bootstrap
+	// superuser, as for public); ACL its grants of USAGE and CREATE.
+	Owner uint32 `json:"owner,omitempty"`
+	ACL   ACL    `json:"acl,omitempty"`
+}
+
+// Clone returns a copy of s for modification.
+func (s *Schema) Clone() *Schema {
+	c := *s
+	c.ACL = append(ACL(nil), s.ACL...)
+	return &c
 }
 
 // Column is one column of a table.
@@ -85,8 +96,8 @@ type Table struct {
 	OnCommit string `json:"on_commit,omitempty"`
 	// Owner is the role that created the relation (0: created before roles
 	// were checked, owned by the bootstrap superuser); ACL its grants.
-	Owner uint32    `json:"owner,omitempty"`
-	ACL   []ACLItem `json:"acl,omitempty"`
+	Owner uint32 `json:"owner,omitempty"`
+	ACL   ACL    `json:"acl,omitempty"`
 }
 
 // Dependents lists the relations whose DependsOn names id.
@@ -113,7 +124,7 @@ func (t *Table) Clone() *Table {
 	c.ClusterBy = append([]string(nil), t.ClusterBy...)
 	c.Properties = append([]Property(nil), t.Properties...)
 	c.DependsOn = append([]uint32(nil), t.DependsOn...)
-	c.ACL = append([]ACLItem(nil), t.ACL...)
+	c.ACL = append(ACL(nil), t.ACL...)
 	if t.Dataset != nil {
 		d := *t.Dataset
 		d.Expectations = append([]Expectation(nil), t.Dataset.Expectations...)

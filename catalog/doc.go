@@ -2,7 +2,10 @@
 // holds: schemas, tables, views, materialized views and streaming tables
 // (later functions), their columns, keys, secondary indexes and UNIQUE
 // constraints (index.go, R-T10), partitioning and table properties (R-T1,
-// R-T5), and the roles that log in (roles.go). Descriptors are
+// R-T5), the roles that log in (roles.go), and who may do what: owners and
+// grants of relations and schemas (acl.go) and PostgreSQL 15's rules over
+// them (privileges.go; MaySeeDetails is what the session and the web
+// console ask before showing a dataset's refresh errors). Descriptors are
 // persisted through storage's metadata key space in the same transaction
 // as the data they describe.
 //
@@ -26,6 +29,10 @@
 //     (temp.go), ordinary descriptors that no other session resolves a
 //     name to; the session drops the schema when it ends and the server
 //     drops every pg_temp_N when it starts.
+//  8. Every object has an owner (0: the bootstrap superuser); an owner id
+//     always names a role, as DROP ROLE refuses a role that owns or holds
+//     anything. A view's sources are checked with its owner's rights
+//     wherever its query runs (CheckViewSource).
 //
 // Imports: sql/types, storage, pgerror. Never sql/plan, sql/exec or server.
 package catalog

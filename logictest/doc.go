@@ -94,6 +94,14 @@
 // use; the first connection is called default. Use it to show what another
 // session sees (snapshot isolation).
 //
+//	user <name>
+//
+// sends the following statements as the role name (which the file
+// created) on a connection of its own, opened at first use; `user` again
+// switches to another role's, `connection <name>` back to the file's
+// user, logictest, which is no role and so a superuser. Use it for
+// privileges: what each role may see and do.
+//
 //	halt
 //
 // stops the file there.

@@ -15,6 +15,7 @@ const (
 	kindQuery
 	kindProtocol
 	kindConnection
+	kindUser
 	kindHalt
 )
 
@@ -195,6 +196,13 @@ func Parse(path, text string) (*File, error) {
 			r.kind = kindConnection
 			if len(fields) != 2 {
 				return nil, errf(i, "connection needs a name")
+			}
+			r.arg = fields[1]
+			r.sqlEnd, r.resEnd = i+1, i+1
+		case "user":
+			r.kind = kindUser
+			if len(fields) != 2 {
+				return nil, errf(i, "user needs a role name")
 			}
 			r.arg = fields[1]
 			r.sqlEnd, r.resEnd = i+1, i+1

@@ -45,6 +45,9 @@ const maxFailures = 20
 type Config struct {
 	// Connect opens a new connection to the server under test.
 	Connect func(ctx context.Context) (*pgconn.PgConn, error)
+	// ConnectAs opens a new connection as the given user (the user
+	// directive); nil where a run has no other users.
+	ConnectAs func(ctx context.Context, user string) (*pgconn.PgConn, error)
 	// Protocol is the run's protocol (the protocol directive overrides it).
 	Protocol Protocol
 	// Rewrite makes Run return the file with the results it got in place
@@ -143,6 +146,9 @@ func (r *runner) step(rec *record) bool {
 	case kindConnection:
 		r.cur = rec.arg
 		return true
+	case kindUser:
+		r.cur = userConn(rec.arg)
+		return true
 	}
 	conn, err := r.conn()
 	if err != nil {
@@ -184,13 +190,28 @@ func (r *runner) conn() (*pgconn.PgConn, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), statementTimeout)
 	defer cancel()
-	c, err := r.cfg.Connect(ctx)
+	var c *pgconn.PgConn
+	var err error
+	if user, ok := strings.CutPrefix(r.cur, userPrefix); ok {
+		if r.cfg.ConnectAs == nil {
+			return nil, errors.New("this run cannot connect as another user (Config.ConnectAs)")
+		}
+		c, err = r.cfg.ConnectAs(ctx, user)
+	} else {
+		c, err = r.cfg.Connect(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
 	r.conns[r.cur] = c
 	return c, nil
 }
+
+// userPrefix marks the connection of a user directive: "user NAME" runs
+// on connection "user NAME", which no connection directive can name.
+const userPrefix = "user "
+
+func userConn(name string) string { return userPrefix + name }
 
 // exec sends sql in the current protocol and reads the whole response.
 func (r *runner) exec(conn *pgconn.PgConn, sql string) result {

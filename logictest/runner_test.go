@@ -41,6 +41,8 @@ protocol extended
 
 connection other
 
+user alice
+
 halt
 `
 	f, err := Parse("test.slt", text)
@@ -78,7 +80,8 @@ halt
 		{kind: kindQuery, line: 25, sql: "SELECT 1\n  + 1", count: -1, types: "I"},
 		{kind: kindProtocol, line: 29, count: -1, arg: "extended"},
 		{kind: kindConnection, line: 31, count: -1, arg: "other"},
-		{kind: kindHalt, line: 33, count: -1},
+		{kind: kindUser, line: 33, count: -1, arg: "alice"},
+		{kind: kindHalt, line: 35, count: -1},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
@@ -94,6 +97,7 @@ func TestParseErrors(t *testing.T) {
 		{"statement error pgcode 123\nSELECT 1\n", "x.slt:1: pgcode needs a five-character SQLSTATE"},
 		{"statement error (\nSELECT 1\n", "x.slt:1: bad error regexp"},
 		{"protocol binary\n", "x.slt:1: protocol needs simple, extended or default"},
+		{"user\n", "x.slt:1: user needs a role name"},
 		{"\n\nSELECT 1\n", `x.slt:3: unknown directive "SELECT"`},
 	} {
 		_, err := Parse("x.slt", tc.text)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,19 @@ func startServer(t testing.TB, database string) Config {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	dsn := "postgres://logictest@" + srv.Addr().String() + "/" + database + "?sslmode=disable"
-	return Config{Connect: func(ctx context.Context) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsn) }}
+	dsnAs := func(user string) string {
+		u := &url.URL{Scheme: "postgres", User: url.User(user), Host: srv.Addr().String(), Path: "/" + database, RawQuery: "sslmode=disable"}
+		return u.String()
+	}
+	// logictest is no role: a superuser, as the server trusts loopback
+	// clients without authentication; a user directive's name is a role
+	// the file created, with that role's privileges.
+	return Config{
+		Connect: func(ctx context.Context) (*pgconn.PgConn, error) { return pgconn.Connect(ctx, dsnAs("logictest")) },
+		ConnectAs: func(ctx context.Context, user string) (*pgconn.PgConn, error) {
+			return pgconn.Connect(ctx, dsnAs(user))
+		},
+	}
 }
 
 // database is the server's database name for a file: a leading comment

@@ -20,6 +20,12 @@ type Notification struct {
 	PID     uint32 // the sender's backend process id (0 for the server itself)
 	Channel string
 	Payload string
+	// View, when not 0, is the dataset whose details Payload tells (a
+	// refresh error's message): a listener that may not see them is
+	// given Redacted instead. The hub knows no roles; the session
+	// delivering the notification decides (PublishRestricted).
+	View     uint32
+	Redacted string
 }
 
 // Hub routes notifications to subscribers. The zero value is not usable; use New.
@@ -154,13 +160,23 @@ func Check(channel, payload string) error {
 // Publish delivers a notification to every subscriber listening on channel,
 // the sender included (PostgreSQL delivers a session's own NOTIFYs to it).
 func (h *Hub) Publish(channel, payload string, senderPID uint32) {
+	h.publish(Notification{PID: senderPID, Channel: channel, Payload: payload})
+}
+
+// PublishRestricted delivers a server notification whose payload tells
+// details of dataset view: each subscriber's session gives its client
+// payload or, if its role may not see them, redacted.
+func (h *Hub) PublishRestricted(channel, payload, redacted string, view uint32) {
+	h.publish(Notification{Channel: channel, Payload: payload, View: view, Redacted: redacted})
+}
+
+func (h *Hub) publish(n Notification) {
 	if h == nil {
 		return
 	}
-	n := Notification{PID: senderPID, Channel: channel, Payload: payload}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, s := range h.channels[channel] {
+	for _, s := range h.channels[n.Channel] {
 		if len(s.queue) >= MaxQueue {
 			copy(s.queue, s.queue[1:])
 			s.queue = s.queue[:len(s.queue)-1]

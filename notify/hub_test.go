@@ -16,7 +16,7 @@ func TestHub(t *testing.T) {
 	default:
 		t.Fatal("no wake-up")
 	}
-	if got := a.Take(); len(got) != 2 || got[0] != (Notification{7, "x", "1"}) || got[1].Payload != "2" {
+	if got := a.Take(); len(got) != 2 || got[0] != (Notification{PID: 7, Channel: "x", Payload: "1"}) || got[1].Payload != "2" {
 		t.Fatalf("a got %+v", got)
 	}
 	if got := b.Take(); len(got) != 1 {
@@ -42,5 +42,18 @@ func TestHub(t *testing.T) {
 	}
 	if err := Check("c", string(make([]byte, MaxPayload+1))); err == nil {
 		t.Fatal("long payload accepted")
+	}
+}
+
+// A restricted notification reaches every listener with both payloads;
+// the hub never chooses between them.
+func TestPublishRestricted(t *testing.T) {
+	h := New()
+	a := h.Subscribe()
+	a.Listen("mv_refresh")
+	h.PublishRestricted("mv_refresh", "full", "redacted", 42)
+	got := a.Take()
+	if len(got) != 1 || got[0] != (Notification{Channel: "mv_refresh", Payload: "full", View: 42, Redacted: "redacted"}) {
+		t.Fatalf("got %+v", got)
 	}
 }

@@ -4,6 +4,8 @@ package pgerror
 const (
 	SuccessfulCompletion = "00000"
 	Warning              = "01000"
+	PrivilegeNotGranted  = "01007"
+	PrivilegeNotRevoked  = "01006"
 
 	ConnectionException               = "08000"
 	ProtocolViolation                 = "08P01"

@@ -5,7 +5,10 @@
 // each source a view consumed), and the record of runs.
 //
 // A refresh (DESIGN.md "Incremental view maintenance"):
-//  1. takes one storage snapshot for all sources;
+//  1. takes one storage snapshot for all sources, and binds the view's
+//     query checking its owner's SELECT on every relation it names (and
+//     each plain view's owner's on that view's): a refresh after a REVOKE
+//     fails with 42501 and changes nothing; the query runs as the owner;
 //  2. reads each source's version at that snapshot;
 //  3. NO_OP when none moved since the checkpoint (unless FULL was asked,
 //     optimal_refresh is off, or a WHERE reads the time);

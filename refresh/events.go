@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/storage"
 )
 
@@ -22,8 +23,11 @@ type Event struct {
 	Message   string    `json:"message"`
 	Level     string    `json:"level"`
 	Error     string    `json:"error,omitempty"`
-	Details   string    `json:"details"`
-	EventType string    `json:"event_type"`
+	// ErrorCode is the SQLSTATE of a failure's Error ("" before codes were
+	// recorded, and for events that are no failure).
+	ErrorCode string `json:"error_code,omitempty"`
+	Details   string `json:"details"`
+	EventType string `json:"event_type"`
 }
 
 // Run is one refresh run (R-S6), a row of refresh_history.
@@ -39,6 +43,26 @@ type Run struct {
 	RowsRead    int64     `json:"rows_read"`
 	RowsWritten int64     `json:"rows_written"`
 	Error       string    `json:"error,omitempty"`
+	// ErrorCode is the SQLSTATE of a failed, canceled or timed-out run's
+	// Error ("" for runs recorded before codes were).
+	ErrorCode string `json:"error_code,omitempty"`
+}
+
+// Redact replaces a failure's message, which can quote the data that
+// failed (invalid input syntax for type integer: "…"), with its SQLSTATE
+// and class: what a reader that may not see the view's details
+// (catalog.MaySeeDetails) is shown. Other runs are left alone.
+func (r *Run) Redact() {
+	if r.Error != "" && (r.ErrorCode != "" || r.Status != "SKIPPED") {
+		r.Error = catalog.RedactedError(r.ErrorCode)
+	}
+}
+
+// Redact is Run.Redact for an event: a failure event's error.
+func (e *Event) Redact() {
+	if e.Error != "" && (e.ErrorCode != "" || e.Level == "ERROR") {
+		e.Error = catalog.RedactedError(e.ErrorCode)
+	}
 }
 
 const (

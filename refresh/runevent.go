@@ -24,6 +24,8 @@ type RunEvent struct {
 	Cause     string
 	Duration  time.Duration
 	Err       string
+	// ErrCode is Err's SQLSTATE.
+	ErrCode string
 }
 
 // Wants reports whether the view's pipelines.notifications asks for this

@@ -176,7 +176,8 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 		status, runID := r.recordFailure(view, opt, start, err)
 		if hook {
 			ev.Kind, ev.Status, ev.RunID = "failure", status, runID
-			ev.Duration, ev.Err = r.now().Sub(start), pgerror.Convert(err).Message
+			pe := pgerror.Convert(err)
+			ev.Duration, ev.Err, ev.ErrCode = r.now().Sub(start), pe.Message, pe.Code
 			r.OnRun(ev)
 		}
 		return nil, err
@@ -213,13 +214,15 @@ func (r *Runner) recordFailure(view uint32, opt Options, start time.Time, cause 
 		return
 	}
 	end := r.now()
-	msg := pgerror.Convert(cause).Message
+	pe := pgerror.Convert(cause)
+	msg := pe.Message
 	w := newEventWriter(view, v.Name, runID)
 	w.add(end, "update_progress", "ERROR", fmt.Sprintf("Update %s is %s.", runID[:6], status), map[string]any{"update_progress": map[string]string{"state": status}}, msg)
+	w.events[len(w.events)-1].ErrorCode = pe.Code
 	if w.write(txn) != nil {
 		return
 	}
-	run := &Run{RunID: runID, View: view, ViewName: v.Name, Cause: causeOf(opt), Start: start, End: end, Status: status, Error: msg}
+	run := &Run{RunID: runID, View: view, ViewName: v.Name, Cause: causeOf(opt), Start: start, End: end, Status: status, Error: msg, ErrorCode: pe.Code}
 	if writeRun(txn, run) != nil {
 		return
 	}
@@ -482,7 +485,7 @@ func changedSources(cat *catalog.Catalog, before, now map[uint32]int64) string {
 // environment; opt is returned with it.
 func loadInput(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table, opt Options) (*Input, Options, error) {
 	opt.Env = envFor(v, opt.Env)
-	q, cols, err := BindQuery(cat, v, opt.Env)
+	q, cols, err := bindQuery(cat, v, opt.Env, true)
 	if err != nil {
 		return nil, opt, err
 	}
@@ -500,12 +503,32 @@ func loadInput(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *c
 		c.Env = opt.Env
 		fctx = &c
 	}
+	// The query runs as the view's owner, whoever started the refresh
+	// (PostgreSQL's REFRESH switches to the owner): current_user and what
+	// the system views show it are the owner's.
+	// An owner dropped since is no one.
+	fctx.Catalog = cat
+	if name, ok := cat.RoleNameOf(v.Owner); ok {
+		fctx.User = name
+	} else {
+		fctx.User, fctx.RequireRoles = "", true
+	}
 	return &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
 		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}, opt, nil
 }
 
-// BindQuery binds a view's stored query against cat.
+// BindQuery binds a view's stored query against cat, for analysis: what
+// the query reads is not checked against its owner's privileges.
 func BindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (plan.Node, []plan.Column, error) {
+	return bindQuery(cat, v, env, false)
+}
+
+// bindQuery binds v's query; with checked, v's owner must hold SELECT on
+// every relation it names, and each plain view among them its owner
+// likewise: what every refresh (and CHECK, EXPLAIN REFRESH) asks, so a
+// REVOKE reaches a view at its next refresh (42501, the view unchanged),
+// as PostgreSQL's REFRESH MATERIALIZED VIEW checks the owner's rights.
+func bindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env, checked bool) (plan.Node, []plan.Column, error) {
 	st, err := parse.ParseOne(v.Query)
 	if err != nil {
 		return nil, nil, err
@@ -519,8 +542,28 @@ func BindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (plan.Nod
 		path = v.Dataset.SearchPath
 	}
 	b := &plan.Binder{Cat: cat, SearchPath: path, Stmt: st, Env: env}
+	if checked {
+		b.CheckRead = func(t, view *catalog.Table) error {
+			if view == nil {
+				view = v
+			}
+			return cat.CheckViewSource(view, t)
+		}
+		b.CheckSystem = func(r *plan.SystemRelation, view *catalog.Table) error {
+			if view == nil {
+				view = v
+			}
+			return r.CheckRead(catalog.IsSystem(view) || cat.IsSuperuserID(view.Owner))
+		}
+	}
 	q, err := b.BindSelect(sel)
 	if err != nil {
+		if pgerror.Code(err) == pgerror.InsufficientPrivilege {
+			// PostgreSQL's words: "permission denied for table t".
+			e := *pgerror.Convert(err)
+			e.Position = 0
+			return nil, nil, &e
+		}
 		// R-M8: a source changed under the view (e.g. a referenced column
 		// was dropped): say which view fails.
 		pe := pgerror.Convert(err)

@@ -28,8 +28,9 @@ type Ctx struct {
 	// nil where notifications cannot be sent (refreshes).
 	Notify func(channel, payload string) error
 	// CancelBackend cancels the statement of the session with that process
-	// id (pg_cancel_backend); nil where it cannot.
-	CancelBackend func(pid int64) bool
+	// id (pg_cancel_backend), reporting whether there is one, or fails
+	// when the caller may not signal it; nil where it cannot.
+	CancelBackend func(pid int64) (bool, error)
 	// Activity lists the server's sessions as pg_stat_activity rows; nil
 	// where it cannot.
 	Activity func() [][]types.Datum

@@ -139,12 +139,13 @@ func init() {
 			if c.CancelBackend == nil {
 				return types.Datum{}, pgerror.New(pgerror.FeatureNotSupported, "pg_cancel_backend is not available here")
 			}
-			if !c.CancelBackend(a[0].I) {
-				// PostgreSQL warns and returns false for a pid that is no
-				// server process.
-				return types.NewBool(false), nil
+			found, err := c.CancelBackend(a[0].I)
+			if err != nil {
+				return types.Datum{}, err
 			}
-			return types.NewBool(true), nil
+			// PostgreSQL warns and returns false for a pid that is no
+			// server process.
+			return types.NewBool(found), nil
 		}}}})
 	register(&Func{Name: "pg_backend_pid", Deterministic: false, Overloads: []*Overload{{Ret: ret(types.Int4),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) { return types.NewInt4(c.BackendPID), nil }}}})

@@ -122,6 +122,9 @@ type AlterDataset struct {
 	SetPolicy         RefreshPolicy
 	SetProperties     []Property
 	EnableIncremental bool
+	// SetOwner is OWNER TO role (a role name, or CURRENT_USER /
+	// SESSION_USER / CURRENT_ROLE as written, lower-cased).
+	SetOwner string
 }
 
 // CheckDataset is CHECK MATERIALIZED VIEW name: compare the view's rows
@@ -669,6 +672,12 @@ func (p *extParser) parseAlterDataset() error {
 		a.SetProperties = props
 	case p.accept("enable", "incremental"):
 		a.EnableIncremental = true
+	case p.accept("owner", "to"):
+		role, ok := p.identPart()
+		if !ok {
+			return p.syntaxErr()
+		}
+		a.SetOwner = role
 	default:
 		return p.syntaxErr()
 	}

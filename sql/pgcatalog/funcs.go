@@ -282,21 +282,9 @@ func init() {
 	// mvserver has none on databases, functions, sequences, tablespaces or
 	// role membership, which every role may use.
 	tablePriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
-		v := ViewFor(c)
-		if v == nil {
-			return types.NullDatum, nil
-		}
-		user := c.User
-		if len(a) == 3 {
-			u, err := v.userArg(a[0])
-			if err != nil {
-				return types.Datum{}, err
-			}
-			user, a = u, a[1:]
-		}
-		r, err := v.relationArg(a[0])
-		if err != nil {
-			return types.Datum{}, err
+		v, user, r, a, err := relationPrivilegeArgs(c, a)
+		if v == nil || err != nil {
+			return types.NullDatum, err
 		}
 		if r.table == nil {
 			return types.NewBool(true), nil // built-in relations: readable by all
@@ -305,20 +293,77 @@ func init() {
 		if err != nil {
 			return types.Datum{}, err
 		}
+		return anyAllowed(v, c, user, r.table, privs), nil
+	}
+	// regPriv registers a has_*_privilege function: (object, privileges)
+	// and (role, object, privileges).
+	regPriv := func(name string, fn func(c *funcs.Ctx, a []types.Datum) (types.Datum, error)) {
+		reg(name, false,
+			&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: fn},
+			&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: fn})
+	}
+	regPriv("has_table_privilege", tablePriv)
+	regPriv("has_any_column_privilege", tablePriv)
+	seqPriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+		v, user, r, a, err := relationPrivilegeArgs(c, a)
+		if v == nil || err != nil {
+			return types.NullDatum, err
+		}
+		if r.table == nil || r.table.Kind != catalog.KindSequence {
+			return types.Datum{}, pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a sequence", r.name)
+		}
+		privs, err := namedPrivileges(a[1].S, map[string]byte{"USAGE": catalog.PrivUsage, "SELECT": catalog.PrivSelect, "UPDATE": catalog.PrivUpdate})
+		if err != nil {
+			return types.Datum{}, err
+		}
+		return anyAllowed(v, c, user, r.table, privs), nil
+	}
+	regPriv("has_sequence_privilege", seqPriv)
+	schemaPriv := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+		v := ViewFor(c)
+		if v == nil {
+			return types.NullDatum, nil
+		}
+		user, a, err := v.privilegeUser(c, a)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		// The built-in schemas: USAGE for all, CREATE for superusers.
+		builtin := func() types.Datum {
+			_, super := v.Cat.UserRole(user, c.RequireRoles)
+			return types.NewBool(super || !strings.Contains(strings.ToUpper(a[1].S), "CREATE"))
+		}
+		var sc *catalog.Schema
+		if a[0].K == types.KindText || a[0].K == types.KindUnknown || a[0].K == types.KindName || a[0].K == types.KindVarchar {
+			var ok bool
+			if sc, ok = v.Cat.Schema(a[0].S); !ok && v.isBuiltinSchema(a[0].S) {
+				return builtin(), nil
+			} else if !ok {
+				return types.Datum{}, pgerror.New(pgerror.UndefinedSchema, "schema \"%s\" does not exist", a[0].S)
+			}
+		} else {
+			var ok bool
+			if sc, ok = v.Cat.SchemaByID(uint32(a[0].I)); !ok {
+				if _, ok := v.namespaceName(uint32(a[0].I)); ok {
+					return builtin(), nil
+				}
+				return types.Datum{}, pgerror.New(pgerror.UndefinedSchema, "schema with OID %d does not exist", a[0].I)
+			}
+		}
+		privs, err := namedPrivileges(a[1].S, map[string]byte{"USAGE": catalog.PrivUsage, "CREATE": catalog.PrivCreate})
+		if err != nil {
+			return types.Datum{}, err
+		}
 		for _, p := range privs {
-			if v.Cat.Allowed(user, c.RequireRoles, r.table, p) {
+			if v.Cat.SchemaAllowed(user, c.RequireRoles, sc, p) {
 				return types.NewBool(true), nil
 			}
 		}
 		return types.NewBool(false), nil
 	}
-	for _, name := range []string{"has_table_privilege", "has_any_column_privilege"} {
-		reg(name, false,
-			&funcs.Overload{Params: []types.T{types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: tablePriv},
-			&funcs.Overload{Params: []types.T{types.Unknown, types.Unknown, types.Text}, Ret: ret(types.Bool), NullStrict: true, Fn: tablePriv})
-	}
-	for _, name := range []string{"has_schema_privilege", "has_database_privilege",
-		"has_column_privilege", "has_function_privilege", "has_sequence_privilege",
+	regPriv("has_schema_privilege", schemaPriv)
+	for _, name := range []string{"has_database_privilege",
+		"has_column_privilege", "has_function_privilege",
 		"has_tablespace_privilege", "pg_has_role"} {
 		yes := func(*funcs.Ctx, []types.Datum) (types.Datum, error) { return types.NewBool(true), nil }
 		var ovs []*funcs.Overload
@@ -560,6 +605,65 @@ func privilegeList(s string) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// relationPrivilegeArgs reads has_table_privilege's (and
+// has_sequence_privilege's) arguments: the role (the session's when only
+// two are given), the relation and the rest. v is nil without a catalog.
+func relationPrivilegeArgs(c *funcs.Ctx, a []types.Datum) (v *View, user string, r *relation, rest []types.Datum, err error) {
+	if v = ViewFor(c); v == nil {
+		return nil, "", nil, nil, nil
+	}
+	if user, rest, err = v.privilegeUser(c, a); err != nil {
+		return v, "", nil, nil, err
+	}
+	r, err = v.relationArg(rest[0])
+	return v, user, r, rest, err
+}
+
+// anyAllowed reports whether user holds one of privs on t.
+func anyAllowed(v *View, c *funcs.Ctx, user string, t *catalog.Table, privs []byte) types.Datum {
+	for _, p := range privs {
+		if v.Cat.Allowed(user, c.RequireRoles, t, p) {
+			return types.NewBool(true)
+		}
+	}
+	return types.NewBool(false)
+}
+
+// privilegeUser splits a has_*_privilege call's arguments: the role its
+// first of three names (else the session's user), and the rest.
+func (v *View) privilegeUser(c *funcs.Ctx, a []types.Datum) (string, []types.Datum, error) {
+	if len(a) == 3 {
+		u, err := v.userArg(a[0])
+		return u, a[1:], err
+	}
+	return c.User, a, nil
+}
+
+// namedPrivileges parses a has_*_privilege list ("USAGE, SELECT WITH
+// GRANT OPTION") against the privileges its object type takes.
+func namedPrivileges(s string, known map[string]byte) ([]byte, error) {
+	var out []byte
+	for _, p := range strings.Split(s, ",") {
+		p = strings.ToUpper(strings.TrimSpace(p))
+		p = strings.TrimSpace(strings.TrimSuffix(p, "WITH GRANT OPTION"))
+		l, ok := known[p]
+		if !ok {
+			return nil, pgerror.New(pgerror.InvalidParameterValue, "unrecognized privilege type: \"%s\"", p)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// isBuiltinSchema reports whether name is one of the schemas mvserver
+// provides (pg_catalog, information_schema, system): usable by all, and
+// no role creates there.
+func (v *View) isBuiltinSchema(name string) bool {
+	_, ok := v.namespaceOID(name)
+	_, user := v.Cat.Schema(name)
+	return ok && !user
 }
 
 // userArg reads a role given by name or OID.

@@ -27,6 +27,11 @@ var knownRelOIDs = map[string]uint32{
 
 const firstViewOID = 12000
 
+// superuserOnly are the relations PostgreSQL lets only superusers read:
+// they show the roles' password verifiers (pg_roles and pg_user show
+// "********" to everyone).
+var superuserOnly = map[string]bool{"pg_catalog.pg_authid": true, "pg_catalog.pg_shadow": true}
+
 // rowsFunc computes a relation's rows.
 type rowsFunc func(v *View, b *builder)
 
@@ -41,7 +46,10 @@ func init() {
 			oid = next
 			next++
 		}
-		r := &plan.SystemRelation{Schema: s.schema, Name: s.name, OID: oid}
+		r := &plan.SystemRelation{Schema: s.schema, Name: s.name, OID: oid, Noun: "view", SuperuserOnly: superuserOnly[s.schema+"."+s.name]}
+		if ok && s.schema == "pg_catalog" {
+			r.Noun = "table"
+		}
 		for _, c := range strings.Fields(s.cols) {
 			name, typ, _ := strings.Cut(c, ":")
 			r.Cols = append(r.Cols, plan.Column{Name: name, T: specType(typ)})

@@ -16,15 +16,17 @@ func init() {
 
 	pg("pg_namespace", func(v *View, b *builder) {
 		for _, n := range v.namespaces() {
-			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": v.ownerOID()})
+			owner := v.schemaOwner(n)
+			var acl catalog.ACL
+			if n.schema != nil {
+				acl = n.schema.ACL
+			}
+			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": owner, "nspacl": v.aclOf(acl, owner, catalog.AllSchemaPrivs)})
 		}
 	})
 	pg("pg_class", func(v *View, b *builder) {
 		for _, r := range v.relations() {
-			owner := v.ownerOID()
-			if r.table != nil && r.table.Owner != 0 {
-				owner = r.table.Owner
-			}
+			owner := v.relOwner(r)
 			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": owner,
 				"relacl":  v.acl(r.table, owner),
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": v.persistence(r), "relreplident": "d",
@@ -136,7 +138,7 @@ func init() {
 		for _, r := range v.relations() {
 			if sq := seqOf(r); sq != nil {
 				ns, _ := v.namespaceName(r.ns)
-				b.add(vals{"schemaname": ns, "sequencename": r.name, "sequenceowner": v.ownerName(),
+				b.add(vals{"schemaname": ns, "sequencename": r.name, "sequenceowner": v.relOwnerName(r),
 					"data_type": types.NewInt(types.KindRegtype, int64(seqTypeOID(sq.Type))), "start_value": sq.Start,
 					"min_value": sq.Min, "max_value": sq.Max, "increment_by": sq.Increment, "cycle": sq.Cycle,
 					"cache_size": sq.Cache, "last_value": nil})
@@ -172,13 +174,15 @@ func init() {
 		b.add(vals{"oid": uint32(1663), "spcname": "pg_default", "spcowner": v.ownerOID()})
 		b.add(vals{"oid": uint32(1664), "spcname": "pg_global", "spcowner": v.ownerOID()})
 	})
+	// pg_authid (superusers only: relations.go) holds the verifiers;
+	// pg_roles shows "********" for every role, as PostgreSQL does.
 	authid := func(v *View, b *builder, pg bool) {
 		for _, r := range v.roles() {
-			pw := any(nil)
-			if r.password != "" {
-				pw = r.password
-				if !pg {
-					pw = "********"
+			pw := any("********")
+			if pg {
+				pw = nil
+				if r.password != "" {
+					pw = r.password
 				}
 			}
 			// The bootstrap superuser has every attribute, as initdb's
@@ -191,6 +195,20 @@ func init() {
 	}
 	pg("pg_authid", func(v *View, b *builder) { authid(v, b, true) })
 	pg("pg_roles", func(v *View, b *builder) { authid(v, b, false) })
+	pg("pg_shadow", func(v *View, b *builder) {
+		for _, r := range v.roles() {
+			if !r.login {
+				continue
+			}
+			pw := any(nil)
+			if r.password != "" {
+				pw = r.password
+			}
+			boot := r.oid == v.ownerOID()
+			b.add(vals{"usename": r.name, "usesysid": r.oid, "usecreatedb": r.createDB, "usesuper": r.super,
+				"userepl": boot, "usebypassrls": boot, "passwd": pw})
+		}
+	})
 	pg("pg_user", func(v *View, b *builder) {
 		for _, r := range v.roles() {
 			if !r.login {
@@ -278,7 +296,7 @@ func init() {
 		for _, r := range v.relations() {
 			if r.kind == 'r' {
 				ns, _ := v.namespaceName(r.ns)
-				b.add(vals{"schemaname": ns, "tablename": r.name, "tableowner": v.ownerName(), "tablespace": nil,
+				b.add(vals{"schemaname": ns, "tablename": r.name, "tableowner": v.relOwnerName(r), "tablespace": nil,
 					"hasindexes": hasIndexes(r.table)})
 			}
 		}
@@ -287,7 +305,7 @@ func init() {
 		for _, r := range v.relations() {
 			if r.kind == 'v' {
 				ns, _ := v.namespaceName(r.ns)
-				b.add(vals{"schemaname": ns, "viewname": r.name, "viewowner": v.ownerName(), "definition": v.viewDef(r)})
+				b.add(vals{"schemaname": ns, "viewname": r.name, "viewowner": v.relOwnerName(r), "definition": v.viewDef(r)})
 			}
 		}
 	})
@@ -295,7 +313,7 @@ func init() {
 		for _, r := range v.relations() {
 			if r.kind == 'm' {
 				ns, _ := v.namespaceName(r.ns)
-				b.add(vals{"schemaname": ns, "matviewname": r.name, "matviewowner": v.ownerName(), "tablespace": nil,
+				b.add(vals{"schemaname": ns, "matviewname": r.name, "matviewowner": v.relOwnerName(r), "tablespace": nil,
 					"hasindexes": hasIndexes(r.table), "ispopulated": true, "definition": v.viewDef(r)})
 			}
 		}
@@ -311,7 +329,8 @@ func init() {
 
 	is("schemata", func(v *View, b *builder) {
 		for _, n := range v.namespaces() {
-			b.add(vals{"catalog_name": v.Cat.Database, "schema_name": n.name, "schema_owner": v.ownerName()})
+			owner, _ := v.roleName(v.schemaOwner(n))
+			b.add(vals{"catalog_name": v.Cat.Database, "schema_name": n.name, "schema_owner": owner})
 		}
 	})
 	is("tables", func(v *View, b *builder) {
@@ -455,6 +474,21 @@ func yesNo(b bool) string {
 }
 
 // ownerName is the owner every object has: the bootstrap superuser.
+// relOwner is a relation's owner: its creator, or the bootstrap superuser
+// for the built-in relations and owner 0.
+func (v *View) relOwner(r *relation) uint32 {
+	if r.table != nil && r.table.Owner != 0 {
+		return r.table.Owner
+	}
+	return v.ownerOID()
+}
+
+// relOwnerName is relOwner's name ("" for a dropped role).
+func (v *View) relOwnerName(r *relation) string {
+	n, _ := v.roleName(v.relOwner(r))
+	return n
+}
+
 func (v *View) ownerName() string {
 	n, _ := v.roleName(v.ownerOID())
 	return n
@@ -562,12 +596,22 @@ func seqTypeOID(typ string) uint32 {
 // none (the owner's default rights), else {grantee=privs/grantor,…} with
 // the owner's own entry first, PUBLIC as an empty grantee.
 func (v *View) acl(t *catalog.Table, owner uint32) any {
-	if t == nil || len(t.ACL) == 0 {
+	if t == nil {
+		return nil
+	}
+	return v.aclOf(t.ACL, owner, t.AllPrivs())
+}
+
+// aclOf renders an object's grants as aclitem[] text, the owner's implicit
+// privileges (all) first; NULL when nothing was granted, as PostgreSQL
+// shows an object's default privileges.
+func (v *View) aclOf(acl catalog.ACL, owner uint32, all string) any {
+	if len(acl) == 0 {
 		return nil
 	}
 	ownerName, _ := v.roleName(owner)
-	items := []string{quoteIdent(ownerName) + "=" + aclLetters(catalog.AllTablePrivs) + "/" + quoteIdent(ownerName)}
-	for _, a := range t.ACL {
+	items := []string{quoteIdent(ownerName) + "=" + aclLetters(all) + "/" + quoteIdent(ownerName)}
+	for _, a := range acl {
 		who := ""
 		if a.Grantee != 0 {
 			n, ok := v.roleName(a.Grantee)
@@ -584,7 +628,7 @@ func (v *View) acl(t *catalog.Table, owner uint32) any {
 // aclLetters orders privilege letters as PostgreSQL prints them.
 func aclLetters(privs string) string {
 	var b strings.Builder
-	for _, l := range "arwdDxtm" {
+	for _, l := range "arwdDxtmUC" {
 		if strings.ContainsRune(privs, l) {
 			b.WriteRune(l)
 		}

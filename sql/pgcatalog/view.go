@@ -58,16 +58,26 @@ func ViewFor(f *funcs.Ctx) *View {
 
 // namespace is one pg_namespace row.
 type namespace struct {
-	oid  uint32
-	name string
+	oid    uint32
+	name   string
+	schema *catalog.Schema // nil for the built-in ones
 }
 
 func (v *View) namespaces() []namespace {
-	out := []namespace{{nsPgCatalog, "pg_catalog"}, {nsInformationSchema, "information_schema"}, {nsSystem, catalog.SystemSchema}}
+	out := []namespace{{nsPgCatalog, "pg_catalog", nil}, {nsInformationSchema, "information_schema", nil}, {nsSystem, catalog.SystemSchema, nil}}
 	for _, s := range v.Cat.Schemas() {
-		out = append(out, namespace{s.ID, s.Name})
+		out = append(out, namespace{s.ID, s.Name, s})
 	}
 	return out
+}
+
+// schemaOwner is a namespace's owner (the bootstrap superuser for the
+// built-in ones and for owner 0).
+func (v *View) schemaOwner(n namespace) uint32 {
+	if n.schema != nil && n.schema.Owner != 0 {
+		return n.schema.Owner
+	}
+	return v.ownerOID()
 }
 
 func (v *View) namespaceName(oid uint32) (string, bool) {

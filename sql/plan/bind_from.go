@@ -26,16 +26,19 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 			}
 		}
 		if r := b.systemRelation(rv); r != nil {
+			if b.CheckSystem != nil {
+				if err := b.CheckSystem(r, b.readingView()); err != nil {
+					return nil, nil, withPos(err, b, rv.Location)
+				}
+			}
 			return b.systemRows(&Rows{Cols: r.Cols, Gen: GenCatalog, Arg: CatalogRelArg{Rel: r, Cat: b.Cat}}, rv.Alias, r.Name, rv.Location)
 		}
 		t, err := b.resolveTable(rv)
 		if err != nil {
 			return nil, nil, err
 		}
-		if b.CheckRead != nil && len(b.views) == 0 {
-			if err := b.CheckRead(t); err != nil {
-				return nil, nil, withPos(err, b, rv.Location)
-			}
+		if err := b.checkRead(t, rv.Location); err != nil {
+			return nil, nil, err
 		}
 		if t.Kind == catalog.KindView {
 			return b.bindView(t, rv)
@@ -90,6 +93,27 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		return node, sc, nil
 	}
 	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "FROM item %T is not supported yet", n.Node)
+}
+
+// readingView is the view whose query is being bound (the innermost
+// expanded), nil at the statement's own level.
+func (b *Binder) readingView() *catalog.Table {
+	if len(b.views) == 0 {
+		return nil
+	}
+	v, _ := b.Cat.Table(b.views[len(b.views)-1])
+	return v
+}
+
+// checkRead asks CheckRead about t, read at loc.
+func (b *Binder) checkRead(t *catalog.Table, loc int32) error {
+	if b.CheckRead == nil {
+		return nil
+	}
+	if err := b.CheckRead(t, b.readingView()); err != nil {
+		return withPos(err, b, loc)
+	}
+	return nil
 }
 
 // derivedScope is the scope of a relation computed by a query: one column
@@ -199,7 +223,7 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 		// temporary tables do not hide what it was defined over.
 		path = slices.DeleteFunc(slices.Clone(path), catalog.IsTempSchema)
 	}
-	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl,
+	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl, CheckRead: b.CheckRead, CheckSystem: b.CheckSystem,
 		views: append(append([]uint32(nil), b.views...), t.ID), subqueries: b.subqueries}
 	node, cols, err := sub.bindSelect(st.AST.GetSelectStmt())
 	b.subqueries, b.volatile = sub.subqueries, b.volatile+sub.volatile

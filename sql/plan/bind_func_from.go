@@ -85,6 +85,10 @@ func (b *Binder) bindRangeFunction(rf *pg_query.RangeFunction, lat *scope) (Node
 	if err != nil {
 		return nil, nil, withPos(err, b, nodeLocation(fn.Args[0]))
 	}
+	// Every version of every row: SELECT on the table, as reading it.
+	if err := b.checkRead(t, nodeLocation(fn.Args[0])); err != nil {
+		return nil, nil, err
+	}
 	tc.Table = t
 	bound := func(e Expr, n *pg_query.Node, isEnd bool) error {
 		c, ok := e.(*Const)

@@ -14,9 +14,15 @@ type Binder struct {
 	Stmt       *parse.Statement
 	Env        *types.Env
 	// CheckRead, when set, is asked about every relation the statement
-	// reads by name — not those a view reads, which run with the view
-	// owner's rights — and fails the bind with its error (privileges).
-	CheckRead func(t *catalog.Table) error
+	// reads — by name, or through table_changes — and fails the bind with
+	// its error (privileges). view is the view whose query names t (the
+	// innermost being expanded), nil for the statement's own: a view reads
+	// with its owner's rights, which PostgreSQL checks at every read.
+	CheckRead func(t, view *catalog.Table) error
+	// CheckSystem, when set, is asked about every pg_catalog or
+	// information_schema relation the statement reads (pg_authid is for
+	// superusers only), with view as for CheckRead.
+	CheckSystem func(r *SystemRelation, view *catalog.Table) error
 	// Optimize runs Optimize (access.go: secondary-index scans and index
 	// nested-loop joins) on the plans of the statements it binds. Off for
 	// plans a refresh analyzes: a view's plan does not depend on indexes.

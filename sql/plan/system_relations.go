@@ -2,6 +2,7 @@ package plan
 
 import (
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -80,6 +81,11 @@ type SystemRelation struct {
 	Schema, Name string
 	OID          uint32
 	Cols         []Column
+	// Noun is the relation's kind in messages: "table" or "view".
+	Noun string
+	// SuperuserOnly: PostgreSQL grants SELECT on it to no role (pg_authid
+	// and pg_shadow hold the password verifiers).
+	SuperuserOnly bool
 }
 
 // CatalogRelArg is the argument of a GenCatalog Rows node.
@@ -112,4 +118,14 @@ func SystemRelations() []*SystemRelation {
 		out = append(out, r)
 	}
 	return out
+}
+
+// CheckRead fails with PostgreSQL's 42501 when r is for superusers only
+// and its reader (the session's role, or the owner of the view reading
+// it) is not one.
+func (r *SystemRelation) CheckRead(superuser bool) error {
+	if !r.SuperuserOnly || superuser {
+		return nil
+	}
+	return pgerror.New(pgerror.InsufficientPrivilege, "permission denied for %s %s", r.Noun, r.Name)
 }

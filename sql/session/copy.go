@@ -110,6 +110,10 @@ func (s *Session) bindCopyFrom(b *plan.Binder, cs *pg_query.CopyStmt, o *copyOpt
 	default:
 		return pgerror.New(pgerror.WrongObjectType, "cannot copy to non-table relation \"%s\"", t.Name)
 	}
+	// COPY FROM inserts: INSERT on the table, as PostgreSQL asks.
+	if err := s.require(t, catalog.PrivInsert); err != nil {
+		return err
+	}
 	n := len(cs.Attlist)
 	if n == 0 {
 		n = len(t.Columns)

@@ -106,6 +106,9 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		return "", err
 	}
 	b := s.binder(st, nil)
+	// As in PostgreSQL, defining a view reads nothing: its owner's rights
+	// are checked when it is read (privileges.go), not now.
+	b.CheckRead, b.CheckSystem = nil, nil
 	sel := vs.Query.GetSelectStmt()
 	if sel == nil {
 		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "a view must be defined by a SELECT")
@@ -138,7 +141,7 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		return "", err
 	}
 	if tempIDs == nil {
-		if err := s.requireCreate(schema.Name); err != nil {
+		if err := s.requireCreate(schema); err != nil {
 			return "", err
 		}
 	}
@@ -150,7 +153,12 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		if old.Kind != catalog.KindView {
 			return "", st.Errorf(vs.View.Location, pgerror.WrongObjectType, "\"%s\" is not a view", name)
 		}
-		t.ID = old.ID
+		// Replacing a view needs its ownership; it keeps its owner and
+		// grants (PostgreSQL's CREATE OR REPLACE VIEW).
+		if err := s.requireOwner(old); err != nil {
+			return "", err
+		}
+		t.ID, t.Owner, t.ACL = old.ID, old.Owner, old.ACL
 		if dependsOnAny(s.cat, ids, old.ID) {
 			return "", pgerror.New(pgerror.InvalidObjectDefinition, "view \"%s\" would depend on itself", name)
 		}
@@ -352,9 +360,6 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if exists && dependsOnAny(s.cat, ids, old.ID) {
 		return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" would depend on itself", name)
 	}
-	if err := s.requireCreate(schema.Name); err != nil {
-		return "", err
-	}
 	t, ds := s.newDataset(catalog.KindMaterializedView, schema.ID, name, text, ids, c)
 	ds.Policy = string(parse.PolicyAuto)
 	datasetClausesToCatalog(&c.Clauses, ds)
@@ -398,12 +403,24 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		s.blockerNotices(name, ds.Policy, va)
 		return tag, nil
 	}
-	if exists {
-		// CREATE OR REFRESH keeps an unchanged definition and refreshes it;
-		// a changed one (and CREATE OR REPLACE) replaces the view (R-M1).
-		if c.Mode == parse.CreateOrRefresh && sameDefinition(old, t) {
-			return done(s.refreshInTxn(ctx, old.ID, false))
+	// CREATE OR REFRESH keeps an unchanged definition and refreshes it,
+	// which needs REFRESH (MAINTAIN) only; a changed one (and CREATE OR
+	// REPLACE) replaces the view, which needs CREATE on the schema and
+	// ownership of the view (it keeps its owner and grants).
+	if exists && c.Mode == parse.CreateOrRefresh && sameDefinition(old, t) {
+		if err := s.require(old, catalog.PrivMaintain); err != nil {
+			return "", err
 		}
+		return done(s.refreshInTxn(ctx, old.ID, false))
+	}
+	if err := s.requireCreate(schema); err != nil {
+		return "", err
+	}
+	if exists {
+		if err := s.requireOwner(old); err != nil {
+			return "", err
+		}
+		t.Owner, t.ACL = old.Owner, old.ACL
 		s.datasets = append(s.datasets, t.ID)
 		t.NextColID = old.NextColID + t.NextColID // never reuse column ids
 		for i := range t.Columns {
@@ -682,6 +699,8 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 		}
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
+	case a.SetOwner != "":
+		return s.alterOwner(t, s.ownerName(a.SetOwner), tag) // owner.go
 	}
 	if s.eng.ValidateDataset != nil {
 		if err := s.eng.ValidateDataset(s.cat, nt); err != nil {
@@ -730,6 +749,13 @@ func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
 				continue
 			}
 			var keys []string
+			if t.ChangeDataFeed() && t.RowTracking() {
+				continue
+			}
+			// Setting a source's properties is ALTER TABLE: its owner's.
+			if err := s.requireOwner(t); err != nil {
+				return err
+			}
 			if !t.ChangeDataFeed() {
 				keys = append(keys, catalog.PropChangeDataFeed)
 			}

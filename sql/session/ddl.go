@@ -71,14 +71,41 @@ func (s *Session) createSchema(st *parse.Statement, cs *pg_query.CreateSchemaStm
 		}
 		return "", pgerror.New(pgerror.DuplicateSchema, "schema \"%s\" already exists", name)
 	}
-	if err := s.requireCreate(name); err != nil {
+	if err := s.requireCreateSchema(); err != nil {
 		return "", err
+	}
+	owner := s.ownerID()
+	if cs.Authrole != nil {
+		// AUTHORIZATION role: a superuser may give the schema to anyone,
+		// another role only to itself (it is a member of no other).
+		an, err := s.roleSpecName(cs.Authrole)
+		if err != nil {
+			return "", err
+		}
+		r, ok := s.cat.Role(an)
+		if !ok {
+			return "", roleNotFound(an)
+		}
+		if _, super := s.subject(); !super && r.ID != owner {
+			return "", pgerror.New(pgerror.InsufficientPrivilege, "must be member of role \"%s\"", an)
+		}
+		owner = r.ID
+		if name == "" {
+			name = an // CREATE SCHEMA AUTHORIZATION role names it after the role
+			if _, ok := s.cat.Schema(name); ok {
+				if cs.IfNotExists {
+					s.notice("schema \"%s\" already exists, skipping", name)
+					return "CREATE SCHEMA", nil
+				}
+				return "", pgerror.New(pgerror.DuplicateSchema, "schema \"%s\" already exists", name)
+			}
+		}
 	}
 	if strings.HasPrefix(name, "pg_") {
 		return "", pgerror.New(pgerror.ReservedName, "unacceptable schema name \"%s\"", name).WithDetail("The prefix \"pg_\" is reserved for system schemas.")
 	}
 	c := s.cat.Clone()
-	sc := &catalog.Schema{ID: c.AllocID(), Name: name}
+	sc := &catalog.Schema{ID: c.AllocID(), Name: name, Owner: owner}
 	c.PutSchema(sc)
 	return "CREATE SCHEMA", s.persist(c, []uint32{sc.ID}, nil)
 }
@@ -429,6 +456,11 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				}
 				return "", pgerror.New(pgerror.UndefinedSchema, "schema \"%s\" does not exist", name)
 			}
+			// The schema's owner drops it and, with CASCADE, every object
+			// in it, whoever owns them (PostgreSQL's rule).
+			if err := s.requireSchemaOwner(sc); err != nil {
+				return "", err
+			}
 			var inSchema []*catalog.Table
 			for _, t := range c.Tables() {
 				if t.SchemaID == sc.ID {
@@ -441,19 +473,23 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 					WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 			}
 			for _, t := range inSchema {
-				dropped = append(dropped, t.ID)
+				if _, still := c.Table(t.ID); !still {
+					continue // went with an object it depends on
+				}
 				if t.Kind == catalog.KindSequence {
 					if err := s.dropSequence(c, t); err != nil {
 						return "", err
 					}
+					dropped = append(dropped, t.ID)
 					continue
 				}
-				c.DropTable(t.ID)
-				if t.Kind != catalog.KindView {
-					if err := s.txn.DropTable(storageID(t)); err != nil {
-						return "", mapStorageErr(err)
-					}
+				// What reads it goes too, in this schema or another, and a
+				// dataset's refresh state and schedule with it.
+				ids, err := s.dropCascade(c, t, true)
+				if err != nil {
+					return "", err
 				}
+				dropped = append(dropped, ids...)
 			}
 			c.DropSchema(sc)
 			dropped = append(dropped, sc.ID)
@@ -542,6 +578,9 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			return "ALTER TABLE", nil
 		}
 		return "", err
+	}
+	if len(at.Cmds) == 1 && at.Cmds[0].GetAlterTableCmd().GetSubtype() == pg_query.AlterTableType_AT_ChangeOwner {
+		return s.alterTableOwner(t, at, at.Cmds[0].GetAlterTableCmd().Newowner) // owner.go
 	}
 	if t.Kind != catalog.KindTable {
 		return "", st.Errorf(at.Relation.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)

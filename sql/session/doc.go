@@ -14,6 +14,10 @@
 //  3. DDL and DML of one transaction commit atomically: catalog descriptors
 //     and rows go through the same storage transaction.
 //  4. It is the one place that will call refresh/ and scheduler/.
+//  5. Every statement checks the session role's privileges (privileges.go,
+//     over catalog/privileges.go) before it reads or changes anything, and
+//     every view it reads the view owner's (the binder's CheckRead), a
+//     superuser's statement too.
 //
 // Imports: server (for the Session interface types it implements), sql/*,
 // catalog, storage, pgerror.

@@ -26,6 +26,11 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 	if t.Kind != catalog.KindMaterializedView {
 		return nil, pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view", t.Name).WithPosition(r.Name.Pos)
 	}
+	// EXPLAIN of a statement needs what the statement needs (PostgreSQL's
+	// rule): REFRESH (MAINTAIN).
+	if err := s.require(t, catalog.PrivMaintain); err != nil {
+		return nil, err
+	}
 	e, err := refresh.Explain(s.txn, s.cat, t.ID, s.refreshOptions(r.Full, "MANUAL"))
 	if err != nil {
 		// INCREMENTAL STRICT: a refresh that cannot be incremental now

@@ -37,6 +37,11 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A table's history tells what its writes did: SELECT, as reading
+		// it (R-P2).
+		if err := s.require(t, catalog.PrivSelect); err != nil {
+			return nil, withPos(err, x.Name.Pos)
+		}
 		p.node = &plan.Rows{Cols: exec.HistoryColumns, Gen: "history", Arg: t.ID}
 		p.cols, p.rowsTag = exec.HistoryColumns, "SELECT"
 	case *parse.ShowTblProperties:
@@ -151,6 +156,10 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			}
 			if !t.IsDataset() {
 				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a materialized view or streaming table", t.Name).WithPosition(x.Name.Pos)
+			}
+			// Who may start a refresh may stop one: REFRESH (MAINTAIN).
+			if err := s.require(t, catalog.PrivMaintain); err != nil {
+				return "", err
 			}
 			if !s.eng.Refresher.Cancel(t.ID) {
 				s.notice("no refresh of %s is running", t.Name)

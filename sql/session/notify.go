@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/notify"
 	"github.com/mvserver/mvserver/server"
 )
@@ -88,9 +89,46 @@ func (s *Session) TakeNotifications() []server.Notification {
 	if len(ns) == 0 {
 		return nil
 	}
+	var cat *catalog.Catalog
 	out := make([]server.Notification, len(ns))
 	for i, n := range ns {
-		out[i] = server.Notification{PID: n.PID, Channel: n.Channel, Payload: n.Payload}
+		payload := n.Payload
+		if n.View != 0 {
+			if cat == nil {
+				cat = s.currentCatalog()
+			}
+			if !s.notificationVisible(cat, n.View) {
+				payload = n.Redacted
+			}
+		}
+		out[i] = server.Notification{PID: n.PID, Channel: n.Channel, Payload: payload}
 	}
 	return out
+}
+
+// currentCatalog is the latest committed catalog (nil if it cannot be
+// read): notifications are delivered between statements, and a grant or
+// revoke since the session's last statement counts.
+func (s *Session) currentCatalog() *catalog.Catalog {
+	txn := s.eng.DB.Begin()
+	defer txn.Rollback()
+	c, err := s.eng.Catalog.Snapshot(txn)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// notificationVisible reports whether the session's role may see the
+// details of dataset view (catalog.MaySeeDetails); a dropped view's only
+// superusers.
+func (s *Session) notificationVisible(cat *catalog.Catalog, view uint32) bool {
+	if cat == nil {
+		return false
+	}
+	if v, ok := cat.Table(view); ok {
+		return cat.MaySeeDetails(s.info.User, s.eng.RequireRoles, v)
+	}
+	_, super := cat.UserRole(s.info.User, s.eng.RequireRoles)
+	return super
 }

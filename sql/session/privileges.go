@@ -1,81 +1,104 @@
 package session
 
 import (
-	"strings"
-
-	pg_query "github.com/pganalyze/pg_query_go/v6"
-
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/plan"
 )
 
-// Privileges (R-P2). A superuser may do anything. Any other role may read
-// and write a relation it owns (created) or was granted the privilege on
-// (GRANT … ON TABLE, also for views and materialized views); REFRESH needs
-// MAINTAIN (GRANT REFRESH is its Databricks spelling); altering, dropping
-// and granting need ownership; creating objects needs SUPERUSER or
-// CREATEDB, as mvserver has no schema privileges yet. A view reads its
-// sources with its owner's rights, as in PostgreSQL.
+// Privileges (R-P2), PostgreSQL 15's rules; catalog/privileges.go holds
+// the model (owners, grants, who counts as a superuser) and this file asks
+// it about the session's role. A superuser may do anything. Any other role
+// may read and write a relation it owns or was granted the privilege on;
+// REFRESH needs MAINTAIN (GRANT REFRESH is its Databricks spelling);
+// altering, dropping, commenting on and granting an object need its
+// ownership; creating a schema needs CREATEDB (mvserver's stand-in for
+// CREATE on the one database); creating in a schema needs CREATE on it. A
+// view reads its sources with its owner's rights, checked at every read.
 
-// checkedRole is the session's role when privileges apply to it: nil for
-// a superuser (or a user that is no role while authentication is off).
-func (s *Session) checkedRole() *catalog.Role {
-	r, super := s.eng.sessionRole(s.cat, s.info.User)
-	if super {
-		return nil
-	}
-	if r == nil {
-		// authentication on and the user is no role: Connect refused it
-		// already; deny everything to be safe
-		return &catalog.Role{ID: ^uint32(0), Name: s.info.User}
-	}
-	return r
-}
-
-// objectKind is how PostgreSQL's messages name a relation's kind.
-func objectKind(t *catalog.Table) string {
-	switch t.Kind {
-	case catalog.KindView:
-		return "view"
-	case catalog.KindMaterializedView:
-		return "materialized view"
-	case catalog.KindSequence:
-		return "sequence"
-	}
-	return "table"
+// subject is the role the session's privileges are checked for, and
+// whether it is a superuser (catalog.UserRole).
+func (s *Session) subject() (uint32, bool) {
+	return s.cat.UserRole(s.info.User, s.eng.RequireRoles)
 }
 
 // require fails with 42501 unless the session may use priv on t.
 func (s *Session) require(t *catalog.Table, priv byte) error {
-	r := s.checkedRole()
-	if r == nil || catalog.IsSystem(t) || t.Granted(r.ID, priv) {
+	id, super := s.subject()
+	if super {
 		return nil
 	}
-	return pgerror.New(pgerror.InsufficientPrivilege, "permission denied for %s %s", objectKind(t), t.Name)
+	return s.cat.CheckPrivilege(id, t, priv)
+}
+
+// requireAny fails with 42501 unless the session holds one of privs on t
+// (nextval: USAGE or UPDATE).
+func (s *Session) requireAny(t *catalog.Table, privs ...byte) error {
+	id, super := s.subject()
+	if super {
+		return nil
+	}
+	for _, p := range privs {
+		if s.cat.Holds(id, t, p) {
+			return nil
+		}
+	}
+	return catalog.PermissionDenied(t)
 }
 
 // requireOwner fails with 42501 unless the session owns t (or is a
-// superuser): ALTER, DROP, COMMENT, GRANT, VACUUM.
+// superuser): ALTER, DROP, COMMENT, VACUUM, CREATE OR REPLACE.
 func (s *Session) requireOwner(t *catalog.Table) error {
-	r := s.checkedRole()
-	if r == nil || t.Owner != 0 && t.Owner == r.ID {
+	id, _ := s.subject()
+	if s.cat.Owns(id, t) {
 		return nil
 	}
-	return pgerror.New(pgerror.InsufficientPrivilege, "must be owner of %s %s", objectKind(t), t.Name)
+	return catalog.NotOwner(t)
 }
 
-// requireCreate fails with 42501 unless the session may create objects.
-func (s *Session) requireCreate(schema string) error {
-	r := s.checkedRole()
-	if r == nil || r.CreateDB {
+// requireSchemaOwner fails with 42501 unless the session owns sc: DROP
+// SCHEMA (whose CASCADE then drops every object in it, whoever owns it,
+// as in PostgreSQL) and GRANT … ON SCHEMA.
+func (s *Session) requireSchemaOwner(sc *catalog.Schema) error {
+	id, _ := s.subject()
+	if s.cat.SchemaOwns(id, sc) {
 		return nil
 	}
-	return pgerror.New(pgerror.InsufficientPrivilege, "permission denied for schema %s", schema).
-		WithHint("Creating objects needs a superuser or a role with CREATEDB.")
+	return pgerror.New(pgerror.InsufficientPrivilege, "must be owner of schema %s", sc.Name)
+}
+
+// requireCreate fails with 42501 unless the session may create objects
+// in sc: CREATE on it (its owner has it). A session's temporary schema
+// takes anyone's temporary objects (PUBLIC's TEMP privilege).
+func (s *Session) requireCreate(sc *catalog.Schema) error {
+	if catalog.IsTempSchema(sc.Name) {
+		return nil
+	}
+	id, _ := s.subject()
+	if s.cat.SchemaHolds(id, sc, catalog.PrivCreate) {
+		return nil
+	}
+	return pgerror.New(pgerror.InsufficientPrivilege, "permission denied for schema %s", sc.Name)
+}
+
+// requireCreateSchema fails with 42501 unless the session may create
+// schemas: a superuser or a CREATEDB role, mvserver's stand-in for
+// PostgreSQL's CREATE privilege on the database (it has one database and
+// no GRANT … ON DATABASE).
+func (s *Session) requireCreateSchema() error {
+	id, super := s.subject()
+	if super {
+		return nil
+	}
+	if r, ok := s.cat.RoleByID(id); ok && r.CreateDB {
+		return nil
+	}
+	return pgerror.New(pgerror.InsufficientPrivilege, "permission denied for database %s", s.eng.Database).
+		WithHint("Creating schemas needs a superuser or a role with CREATEDB.")
 }
 
 // ownerID is the owner a new object gets: the session's role (0 for a
-// user that is no role).
+// user that is no role: the bootstrap superuser's).
 func (s *Session) ownerID() uint32 {
 	if r, ok := s.cat.Role(s.info.User); ok {
 		return r.ID
@@ -83,112 +106,23 @@ func (s *Session) ownerID() uint32 {
 	return 0
 }
 
-// privLetters maps GRANT's privilege names to aclitem letters.
-var privLetters = map[string]byte{
-	"select": catalog.PrivSelect, "insert": catalog.PrivInsert, "update": catalog.PrivUpdate,
-	"delete": catalog.PrivDelete, "truncate": catalog.PrivTruncate, "maintain": catalog.PrivMaintain,
-	"refresh": catalog.PrivMaintain,
+// checkRead is the binder's CheckRead: a relation a statement names is
+// read with the session's rights, one a view's query names with that
+// view's owner's (PostgreSQL checks them at every read, so a REVOKE
+// reaches a view at once). A superuser bypasses the first, not the second.
+func (s *Session) checkRead(t, view *catalog.Table) error {
+	if view != nil {
+		return s.cat.CheckViewSource(view, t)
+	}
+	return s.require(t, catalog.PrivSelect)
 }
 
-// grant runs GRANT/REVOKE privileges ON [TABLE] names | ALL TABLES IN
-// SCHEMA s TO/FROM roles | PUBLIC.
-func (s *Session) grant(gs *pg_query.GrantStmt) (string, error) {
-	tag := "GRANT"
-	if !gs.IsGrant {
-		tag = "REVOKE"
+// checkSystem is the binder's CheckSystem: pg_authid and pg_shadow are for
+// superusers (the session's, or a view's owner's when a view reads them).
+func (s *Session) checkSystem(r *plan.SystemRelation, view *catalog.Table) error {
+	if view != nil {
+		return r.CheckRead(catalog.IsSystem(view) || s.cat.IsSuperuserID(view.Owner))
 	}
-	if gs.Objtype != pg_query.ObjectType_OBJECT_TABLE {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "%s on %s is not supported; privileges are on tables, views and materialized views",
-			tag, strings.ToLower(strings.TrimPrefix(gs.Objtype.String(), "OBJECT_")))
-	}
-	if gs.GrantOption {
-		return "", pgerror.New(pgerror.FeatureNotSupported, "WITH GRANT OPTION is not supported")
-	}
-	privs := catalog.AllTablePrivs
-	if len(gs.Privileges) > 0 {
-		var b strings.Builder
-		for _, p := range gs.Privileges {
-			ap := p.GetAccessPriv()
-			if len(ap.Cols) > 0 {
-				return "", pgerror.New(pgerror.FeatureNotSupported, "column privileges are not supported")
-			}
-			l, ok := privLetters[strings.ToLower(ap.PrivName)]
-			if !ok {
-				return "", pgerror.New(pgerror.InvalidGrantOperation, "invalid privilege type %s for relation", strings.ToUpper(ap.PrivName))
-			}
-			b.WriteByte(l)
-		}
-		privs = b.String()
-	}
-	var grantees []uint32
-	for _, g := range gs.Grantees {
-		rs := g.GetRoleSpec()
-		switch rs.Roletype {
-		case pg_query.RoleSpecType_ROLESPEC_PUBLIC:
-			grantees = append(grantees, 0)
-		case pg_query.RoleSpecType_ROLESPEC_CSTRING:
-			r, ok := s.cat.Role(rs.Rolename)
-			if !ok {
-				return "", pgerror.New(pgerror.UndefinedObject, "role \"%s\" does not exist", rs.Rolename)
-			}
-			grantees = append(grantees, r.ID)
-		default:
-			r, ok := s.cat.Role(s.info.User)
-			if !ok {
-				return "", pgerror.New(pgerror.UndefinedObject, "role \"%s\" does not exist", s.info.User)
-			}
-			grantees = append(grantees, r.ID)
-		}
-	}
-	var tables []*catalog.Table
-	switch gs.Targtype {
-	case pg_query.GrantTargetType_ACL_TARGET_OBJECT:
-		for _, o := range gs.Objects {
-			rv := o.GetRangeVar()
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
-			if err != nil {
-				return "", err
-			}
-			tables = append(tables, t)
-		}
-	case pg_query.GrantTargetType_ACL_TARGET_ALL_IN_SCHEMA:
-		for _, o := range gs.Objects {
-			name := o.GetString_().GetSval()
-			sc, ok := s.cat.Schema(name)
-			if !ok {
-				return "", pgerror.New(pgerror.UndefinedSchema, "schema \"%s\" does not exist", name)
-			}
-			for _, t := range s.cat.Tables() {
-				if t.SchemaID == sc.ID && t.Kind != catalog.KindSequence {
-					tables = append(tables, t)
-				}
-			}
-		}
-	default:
-		return "", pgerror.New(pgerror.FeatureNotSupported, "ALTER DEFAULT PRIVILEGES is not supported")
-	}
-	c := s.cat.Clone()
-	var changed []uint32
-	for _, t := range tables {
-		if catalog.IsSystem(t) {
-			return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied: \"%s\" is a system view", t.Name)
-		}
-		if err := s.requireOwner(t); err != nil {
-			return "", err
-		}
-		nt := t.Clone()
-		for _, g := range grantees {
-			if gs.IsGrant {
-				nt.Grant(g, privs)
-			} else {
-				nt.Revoke(g, privs)
-			}
-		}
-		c.PutTable(nt)
-		changed = append(changed, nt.ID)
-	}
-	if len(changed) == 0 {
-		return tag, nil
-	}
-	return tag, s.persist(c, changed, nil)
+	_, super := s.subject()
+	return r.CheckRead(super)
 }

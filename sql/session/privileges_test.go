@@ -76,11 +76,18 @@ func TestPrivileges(t *testing.T) {
 	exec(alice, "REFRESH MATERIALIZED VIEW m", "")
 	exec(alice, "SELECT * FROM m", "42501")
 
-	// DDL needs ownership; creating needs CREATEDB.
+	// DDL needs ownership; creating needs CREATE on the schema (public's
+	// is the bootstrap superuser's, as in PostgreSQL 15). A GRANT by a
+	// role that holds privileges but not ownership changes nothing, with
+	// a WARNING; by a role with none it fails.
 	exec(alice, "DROP TABLE t", "42501")
 	exec(alice, "ALTER TABLE t ADD COLUMN z INT", "42501")
-	exec(alice, "GRANT SELECT ON t TO alice", "42501")
+	exec(alice, "GRANT SELECT ON t TO alice", "")
+	exec(alice, "SELECT * FROM t", "42501")
+	exec(bob, "GRANT SELECT ON t TO bob", "42501")
 	exec(alice, "CREATE TABLE mine (a INT)", "42501")
+	exec(bob, "CREATE TABLE bt (a INT PRIMARY KEY)", "42501")
+	exec(admin, "GRANT CREATE ON SCHEMA public TO bob", "")
 	exec(bob, "CREATE TABLE bt (a INT PRIMARY KEY)", "")
 	exec(bob, "INSERT INTO bt VALUES (1)", "")
 	exec(alice, "SELECT * FROM bt", "42501")
@@ -99,4 +106,36 @@ func TestPrivileges(t *testing.T) {
 	if want := "{mvserver=arwdDm/mvserver,alice=m/mvserver}"; acl != want {
 		t.Errorf("relacl of m = %s, want %s", acl, want)
 	}
+}
+
+// What PostgreSQL 15 answers with a WARNING rather than an error: a GRANT
+// or REVOKE by a role that holds privileges on the object but does not
+// own it changes nothing; VACUUM skips the tables the role does not own.
+// With authentication on, as a deployment runs.
+func TestPrivilegeWarnings(t *testing.T) {
+	rs := startRoleServer(t, "host all all 127.0.0.1/32 scram-sha-256\n")
+	admin := rs.mustLogin("admin", "adminpw")
+	roleExec(t, admin, "CREATE ROLE alice LOGIN PASSWORD 'a1'")
+	roleExec(t, admin, "CREATE ROLE bob LOGIN PASSWORD 'b1'")
+	roleExec(t, admin, "CREATE TABLE t (k INT)")
+	roleExec(t, admin, "GRANT SELECT ON t TO alice")
+	alice := rs.mustLogin("alice", "a1")
+	for _, c := range []struct{ sql, notice string }{
+		{"GRANT SELECT ON t TO bob", `no privileges were granted for "t"`},
+		{"REVOKE SELECT ON t FROM alice", `no privileges could be revoked for "t"`},
+		{"VACUUM t", `skipping "t" --- only table or database owner can vacuum it`},
+		{"VACUUM (VERBOSE) t", `skipping "t" --- only table or database owner can vacuum it`},
+	} {
+		roleExec(t, alice, c.sql)
+		if got := alice.takeNotices(); len(got) != 1 || got[0] != c.notice {
+			t.Errorf("%s: notices %q, want %q", c.sql, got, c.notice)
+		}
+	}
+	if got := queryString(t, admin, "SELECT relacl::text FROM pg_class WHERE relname = 't'"); got != "{admin=arwdDm/admin,alice=r/admin}" {
+		t.Errorf("relacl %s: the warnings changed the grants", got)
+	}
+	wantExecCode(t, rs.mustLogin("bob", "b1"), "GRANT SELECT ON t TO bob", "42501", "permission denied for table t")
+	// An owner of objects cannot be dropped; what it owns is listed.
+	roleExec(t, admin, "ALTER TABLE t OWNER TO bob")
+	wantExecCode(t, admin, "DROP ROLE bob", "2BP01", `role "bob" cannot be dropped because some objects depend on it`)
 }

@@ -337,6 +337,12 @@ func (s *Session) dropRoles(ds *pg_query.DropRoleStmt) (string, error) {
 		if r.Superuser && !super {
 			return "", pgerror.New(pgerror.InsufficientPrivilege, "must be superuser to drop superusers")
 		}
+		// A dropped owner would leave its objects owned by no one (and its
+		// views unreadable): PostgreSQL refuses, so does mvserver.
+		if deps := roleDependents(c, r.ID); len(deps) > 0 {
+			return "", pgerror.New(pgerror.DependentObjectsStillExist, "role \"%s\" cannot be dropped because some objects depend on it", name).
+				WithDetail("%s", strings.Join(deps, "\n"))
+		}
 		c.DropRole(r.ID)
 		dropped = append(dropped, r.ID)
 	}

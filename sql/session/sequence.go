@@ -263,9 +263,16 @@ func init() {
 // seqOps implements funcs.Sequences for a session.
 type seqOps struct{ s *Session }
 
+// The sequence functions need PostgreSQL's privileges on the sequence:
+// nextval USAGE or UPDATE (a serial column's INSERT too), currval and
+// lastval SELECT or USAGE, setval UPDATE.
+
 func (o seqOps) NextVal(oid uint32) (int64, error) {
 	t, err := o.s.sequenceByOID(oid)
 	if err != nil {
+		return 0, err
+	}
+	if err := o.s.requireAny(t, catalog.PrivUsage, catalog.PrivUpdate); err != nil {
 		return 0, err
 	}
 	v, err := o.s.eng.seqs.next(o.s.eng.DB, t)
@@ -282,6 +289,9 @@ func (o seqOps) NextVal(oid uint32) (int64, error) {
 func (o seqOps) CurrVal(oid uint32) (int64, error) {
 	t, err := o.s.sequenceByOID(oid)
 	if err != nil {
+		return 0, err
+	}
+	if err := o.s.requireAny(t, catalog.PrivSelect, catalog.PrivUsage); err != nil {
 		return 0, err
 	}
 	v, ok := o.s.seqLast[oid]
@@ -301,6 +311,9 @@ func (o seqOps) LastVal() (int64, error) {
 func (o seqOps) SetVal(oid uint32, v int64, called bool) (int64, error) {
 	t, err := o.s.sequenceByOID(oid)
 	if err != nil {
+		return 0, err
+	}
+	if err := o.s.require(t, catalog.PrivUpdate); err != nil {
 		return 0, err
 	}
 	if v < t.Sequence.Min || v > t.Sequence.Max {
@@ -475,7 +488,7 @@ func (s *Session) createSequence(st *parse.Statement, cs *pg_query.CreateSeqStmt
 		return "", err
 	}
 	c := s.cat.Clone()
-	if err := s.requireCreate(schema.Name); err != nil {
+	if err := s.requireCreate(schema); err != nil {
 		return "", err
 	}
 	t := &catalog.Table{ID: c.AllocID(), SchemaID: schema.ID, Name: name, Kind: catalog.KindSequence, Sequence: sq, Owner: s.ownerID()}

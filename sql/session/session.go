@@ -476,7 +476,7 @@ func storageFaultErr(err error) error {
 
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, StatementStart: s.eng.now(), Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
-		CancelBackend: s.eng.CancelBackend, Activity: s.eng.activityRows,
+		CancelBackend: s.cancelBackend, Activity: s.activityRows,
 		Catalog: s.cat, SearchPath: s.resolvePath(), Settings: s.settingsList, Sequences: seqOps{s}, SetSetting: s.setConfig,
 		RequireRoles: s.eng.RequireRoles,
 		RelationSize: func(id uint32, total bool) (int64, error) {

@@ -60,11 +60,10 @@ func classifyTxn(st *parse.Statement) txnControl {
 }
 
 func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder {
-	b := &plan.Binder{Cat: s.cat, SearchPath: s.resolvePath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...)}
-	if s.checkedRole() != nil {
-		b.CheckRead = func(t *catalog.Table) error { return s.require(t, catalog.PrivSelect) }
-	}
-	return b
+	// Also a superuser's statement checks the rights of the owners of
+	// the views it reads.
+	return &plan.Binder{Cat: s.cat, SearchPath: s.resolvePath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...),
+		CheckRead: s.checkRead, CheckSystem: s.checkSystem}
 }
 
 // prepare binds st against s.cat.
@@ -242,6 +241,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) {
 			return s.closeCursor(n.ClosePortalStmt.Portalname)
 		}
+	case *pg_query.Node_AlterOwnerStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSchemaOwner(n.AlterOwnerStmt) }
 	case *pg_query.Node_GrantStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.grant(n.GrantStmt) }
 	case *pg_query.Node_VacuumStmt:

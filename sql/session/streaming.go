@@ -83,9 +83,6 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	if exists && dependsOnAny(s.cat, ids, old.ID) {
 		return "", pgerror.New(pgerror.InvalidObjectDefinition, "streaming table \"%s\" would depend on itself", name)
 	}
-	if err := s.requireCreate(schema.Name); err != nil {
-		return "", err
-	}
 	t, ds := s.newDataset(catalog.KindStreamingTable, schema.ID, name, text, ids, c)
 	ds.Streams = streams
 	datasetClausesToCatalog(&c.Clauses, ds)
@@ -110,9 +107,26 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	}
 	cat := s.cat.Clone()
 	if exists {
-		t.ID = old.ID
+		t.ID, t.Owner, t.ACL = old.ID, old.Owner, old.ACL
 		if err := carryColumns(old, t); err != nil {
 			return "", err
+		}
+	}
+	// As for materialized views: refreshing an unchanged table needs
+	// REFRESH (MAINTAIN); redefining it needs CREATE on the schema and its
+	// ownership, and it keeps its owner and grants.
+	if exists && sameDescriptor(old, t) {
+		if err := s.require(old, catalog.PrivMaintain); err != nil {
+			return "", err
+		}
+	} else {
+		if err := s.requireCreate(schema); err != nil {
+			return "", err
+		}
+		if exists {
+			if err := s.requireOwner(old); err != nil {
+				return "", err
+			}
 		}
 	}
 	if s.eng.ValidateDataset != nil {

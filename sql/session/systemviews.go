@@ -1,8 +1,7 @@
 package session
 
 import (
-	"time"
-
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -27,8 +26,12 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		full := maySeeDetails(c, arg.(uint32))
 		rows := make([]exec.Row, len(events))
 		for i, e := range events {
+			if !full {
+				e.Redact()
+			}
 			rows[i] = exec.Row{
 				types.NewText(e.ID), types.NewInt8(e.Sequence), types.NewText(e.Origin),
 				types.NewTimestamp(types.KindTimestampTZ, e.Timestamp.UnixMicro()),
@@ -55,6 +58,9 @@ func init() {
 		}
 		rows := make([]exec.Row, len(runs))
 		for i, r := range runs {
+			if !maySeeDetails(c, r.View) {
+				r.Redact()
+			}
 			rows[i] = exec.Row{
 				types.NewText(r.RunID), types.NewText(r.ViewName), types.NewText(r.Cause),
 				types.NewTimestamp(types.KindTimestampTZ, r.Start.UnixMicro()),
@@ -68,24 +74,23 @@ func init() {
 	})
 }
 
-// activityRows are the pg_stat_activity rows of the server's sessions.
-func (e *Engine) activityRows() [][]types.Datum {
-	if e.Activity == nil {
-		return nil
+// maySeeDetails reports whether the statement's reader may see view's
+// refresh errors in full (catalog.MaySeeDetails): its user is the
+// session's, or the owner of a materialized view whose refresh reads the
+// system views. Without a reader or a catalog, no one may.
+func maySeeDetails(c *exec.Ctx, view uint32) bool {
+	if c.Funcs == nil {
+		return false
 	}
-	ts := func(t time.Time) types.Datum {
-		if t.IsZero() {
-			return types.NullDatum
-		}
-		return types.NewTimestamp(types.KindTimestampTZ, t.UnixMicro())
+	cat, ok := c.Funcs.Catalog.(*catalog.Catalog)
+	if !ok || cat == nil {
+		return false
 	}
-	var rows [][]types.Datum
-	for _, a := range e.Activity() {
-		rows = append(rows, []types.Datum{
-			types.NewText(a.Database), types.NewInt4(int64(a.PID)), types.NewText(a.User),
-			types.NewText(a.App), textOrNull(a.ClientAddr), ts(a.BackendStart), ts(a.QueryStart),
-			types.NewText(a.State), types.NewText(a.Query),
-		})
+	v, ok := cat.Table(view)
+	if !ok {
+		// A dropped view's runs: its grants are gone with it.
+		_, super := cat.UserRole(c.Funcs.User, c.Funcs.RequireRoles)
+		return super
 	}
-	return rows
+	return cat.MaySeeDetails(c.Funcs.User, c.Funcs.RequireRoles, v)
 }

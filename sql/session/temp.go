@@ -297,7 +297,7 @@ func (s *Session) newTableTarget(c *catalog.Catalog, st *parse.Statement, rv *pg
 		return tt, false, st.Errorf(rv.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", tt.name)
 	}
 	if !tt.temp {
-		if err := s.requireCreate(tt.schema.Name); err != nil {
+		if err := s.requireCreate(tt.schema); err != nil {
 			return tt, false, err
 		}
 	}

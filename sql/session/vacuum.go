@@ -31,6 +31,11 @@ func (s *Session) vacuum(v *parse.Vacuum) (string, error) {
 		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name).WithPosition(v.Name.Pos)
 	}
 	if err := s.requireOwner(t); err != nil {
+		if v.RetainHours < 0 {
+			// PostgreSQL's VACUUM name skips what the role does not own.
+			s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
+			return "VACUUM", nil
+		}
 		return "", err
 	}
 	// Only the RETAIN form reports what it kept; plain VACUUM is silent,
@@ -63,6 +68,10 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 				continue // as PostgreSQL, VACUUM leaves them to their session
 			}
 			if t.Kind == catalog.KindTable || t.Kind == catalog.KindMaterializedView || t.Kind == catalog.KindStreamingTable {
+				if s.requireOwner(t) != nil {
+					s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
+					continue
+				}
 				tables = append(tables, t)
 			}
 		}
@@ -78,7 +87,7 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 			continue
 		}
 		if s.requireOwner(t) != nil {
-			s.notice("permission denied to vacuum \"%s\", skipping it", t.Name)
+			s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
 			continue
 		}
 		tables = append(tables, t)
