@@ -25,6 +25,10 @@ type tableState struct {
 	// (TRUNCATE, DROP), dropped the table or changed its indexes:
 	// table-level conflicts.
 	rowWriteSeq, wipeSeq, dropSeq, indexSeq uint64
+	// coarseSeq: the last commit that wrote rows or entries of the table
+	// whose keys the write history does not hold (writehistory.go): a
+	// serializable transaction begun before it that read the table fails.
+	coarseSeq uint64
 
 	indexes []IndexID // the secondary indexes at version (guarded by commitMu)
 }
