@@ -101,11 +101,12 @@ func (t *Txn) readPoint(tbl TableID, pkey []byte) {
 	t.reads.add(tbl, cloneBytes(pkey), nil)
 }
 
-// noteOpenReads records what the open iterators read so far: a commit
-// validates them while they are still open.
+// noteOpenReads records what the iterators still open read: a commit
+// releases them before it validates (the end of the transaction would
+// anyway), which also stops a goroutine reading one (OnRelease).
 func (t *Txn) noteOpenReads() {
 	for it := range t.iters {
-		it.noteRead()
+		_ = it.release()
 	}
 }
 

@@ -45,6 +45,11 @@ type histCommit struct {
 // slice header in the commit, its tree item and node share.
 const histKeyOverhead = 80
 
+// maxHistoryTableKeys bounds the keys of one table one commit adds (a
+// bulk load): past it the commit counts as a write of the whole table
+// (coarseSeq), instead of holding commitMu while it lists them all.
+var maxHistoryTableKeys = 16384
+
 // DefaultHistoryLimit bounds the write history's memory when Options
 // gives none.
 const DefaultHistoryLimit = 64 << 20
@@ -71,7 +76,7 @@ func (h *writeHistory) record(seq uint64, plans []*tablePlan) {
 		if n == 0 {
 			continue
 		}
-		if int64(n)*histKeyOverhead > h.limit/4 {
+		if n > maxHistoryTableKeys || int64(n)*histKeyOverhead > h.limit/4 {
 			// Too many to keep: the table as a whole.
 			p.st.coarseSeq = seq
 			continue
