@@ -90,16 +90,16 @@
 //     entry it read: a key it read (found or not), a key inside a range
 //     it scanned (up to where it stopped), any row of a table it read
 //     whole (more than maxReadSpans reads, an open-ended change-feed
-//     read) or that a concurrent commit truncated or dropped; otherwise
-//     it fails with ErrReadDependency (an ErrSerialization). The check
-//     and the apply share one hold of commitMu, so each committed
-//     serializable writer is equivalent to running alone at its commit
-//     point, and a serializable transaction that writes nothing sees a
-//     prefix of that serial order and is not checked (serializable.go).
-//     Every commit after the Begin of an open serializable transaction
-//     is in the write history (writehistory.go) or, past the history's
-//     memory bound, counted as a write of each of its tables whole
-//     (coarseSeq). Meta keys are not read-tracked. Transactions begun
+//     read, its history) or that a concurrent commit truncated or
+//     dropped; otherwise it fails with ErrReadDependency (an
+//     ErrSerialization). The check and the apply share one hold of
+//     commitMu, so each committed serializable writer is equivalent to
+//     running alone at its commit point, and a serializable transaction
+//     that writes nothing sees a prefix of that serial order and is not
+//     checked (serializable.go). Every commit after the Begin of an open
+//     serializable transaction is in the write history (writehistory.go)
+//     or, past the history's bounds, counted as a write of each of its
+//     tables whole (coarseSeq). Meta keys are not read-tracked. Transactions begun
 //     with Begin record no reads, and commits add to the history only
 //     while a serializable transaction is open.
 //

@@ -35,10 +35,6 @@ import "fmt"
 // serializable transaction is open; while one is, its commits add their
 // keys to the write history (history.go).
 
-// ErrReadDependency is the ErrSerialization of a serializable transaction
-// whose reads a transaction that committed after its Begin overwrote.
-var ErrReadDependency = fmt.Errorf("%w: read/write dependencies among transactions", ErrSerialization)
-
 // maxReadSpans bounds the reads recorded for one table: past it the table
 // counts as read whole (any write to it after Begin conflicts), as
 // PostgreSQL promotes predicate locks to the relation.

@@ -393,6 +393,22 @@ func TestSerializableChanges(t *testing.T) {
 	}
 }
 
+// TestSerializableHistory: reading a table's history reads the whole
+// table (a commit would add a version).
+func TestSerializableHistory(t *testing.T) {
+	tB := TableInfo{ID: 2}
+	db := openMem(t)
+	seedRows(t, db, tA, "a", "1")
+	createTable(t, db, tB)
+	t1 := db.BeginSerializable()
+	if _, err := t1.History(tA.ID); err != nil {
+		t.Fatal(err)
+	}
+	update(t, db, func(tx *Txn) error { return tx.Delete(tA, k("a")) })
+	mustInsert(t, t1, tB, "b", "t1")
+	wantReadDependency(t, commitErr(t, t1))
+}
+
 // TestSerializableEscalation: past maxReadSpans reads of a table, the
 // table counts as read whole.
 func TestSerializableEscalation(t *testing.T) {
@@ -410,82 +426,6 @@ func TestSerializableEscalation(t *testing.T) {
 	update(t, db, func(tx *Txn) error { return tx.Delete(tA, k("q")) }) // not read
 	mustInsert(t, t1, tA, "z", "t1")
 	wantReadDependency(t, commitErr(t, t1))
-}
-
-// TestSerializableNoBookkeeping: transactions begun with Begin record no
-// reads, and their commits add nothing to the write history while no
-// serializable transaction is open; the history empties once the last
-// one ended.
-func TestSerializableNoBookkeeping(t *testing.T) {
-	db := openMem(t)
-	seedRows(t, db, tA, "a", "1")
-	tx := db.Begin()
-	scanAll(t, tx, tA.ID, nil, nil)
-	get(t, tx, tA.ID, "a")
-	if tx.reads != nil {
-		t.Fatal("a snapshot-isolation transaction records reads")
-	}
-	tx.Rollback()
-	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "b", "2"); return nil })
-	if n := db.history.len(); n != 0 {
-		t.Fatalf("history holds %d keys with no serializable transaction open", n)
-	}
-	ser := db.BeginSerializable()
-	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "c", "3"); return nil })
-	if n := db.history.len(); n != 1 {
-		t.Fatalf("history holds %d keys, want 1", n)
-	}
-	ser.Rollback()
-	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "d", "4"); return nil })
-	if n := db.history.len(); n != 0 || len(db.history.queue) != 0 || db.history.bytes != 0 {
-		t.Fatalf("history not emptied: %d keys, %d commits, %d bytes", n, len(db.history.queue), db.history.bytes)
-	}
-}
-
-// TestSerializableHistoryBound: the write history stays under its limit;
-// the commits it gives up count as writes of their whole tables, which
-// fails an old serializable transaction that read one of them, and only
-// such a transaction.
-func TestSerializableHistoryBound(t *testing.T) {
-	const limit = 4 << 10
-	db, err := Open(Options{InMemory: true, CacheSize: 8 << 20, HistoryLimit: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tB, tC := TableInfo{ID: 2}, TableInfo{ID: 3}
-	seedRows(t, db, tA, "x", "1")
-	seedRows(t, db, tB, "x", "1")
-	createTable(t, db, tC)
-	readsA, readsB := db.BeginSerializable(), db.BeginSerializable()
-	get(t, readsA, tA.ID, "x")
-	get(t, readsB, tB.ID, "x")
-	for i := range 200 {
-		update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, fmt.Sprintf("k%03d", i), "v"); return nil })
-		if db.history.bytes > limit {
-			t.Fatalf("history at %d bytes, over its limit %d", db.history.bytes, limit)
-		}
-	}
-	mustInsert(t, readsA, tC, "a", "1")
-	mustInsert(t, readsB, tC, "b", "1")
-	wantReadDependency(t, commitErr(t, readsA)) // x itself was never written
-	if err := commitErr(t, readsB); err != nil {
-		t.Fatal(err)
-	}
-	// A commit too big for the history at all goes to coarseSeq directly.
-	late := db.BeginSerializable()
-	get(t, late, tA.ID, "x")
-	update(t, db, func(tx *Txn) error {
-		for i := range limit {
-			mustInsert(t, tx, tA, fmt.Sprintf("big%05d", i), "v")
-		}
-		return nil
-	})
-	if db.history.bytes > limit {
-		t.Fatalf("history at %d bytes after a big commit", db.history.bytes)
-	}
-	mustInsert(t, late, tC, "c", "1")
-	wantReadDependency(t, commitErr(t, late))
 }
 
 // TestSerializableModel runs seeded random interleavings of serializable

@@ -90,6 +90,16 @@ func (s *Session) setIsolation(v string) error {
 	return nil
 }
 
+// isolationMode is the isolation level among BEGIN's modes ("" none).
+func isolationMode(opts []*pg_query.Node) string {
+	for _, o := range opts {
+		if d := o.GetDefElem(); d != nil && d.Defname == "transaction_isolation" {
+			return constString(d.Arg)
+		}
+	}
+	return ""
+}
+
 // noteSnapshot records that st, about to run in the open transaction,
 // takes its snapshot: from then on the isolation level is fixed. As in
 // PostgreSQL, transaction control, SET and SHOW take none.

@@ -511,16 +511,6 @@ func (s *Session) transactionModes(opts []*pg_query.Node) error {
 	return nil
 }
 
-// isolationMode is the isolation level among BEGIN's modes ("" none).
-func isolationMode(opts []*pg_query.Node) string {
-	for _, o := range opts {
-		if d := o.GetDefElem(); d != nil && d.Defname == "transaction_isolation" {
-			return constString(d.Arg)
-		}
-	}
-	return ""
-}
-
 // constString reads a string constant of a transaction mode.
 func constString(n *pg_query.Node) string {
 	return n.GetAConst().GetSval().GetSval()
