@@ -23,6 +23,13 @@ import (
 // PostgreSQL: BEGIN's modes, SET TRANSACTION and SET transaction_isolation
 // may change it before (the transaction then starts over on a snapshot of
 // the right kind: storage's snapshot is taken at BEGIN), not after (25001).
+//
+// A SERIALIZABLE READ ONLY transaction needs no storage serializable
+// transaction: one that writes nothing is never checked (storage/
+// serializable.go), so it reads a plain snapshot and records nothing, and
+// while it is open other commits keep no write history for it. READ ONLY
+// cannot be turned off once a statement took the snapshot (25001, as in
+// PostgreSQL), so such a transaction never writes.
 
 const isolationSerializable = "serializable"
 
@@ -45,11 +52,17 @@ func checkIsolationOf(name string) func(string) (string, error) {
 }
 
 // beginStorage starts the storage transaction of isolation level.
-func (s *Session) beginStorage(level string) *storage.Txn {
-	if level == isolationSerializable {
+func (s *Session) beginStorage(level string, readOnly bool) *storage.Txn {
+	if serializableStorage(level, readOnly) {
 		return s.eng.DB.BeginSerializable()
 	}
 	return s.eng.DB.Begin()
+}
+
+// serializableStorage reports whether a transaction of level and
+// readOnly needs storage's serializable transaction.
+func serializableStorage(level string, readOnly bool) bool {
+	return level == isolationSerializable && !readOnly
 }
 
 // transactionIsolation is transaction_isolation's value: the open
@@ -74,30 +87,56 @@ func (s *Session) setIsolation(v string) error {
 	if s.snapshotTaken {
 		return pgerror.New(pgerror.ActiveSQLTransaction, "SET TRANSACTION ISOLATION LEVEL must be called before any query")
 	}
-	if (level == isolationSerializable) != s.txn.Serializable() {
-		// Nothing has read the snapshot yet: start over on one of the
-		// right kind.
-		txn := s.beginStorage(level)
-		cat, err := s.eng.Catalog.Snapshot(txn)
-		if err != nil {
-			txn.Rollback()
-			return err
-		}
-		s.txn.Rollback()
-		s.txn, s.cat = txn, cat
-	}
 	s.isolation = level
+	return s.matchStorage()
+}
+
+// setReadOnly sets the open transaction's READ ONLY mode.
+func (s *Session) setReadOnly(readOnly bool) error {
+	if s.txn != nil && s.readOnly && !readOnly && s.snapshotTaken {
+		return pgerror.New(pgerror.ActiveSQLTransaction, "transaction read-write mode must be set before any query")
+	}
+	s.readOnly = readOnly
+	return s.matchStorage()
+}
+
+// matchStorage starts the storage transaction over when its kind no
+// longer fits the transaction's level and mode and nothing has read its
+// snapshot yet. (READ ONLY set after a query keeps the serializable one:
+// recording reads is then only wasted.)
+func (s *Session) matchStorage() error {
+	want := serializableStorage(s.isolation, s.readOnly)
+	if s.txn == nil || s.snapshotTaken || want == s.txn.Serializable() {
+		return nil
+	}
+	txn := s.beginStorage(s.isolation, s.readOnly)
+	cat, err := s.eng.Catalog.Snapshot(txn)
+	if err != nil {
+		txn.Rollback()
+		return err
+	}
+	s.txn.Rollback()
+	s.txn, s.cat = txn, cat
 	return nil
 }
 
-// isolationMode is the isolation level among BEGIN's modes ("" none).
-func isolationMode(opts []*pg_query.Node) string {
+// beginModes are the isolation level ("" none) and READ ONLY mode (nil
+// none) among BEGIN's modes.
+func beginModes(opts []*pg_query.Node) (level string, readOnly *bool) {
 	for _, o := range opts {
-		if d := o.GetDefElem(); d != nil && d.Defname == "transaction_isolation" {
-			return constString(d.Arg)
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "transaction_isolation":
+			level = constString(d.Arg)
+		case "transaction_read_only":
+			ro := constInt(d.Arg) != 0
+			readOnly = &ro
 		}
 	}
-	return ""
+	return level, readOnly
 }
 
 // noteSnapshot records that st, about to run in the open transaction,

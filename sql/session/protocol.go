@@ -76,15 +76,14 @@ func (s *Session) txnCommand(st *parse.Statement, ctl txnControl) (string, error
 			s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.ActiveSQLTransaction, Message: "there is already a transaction in progress"})
 			return "BEGIN", s.transactionModes(opts)
 		}
-		// The first snapshot is already of the level BEGIN asks for.
-		if lvl := isolationMode(opts); lvl != "" {
+		// The first snapshot is already of the kind BEGIN's modes ask for.
+		lvl, ro := beginModes(opts)
+		if lvl != "" {
 			if _, err := checkIsolationOf("transaction_isolation")(lvl); err != nil {
 				return "", err
 			}
-			if err := s.beginTxn(lvl); err != nil {
-				return "", err
-			}
-		} else if err := s.ensureTxn(); err != nil {
+		}
+		if err := s.beginTxn(lvl, ro); err != nil {
 			return "", err
 		}
 		s.explicit = true

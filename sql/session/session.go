@@ -316,18 +316,23 @@ func (s *Session) searchPath() []string {
 }
 
 // ensureTxn starts a transaction if none is open.
-func (s *Session) ensureTxn() error { return s.beginTxn("") }
+func (s *Session) ensureTxn() error { return s.beginTxn("", nil) }
 
 // beginTxn starts a transaction of isolation level (""
-// default_transaction_isolation) if none is open.
-func (s *Session) beginTxn(level string) error {
+// default_transaction_isolation) and READ ONLY mode (nil
+// default_transaction_read_only) if none is open.
+func (s *Session) beginTxn(level string, ro *bool) error {
 	if s.txn != nil {
 		return nil
 	}
 	if level == "" {
 		level = s.setting("default_transaction_isolation")
 	}
-	txn := s.beginStorage(level)
+	readOnly := s.setting("default_transaction_read_only") == "on"
+	if ro != nil {
+		readOnly = *ro
+	}
+	txn := s.beginStorage(level, readOnly)
 	cat, err := s.eng.Catalog.Snapshot(txn)
 	if err != nil {
 		txn.Rollback()
@@ -336,7 +341,7 @@ func (s *Session) beginTxn(level string) error {
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
 	s.isolation, s.snapshotTaken = level, false
 	s.ddl = ddlNone
-	s.readOnly = s.setting("default_transaction_read_only") == "on"
+	s.readOnly = readOnly
 	s.savedVals = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {
 		s.savedVals[k] = v

@@ -501,7 +501,9 @@ func (s *Session) transactionModes(opts []*pg_query.Node) error {
 		}
 		switch d.Defname {
 		case "transaction_read_only":
-			s.readOnly = constInt(d.Arg) != 0
+			if err := s.setReadOnly(constInt(d.Arg) != 0); err != nil {
+				return err
+			}
 		case "transaction_isolation":
 			if err := s.setIsolation(constString(d.Arg)); err != nil {
 				return err
