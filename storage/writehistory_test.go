@@ -128,4 +128,3 @@ func TestSerializableHistoryBound(t *testing.T) {
 	mustInsert(t, late, tC, "c", "1")
 	wantReadDependency(t, commitErr(t, late))
 }
-
