@@ -27,6 +27,18 @@ func wantReadDependency(t *testing.T, err error) {
 	}
 }
 
+// wantCommit commits tx and wants it to succeed (ok) or to fail with
+// ErrReadDependency.
+func wantCommit(t *testing.T, tx *Txn, ok bool) {
+	t.Helper()
+	err := commitErr(t, tx)
+	if !ok {
+		wantReadDependency(t, err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func seedRows(t *testing.T, db *DB, tbl TableInfo, kv ...string) {
 	t.Helper()
 	createTable(t, db, tbl)
@@ -105,12 +117,7 @@ func TestSerializablePhantom(t *testing.T) {
 			}
 			update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, c.insert, "new"); return nil })
 			mustInsert(t, t1, tA, "z", "t1")
-			err := commitErr(t, t1)
-			if c.fails {
-				wantReadDependency(t, err)
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			wantCommit(t, t1, !c.fails)
 		})
 	}
 }
@@ -155,12 +162,7 @@ func TestSerializableScanStoppedEarly(t *testing.T) {
 				return tx.Update(tA, k(c.key), k(c.key), k("x"))
 			})
 			mustInsert(t, t1, tA, "z", "t1")
-			err := commitErr(t, t1)
-			if c.fails {
-				wantReadDependency(t, err)
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			wantCommit(t, t1, !c.fails)
 		})
 	}
 }
@@ -281,12 +283,7 @@ func TestSerializableIndexRange(t *testing.T) {
 			if _, err := t1.Insert(tbl, k("z"), k("white:0")); err != nil {
 				t.Fatal(err)
 			}
-			err := commitErr(t, t1)
-			if c.fails {
-				wantReadDependency(t, err)
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			wantCommit(t, t1, !c.fails)
 		})
 	}
 }
@@ -383,12 +380,7 @@ func TestSerializableChanges(t *testing.T) {
 			}
 			update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "b", "2"); return nil })
 			mustInsert(t, t1, tB, "b", "t1")
-			err := commitErr(t, t1)
-			if c.fails {
-				wantReadDependency(t, err)
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			wantCommit(t, t1, !c.fails)
 		})
 	}
 }

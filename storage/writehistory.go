@@ -153,15 +153,7 @@ func (h *writeHistory) dropOldest(coarsen bool) {
 	h.head++
 }
 
-func (h *writeHistory) compact() {
-	if h.head == len(h.queue) {
-		h.queue, h.head = h.queue[:0], 0
-	} else if h.head > 1024 && h.head > len(h.queue)/2 {
-		n := copy(h.queue, h.queue[h.head:])
-		clear(h.queue[n:])
-		h.queue, h.head = h.queue[:n], 0
-	}
-}
+func (h *writeHistory) compact() { h.queue, h.head = compactFIFO(h.queue, h.head) }
 
 // writtenAfter reports whether a commit after seq wrote a key in [lo, hi)
 // (hi nil: the key lo).
