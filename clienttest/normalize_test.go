@@ -203,9 +203,9 @@ func dropIsqlRows(col, value string) func([]string) []string {
 
 // jdbcNorms are the pgjdbc session's normalizations.
 var jdbcNorms = []normalizer{
-	// Every mvserver transaction runs at snapshot isolation, which it
-	// reports as REPEATABLE READ (4); PostgreSQL's default is READ
-	// COMMITTED (2). A documented difference, not a wrong answer.
+	// mvserver's default level is REPEATABLE READ (4), snapshot
+	// isolation; PostgreSQL's is READ COMMITTED (2). A documented
+	// difference, not a wrong answer.
 	{stepIs("getTransactionIsolation"), replaceRE(regexp.MustCompile(`^isolation: [24]$`), "isolation: <default level>")},
 	{stepIs("getIndexInfo(customers)"), jdbcIndexStats},
 }

@@ -107,6 +107,10 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 		start = 0
 	}
 	if end < 0 || end > ps.version {
+		if t.reads != nil {
+			// Open-ended: a later commit's changes would be in it.
+			t.reads.addWhole(tbl)
+		}
 		end = ps.version
 	}
 	if start > end {

@@ -10,17 +10,19 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 )
 
-// The commit pipeline (doc.go, invariants 4–8):
+// The commit pipeline (doc.go, invariants 4–8, 11):
 //
 //  1. plan: per table, what the commit does (version or not, moved rows for
 //     update pairing) and the keys to validate — no locks.
 //  2. encode rows, change records and meta keys into one Pebble batch with the
 //     versions the tables have now — no locks (optimistic).
-//  3. under commitMu: validate (first committer wins), re-encode if another
-//     commit took one of our versions meanwhile, add history entries and
-//     table states, then, under visMu, ApplyNoSyncWait and seq++.
-//  4. update in-memory table state and conflict bookkeeping, release the
-//     mutex, SyncWait (commits in flight share one WAL fsync), notify.
+//  3. under commitMu: validate (first committer wins, then a serializable
+//     transaction's reads), re-encode if another commit took one of our
+//     versions meanwhile, add history entries and table states, then,
+//     under visMu, ApplyNoSyncWait and seq++.
+//  4. update in-memory table state, conflict bookkeeping and the write
+//     history, release the mutex, SyncWait (commits in flight share one
+//     WAL fsync), notify.
 
 // tablePlan is what a commit does to one table.
 type tablePlan struct {
@@ -130,6 +132,9 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
 			size += ix.entries.Len() * (indexPrefixLen + batchEntryOverhead)
 		}
 		keys = indexConflictKeys(keys, tw)
+		if t.reads != nil {
+			t.noteUnwrittenInserts(tw)
+		}
 		if p.moved != nil {
 			for w := range tw.rows.All() {
 				if w.origExists && (w.del || w.rowID != w.origRowID) {
@@ -169,6 +174,9 @@ func (t *Txn) Commit() error {
 		return db.validate(t, nil, nil)
 	}
 	plans, keys, size := t.plan()
+	if t.reads != nil {
+		t.noteOpenReads()
+	}
 
 	b := db.pdb.NewBatchWithSize(size)
 	defer b.Close()
@@ -192,6 +200,12 @@ func (t *Txn) Commit() error {
 	if err := db.validate(t, plans, keys); err != nil {
 		db.commitMu.Unlock()
 		return err
+	}
+	if t.reads != nil {
+		if err := db.validateReads(t); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
 	}
 	stale := false
 	for i, p := range plans {
@@ -228,11 +242,15 @@ func (t *Txn) Commit() error {
 	}
 	applyPlans(plans, seq)
 	t.deregister()
-	oldest := db.oldestActive(seq)
+	oldest, oldestSer := db.oldestActive(seq)
 	if oldest < seq && len(keys) > 0 {
 		db.conflicts.record(seq, conflictStrings(keys))
 	}
 	db.conflicts.prune(oldest)
+	if oldestSer < seq {
+		db.history.record(seq, plans)
+	}
+	db.history.prune(oldestSer)
 	db.commitMu.Unlock()
 	db.retireSnap(seq) // the snapshot of the sequence before is stale
 

@@ -30,6 +30,10 @@ type Options struct {
 	// DiskReserve is the free space every commit must leave on the data
 	// directory's disk (faults.go); 0 = DefaultDiskReserve, negative = none.
 	DiskReserve int64
+	// HistoryLimit bounds the memory of the write history serializable
+	// transactions are validated against (writehistory.go); 0 =
+	// DefaultHistoryLimit.
+	HistoryLimit int64
 }
 
 const (
@@ -58,13 +62,17 @@ type DB struct {
 	curSnap *sharedSnap
 
 	// activeMu guards active: begin seq → number of open transactions that
-	// began at it. The oldest bounds the conflict bookkeeping.
-	activeMu sync.Mutex
-	active   map[uint64]int
+	// began at it. The oldest bounds the conflict bookkeeping. serActive
+	// counts the serializable ones alike; its oldest bounds the write
+	// history.
+	activeMu  sync.Mutex
+	active    map[uint64]int
+	serActive map[uint64]int
 
 	// commitMu serializes validation, version assignment and apply.
 	commitMu  sync.Mutex
 	conflicts conflictTracker // guarded by commitMu
+	history   writeHistory    // guarded by commitMu (writehistory.go)
 	deleted   deletedKeys     // written under commitMu (deleted.go)
 
 	tablesMu sync.RWMutex
@@ -83,10 +91,11 @@ type DB struct {
 // another process fails at once with an error wrapping ErrLocked.
 func Open(opts Options) (*DB, error) {
 	db := &DB{
-		clock:  opts.Clock,
-		log:    opts.Logger,
-		active: make(map[uint64]int),
-		tables: make(map[TableID]*tableState),
+		clock:     opts.Clock,
+		log:       opts.Logger,
+		active:    make(map[uint64]int),
+		serActive: make(map[uint64]int),
+		tables:    make(map[TableID]*tableState),
 	}
 	if db.clock == nil {
 		db.clock = time.Now
@@ -95,6 +104,10 @@ func Open(opts Options) (*DB, error) {
 		db.log = slog.New(slog.DiscardHandler)
 	}
 	db.conflicts.init()
+	if opts.HistoryLimit <= 0 {
+		opts.HistoryLimit = DefaultHistoryLimit
+	}
+	db.history.init(opts.HistoryLimit)
 	db.notify.init()
 
 	po := &pebble.Options{
@@ -281,18 +294,19 @@ func (db *DB) table(tbl TableID) *tableState {
 	return st
 }
 
-// oldestActive returns the smallest begin seq of an open transaction, or
-// fallback when none is open.
-func (db *DB) oldestActive(fallback uint64) uint64 {
+// oldestActive returns the smallest begin seq of an open transaction and
+// of an open serializable one, each fallback when there is none.
+func (db *DB) oldestActive(fallback uint64) (all, serializable uint64) {
 	db.activeMu.Lock()
 	defer db.activeMu.Unlock()
-	min := fallback
+	all, serializable = fallback, fallback
 	for s := range db.active {
-		if s < min {
-			min = s
-		}
+		all = min(all, s)
 	}
-	return min
+	for s := range db.serActive {
+		serializable = min(serializable, s)
+	}
+	return all, serializable
 }
 
 // pebbleLogger sends Pebble's log lines to slog.

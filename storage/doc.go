@@ -7,8 +7,9 @@
 //   - secondary indexes (R-T10): their entries, maintained by every row
 //     write in the same commit, unique ones checked (index.go);
 //   - the generic meta key space the catalog (and refresh state) persists in;
-//   - snapshot-isolation transactions and the commit pipeline (group commit,
-//     first-committer-wins validation, commit notifications);
+//   - snapshot-isolation and serializable transactions and the commit
+//     pipeline (group commit, first-committer-wins validation, read-set
+//     validation of serializable transactions, commit notifications);
 //   - the order-preserving key encoding the SQL layer composes keys with
 //     (keyenc.go).
 //
@@ -84,6 +85,23 @@
 //     and add the keys they delete, with the new seq, before a snapshot
 //     can see it. An insert's probe trusts an entry no newer than its
 //     snapshot.
+//  11. A transaction begun with BeginSerializable that writes commits
+//     only if no commit applied after its Begin wrote a row or index
+//     entry it read: a key it read (found or not), a key inside a range
+//     it scanned (up to where it stopped), any row of a table it read
+//     whole (more than maxReadSpans reads, an open-ended change-feed
+//     read, its history) or that a concurrent commit truncated or
+//     dropped; otherwise it fails with ErrReadDependency (an
+//     ErrSerialization). The check and the apply share one hold of
+//     commitMu, so each committed serializable writer is equivalent to
+//     running alone at its commit point, and a serializable transaction
+//     that writes nothing sees a prefix of that serial order and is not
+//     checked (serializable.go). Every commit after the Begin of an open
+//     serializable transaction is in the write history (writehistory.go)
+//     or, past the history's bounds, counted as a write of each of its
+//     tables whole (coarseSeq). Meta keys are not read-tracked. Transactions begun
+//     with Begin record no reads, and commits add to the history only
+//     while a serializable transaction is open.
 //
 // Visibility versus durability: a commit is visible to transactions that
 // begin after its batch is applied, which is just before its (shared) fsync

@@ -11,6 +11,10 @@ var (
 	// ErrSerialization: a write-write conflict (first committer wins) or a
 	// CheckUnchanged key written by a transaction that committed after Begin.
 	ErrSerialization = errors.New("storage: could not serialize access due to concurrent update")
+	// ErrReadDependency: a serializable transaction's commit found that a
+	// transaction that committed after its Begin wrote what it read
+	// (serializable.go). It wraps ErrSerialization.
+	ErrReadDependency = fmt.Errorf("%w: read/write dependencies among transactions", ErrSerialization)
 	// ErrDuplicateKey: an insert (or an update's new key) hits an existing row.
 	// The error is a *DuplicateKeyError.
 	ErrDuplicateKey = errors.New("storage: duplicate key")

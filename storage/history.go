@@ -81,8 +81,12 @@ func historyKeyVersion(k []byte) int64 {
 }
 
 // History returns the table's versions as this txn's snapshot sees them,
-// newest first (R-T4).
+// newest first (R-T4). A serializable transaction reads the whole table
+// by it: a later commit to the table would add a version.
 func (t *Txn) History(tbl TableID) ([]HistoryEntry, error) {
+	if t.reads != nil && t.alive() == nil {
+		t.reads.addWhole(tbl)
+	}
 	var out []HistoryEntry
 	err := t.scanHistory(tbl, 0, -1, true, func(h HistoryEntry) bool {
 		out = append(out, h)

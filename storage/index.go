@@ -236,7 +236,14 @@ func (t *Txn) entryTaken(tw *tableWrites, ix *indexWrites, id IndexID, key []byt
 		return false, nil
 	}
 	t.keyBuf = indexKey(t.keyBuf[:0], tw.id, id, key)
-	return t.snapHasIn(&ix.bounds, func() ([]byte, []byte) { return indexSpan(tw.id, id) }, t.keyBuf)
+	taken, err := t.snapHasIn(&ix.bounds, func() ([]byte, []byte) { return indexSpan(tw.id, id) }, t.keyBuf)
+	if taken && t.reads != nil {
+		// The write fails on what the snapshot holds (ON CONFLICT acts on
+		// it): a read. An absent entry is written, and first committer
+		// wins covers it.
+		t.readPoint(tw.id, t.keyBuf)
+	}
+	return taken, err
 }
 
 func (t *Txn) deleteEntry(tw *tableWrites, ix *indexWrites, e indexEntry) {
@@ -373,6 +380,9 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 			return Row{}, false, nil
 		}
 		t.keyBuf = indexKey(t.keyBuf[:0], tbl, idx, key)
+		if t.reads != nil {
+			t.readPoint(tbl, t.keyBuf)
+		}
 		v, ok, err := t.snapGet(t.keyBuf)
 		if !ok || err != nil {
 			return Row{}, false, err
@@ -428,6 +438,7 @@ func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexItera
 		if !ei.openPebble(lower, upper) {
 			return it
 		}
+		ei.trackReads(tbl, lower, upper)
 	}
 	if ix != nil && ix.entries.Len() > 0 {
 		ei.openBuffer(ix.entries, start, end)

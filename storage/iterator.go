@@ -34,6 +34,12 @@ type Iterator struct {
 	err error
 
 	onRelease func() // OnRelease's
+
+	// A serializable transaction's iterator records the part of its Pebble
+	// range [rlo, rhi) of table rtbl it walked (serializable.go).
+	rtrack   bool
+	rtbl     TableID
+	rlo, rhi []byte
 }
 
 // Scan returns the rows of tbl with start <= key < end in key order (nil
@@ -50,9 +56,11 @@ func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
 	}
 	tw := t.tables[tbl]
 	if tw == nil || !tw.truncated {
-		if !it.openPebble(rowSpan(tbl, start, end)) {
+		lower, upper := rowSpan(tbl, start, end)
+		if !it.openPebble(lower, upper) {
 			return it
 		}
+		it.trackReads(tbl, lower, upper)
 	}
 	if tw != nil && tw.rows.Len() > 0 {
 		it.openBuffer(tw.rows, start, end)
@@ -224,7 +232,12 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if end != nil && bytes.Compare(start, end) >= 0 {
 		return false
 	}
-	it.pit.SetBounds(rowSpan(tbl, start, end))
+	lower, upper := rowSpan(tbl, start, end)
+	if it.txn.reads != nil {
+		it.noteRead()
+		it.trackReads(tbl, lower, upper)
+	}
+	it.pit.SetBounds(lower, upper)
 	it.started, it.done = false, false
 	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false
 	it.row = Row{}
@@ -258,6 +271,9 @@ func (it *Iterator) release() error {
 	if f := it.onRelease; f != nil {
 		it.onRelease = nil
 		f()
+	}
+	if it.rtrack {
+		it.noteRead() // before the Pebble iterator, whose key it copies, closes
 	}
 	it.closed, it.done = true, true
 	if it.bstop != nil {

@@ -134,5 +134,11 @@ func (t *Txn) rowExists(tw *tableWrites, key []byte) (bool, error) {
 	if t.db.deleted.absent(t.keyBuf, t.beginSeq) {
 		return false, nil
 	}
-	return t.snapHasIn(&tw.rowBounds, func() ([]byte, []byte) { return tableSpan(prefixRows, tw.id) }, t.keyBuf)
+	exists, err := t.snapHasIn(&tw.rowBounds, func() ([]byte, []byte) { return tableSpan(prefixRows, tw.id) }, t.keyBuf)
+	if exists && t.reads != nil {
+		// A duplicate is a read (ON CONFLICT acts on it); an absent key is
+		// written, and first committer wins covers it.
+		t.readPoint(tw.id, t.keyBuf)
+	}
+	return exists, err
 }

@@ -25,6 +25,10 @@ type tableState struct {
 	// (TRUNCATE, DROP), dropped the table or changed its indexes:
 	// table-level conflicts.
 	rowWriteSeq, wipeSeq, dropSeq, indexSeq uint64
+	// coarseSeq: the last commit that wrote rows or entries of the table
+	// whose keys the write history does not hold (writehistory.go): a
+	// serializable transaction begun before it that read the table fails.
+	coarseSeq uint64
 
 	indexes []IndexID // the secondary indexes at version (guarded by commitMu)
 }
@@ -129,13 +133,22 @@ func (c *conflictTracker) prune(oldestBegin uint64) {
 		c.queue[c.head] = commitKeys{}
 		c.head++
 	}
-	if c.head == len(c.queue) {
-		c.queue, c.head = c.queue[:0], 0
-	} else if c.head > 1024 && c.head > len(c.queue)/2 {
-		n := copy(c.queue, c.queue[c.head:])
-		clear(c.queue[n:])
-		c.queue, c.head = c.queue[:n], 0
+	c.queue, c.head = compactFIFO(c.queue, c.head)
+}
+
+// compactFIFO reclaims the consumed front q[:head] of a FIFO slice: all
+// of it once the queue is empty, else by moving the rest down once the
+// front is most of it.
+func compactFIFO[T any](q []T, head int) ([]T, int) {
+	if head == len(q) {
+		return q[:0], 0
 	}
+	if head > 1024 && head > len(q)/2 {
+		n := copy(q, q[head:])
+		clear(q[n:])
+		return q[:n], 0
+	}
+	return q, head
 }
 
 func (c *conflictTracker) size() int { return len(c.last) }

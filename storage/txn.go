@@ -108,7 +108,8 @@ func (tw *tableWrites) mergeParams(params map[string]string) {
 }
 
 // Txn is a snapshot-isolation transaction: reads see the state at Begin plus
-// the transaction's own writes; writes are buffered until Commit. A Txn is
+// the transaction's own writes; writes are buffered until Commit. One begun
+// with BeginSerializable is serializable (serializable.go). A Txn is
 // used by one goroutine at a time. Every Txn must end with Commit or
 // Rollback (an open Txn pins its snapshot and the conflict bookkeeping).
 type Txn struct {
@@ -118,6 +119,9 @@ type Txn struct {
 	beginSeq   uint64
 	registered bool
 	err        error // set once the txn ended: ErrTxnDone or ErrClosed
+	// reads is what a serializable transaction read; nil for the others,
+	// which record nothing.
+	reads *readSet
 
 	tables map[TableID]*tableWrites
 	order  []TableID // first-touch order: deterministic batches
@@ -135,7 +139,15 @@ type Txn struct {
 
 // Begin starts a transaction. Its snapshot and its place in the commit order
 // are taken atomically: it sees exactly the commits applied before it.
-func (db *DB) Begin() *Txn {
+func (db *DB) Begin() *Txn { return db.begin(false) }
+
+// BeginSerializable starts a serializable transaction: a Begin that also
+// records what it reads, so that its Commit, when it writes, fails with
+// ErrReadDependency if a transaction that committed after its Begin wrote
+// any of it (serializable.go).
+func (db *DB) BeginSerializable() *Txn { return db.begin(true) }
+
+func (db *DB) begin(serializable bool) *Txn {
 	t := &Txn{db: db}
 	db.visMu.RLock()
 	if db.closed.Load() {
@@ -148,6 +160,12 @@ func (db *DB) Begin() *Txn {
 	t.snap = t.shared.snap
 	db.activeMu.Lock()
 	db.active[t.beginSeq]++
+	if serializable {
+		// Registered before visMu is released: every commit after
+		// beginSeq applies later and then finds it (writehistory.go).
+		db.serActive[t.beginSeq]++
+		t.reads = &readSet{}
+	}
 	db.activeMu.Unlock()
 	db.visMu.RUnlock()
 	t.registered = true
@@ -186,6 +204,11 @@ func (t *Txn) deregister() {
 	db.activeMu.Lock()
 	if db.active[t.beginSeq]--; db.active[t.beginSeq] <= 0 {
 		delete(db.active, t.beginSeq)
+	}
+	if t.reads != nil {
+		if db.serActive[t.beginSeq]--; db.serActive[t.beginSeq] <= 0 {
+			delete(db.serActive, t.beginSeq)
+		}
 	}
 	db.activeMu.Unlock()
 }
@@ -298,6 +321,9 @@ func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
 		if tw.truncated {
 			return Row{}, false, nil
 		}
+	}
+	if t.reads != nil {
+		t.reads.add(tbl, rowKey(nil, tbl, key), nil)
 	}
 	return t.snapRow(tbl, key)
 }

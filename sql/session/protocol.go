@@ -70,15 +70,26 @@ func (s *Session) AbortTransaction(*pgerror.Error) {
 func (s *Session) txnCommand(st *parse.Statement, ctl txnControl) (string, error) {
 	switch ctl {
 	case txnBegin:
+		opts := st.AST.GetTransactionStmt().GetOptions()
 		if s.explicit {
+			// PostgreSQL warns and still applies the modes.
 			s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.ActiveSQLTransaction, Message: "there is already a transaction in progress"})
-			return "BEGIN", nil
+			return "BEGIN", s.transactionModes(opts)
 		}
-		if err := s.ensureTxn(); err != nil {
+		// The first snapshot is already of the kind BEGIN's modes ask for.
+		lvl, ro := beginModes(opts)
+		if lvl != "" {
+			if _, err := checkIsolationOf("transaction_isolation")(lvl); err != nil {
+				return "", err
+			}
+		}
+		if err := s.beginTxn(lvl, ro); err != nil {
 			return "", err
 		}
 		s.explicit = true
-		s.transactionModes(st.AST.GetTransactionStmt().GetOptions())
+		if err := s.transactionModes(opts); err != nil {
+			return "", err
+		}
 		return "BEGIN", nil
 	case txnCommit:
 		if !s.explicit {
@@ -116,6 +127,7 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 	if err := s.ensureTxn(); err != nil {
 		return err
 	}
+	s.noteSnapshot(st)
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	p, err := s.prepare(st, nil)
@@ -434,6 +446,7 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 		if err := s.ensureTxn(); err != nil {
 			return false, err
 		}
+		s.noteSnapshot(p.ps.st)
 		sctx, cancel := s.statementContext(ctx)
 		defer cancel()
 		// Bind again against the transaction's catalog: DDL since Parse is seen.

@@ -171,7 +171,11 @@ type Session struct {
 	txnStart time.Time
 	explicit bool // inside BEGIN … COMMIT
 	readOnly bool // the transaction is READ ONLY: writes fail with 25006
-	cursors  map[string]*cursor
+	// isolation is the transaction's isolation level (isolation.go), fixed
+	// once a statement took the snapshot (snapshotTaken).
+	isolation     string
+	snapshotTaken bool
+	cursors       map[string]*cursor
 	// seqLast is each sequence's last nextval in this session (currval),
 	// lastSeq the sequence of the latest one (lastval).
 	seqLast map[uint32]int64
@@ -237,8 +241,11 @@ func (s *Session) Close() {
 }
 
 func (s *Session) get(st *setting) string {
-	if st.name == "transaction_read_only" {
+	switch st.name {
+	case "transaction_read_only":
 		return onOff(s.readOnly)
+	case "transaction_isolation":
+		return s.transactionIsolation()
 	}
 	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
 		return v
@@ -250,6 +257,9 @@ func (s *Session) get(st *setting) string {
 }
 
 func (s *Session) set(st *setting, v string) error {
+	if st.name == "transaction_isolation" {
+		return s.setIsolation(v)
+	}
 	if st.serverDefault != nil && v == "" { // RESET: back to the server's value
 		delete(s.vals, strings.ToLower(st.name))
 		return nil
@@ -306,19 +316,32 @@ func (s *Session) searchPath() []string {
 }
 
 // ensureTxn starts a transaction if none is open.
-func (s *Session) ensureTxn() error {
+func (s *Session) ensureTxn() error { return s.beginTxn("", nil) }
+
+// beginTxn starts a transaction of isolation level (""
+// default_transaction_isolation) and READ ONLY mode (nil
+// default_transaction_read_only) if none is open.
+func (s *Session) beginTxn(level string, ro *bool) error {
 	if s.txn != nil {
 		return nil
 	}
-	txn := s.eng.DB.Begin()
+	if level == "" {
+		level = s.setting("default_transaction_isolation")
+	}
+	readOnly := s.setting("default_transaction_read_only") == "on"
+	if ro != nil {
+		readOnly = *ro
+	}
+	txn := s.beginStorage(level, readOnly)
 	cat, err := s.eng.Catalog.Snapshot(txn)
 	if err != nil {
 		txn.Rollback()
 		return err
 	}
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	s.isolation, s.snapshotTaken = level, false
 	s.ddl = ddlNone
-	s.readOnly = s.setting("default_transaction_read_only") == "on"
+	s.readOnly = readOnly
 	s.savedVals = make(map[string]string, len(s.vals))
 	for k, v := range s.vals {
 		s.savedVals[k] = v
@@ -350,7 +373,8 @@ func (s *Session) commit() error {
 	if err := txn.Commit(); err != nil {
 		s.restoreSettings()
 		s.forgetNotify()
-		if len(streams) > 0 && (errors.Is(err, storage.ErrDuplicateKey) || errors.Is(err, storage.ErrSerialization)) {
+		if len(streams) > 0 && (errors.Is(err, storage.ErrDuplicateKey) || errors.Is(err, storage.ErrSerialization)) &&
+			!errors.Is(err, storage.ErrReadDependency) {
 			// The refresh in this transaction appended rows another
 			// refresh of the table appended and committed first (both
 			// read the same checkpoint): nothing is committed twice.
@@ -425,6 +449,8 @@ func mapStorageErr(err error) error {
 		return e
 	}
 	switch {
+	case errors.Is(err, storage.ErrReadDependency):
+		return readDependencyErr()
 	case errors.Is(err, storage.ErrSerialization):
 		return pgerror.New(pgerror.SerializationFailure, "could not serialize access due to concurrent update").
 			WithHint("The transaction might succeed if retried.")

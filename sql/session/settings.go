@@ -56,8 +56,8 @@ func init() {
 		{name: "lock_timeout", def: "0", check: checkDuration, desc: "Sets the maximum allowed duration of any wait for a lock."},
 		{name: "idle_in_transaction_session_timeout", def: "0", check: checkDuration, desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
 		{name: "extra_float_digits", def: "1", check: checkInt, desc: "Sets the number of digits displayed for floating-point values."},
-		{name: "default_transaction_isolation", def: "repeatable read", check: checkIsolation, desc: "Sets the transaction isolation level of each new transaction."},
-		{name: "transaction_isolation", def: "repeatable read", check: checkIsolation, desc: "Sets the current transaction's isolation level."},
+		{name: "default_transaction_isolation", def: "repeatable read", check: checkIsolationOf("default_transaction_isolation"), desc: "Sets the transaction isolation level of each new transaction."},
+		{name: "transaction_isolation", def: "repeatable read", desc: "Sets the current transaction's isolation level."}, // isolation.go
 		{name: "max_identifier_length", def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
 		{name: "transaction_read_only", def: "off", readOnly: true, desc: "Shows whether the current transaction is read-only (BEGIN READ ONLY, SET TRANSACTION READ ONLY)."},
 		{name: "max_index_keys", def: "32", readOnly: true, desc: "Shows the maximum number of index keys."},
@@ -163,14 +163,6 @@ func checkInt(v string) (string, error) {
 		return "", pgerror.New(pgerror.InvalidParameterValue, "invalid value \"%s\": an integer is required", v)
 	}
 	return v, nil
-}
-
-func checkIsolation(v string) (string, error) {
-	switch strings.ToLower(v) {
-	case "serializable", "repeatable read", "read committed", "read uncommitted", "default":
-		return strings.ToLower(v), nil
-	}
-	return "", pgerror.New(pgerror.InvalidParameterValue, "invalid value for parameter \"transaction_isolation\": \"%s\"", v)
 }
 
 // ParseDuration parses a PostgreSQL time setting: a number of

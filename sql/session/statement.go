@@ -372,7 +372,8 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 	switch v.Kind {
 	case pg_query.VariableSetKind_VAR_RESET_ALL:
 		for _, x := range sortedSettings() {
-			if !x.readOnly && x.name != "session_authorization" {
+			// PostgreSQL's RESET ALL leaves the transaction's isolation.
+			if !x.readOnly && x.name != "session_authorization" && x.name != "transaction_isolation" {
 				if err := s.set(x, x.def); err != nil {
 					return "", err
 				}
@@ -381,16 +382,30 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		return "RESET", nil
 	case pg_query.VariableSetKind_VAR_SET_MULTI:
 		// SET TRANSACTION … / SET SESSION CHARACTERISTICS AS TRANSACTION …:
-		// isolation levels are all snapshot isolation here; READ ONLY and
-		// READ WRITE apply to this transaction or to the session's next ones.
+		// the isolation level and READ ONLY / READ WRITE apply to this
+		// transaction or to the session's next ones.
 		if strings.EqualFold(v.Name, "TRANSACTION") {
-			s.transactionModes(v.Args)
+			if !s.explicit {
+				s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.NoActiveSQLTransaction, Message: "SET TRANSACTION can only be used in transaction blocks"})
+			}
+			if err := s.transactionModes(v.Args); err != nil {
+				return "", err
+			}
 		} else {
 			for _, a := range v.Args {
-				if d := a.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
-					if err := s.set(settings["default_transaction_read_only"], onOff(constInt(d.Arg) != 0)); err != nil {
-						return "", err
-					}
+				d := a.GetDefElem()
+				if d == nil {
+					continue
+				}
+				var err error
+				switch d.Defname {
+				case "transaction_read_only":
+					err = s.set(settings["default_transaction_read_only"], onOff(constInt(d.Arg) != 0))
+				case "transaction_isolation":
+					err = s.set(settings["default_transaction_isolation"], constString(d.Arg))
+				}
+				if err != nil {
+					return "", err
 				}
 			}
 		}
@@ -476,14 +491,32 @@ func (s *Session) returning(p *prepared, stmt any, table uint32, ret *plan.Retur
 }
 
 // transactionModes applies BEGIN's and SET TRANSACTION's modes to the
-// current transaction: READ ONLY / READ WRITE (isolation levels are all
-// snapshot isolation).
-func (s *Session) transactionModes(opts []*pg_query.Node) {
+// current transaction: the isolation level (isolation.go) and READ ONLY /
+// READ WRITE. DEFERRABLE changes nothing: a serializable transaction that
+// only reads never fails.
+func (s *Session) transactionModes(opts []*pg_query.Node) error {
 	for _, o := range opts {
-		if d := o.GetDefElem(); d != nil && d.Defname == "transaction_read_only" {
-			s.readOnly = constInt(d.Arg) != 0
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		switch d.Defname {
+		case "transaction_read_only":
+			if err := s.setReadOnly(constInt(d.Arg) != 0); err != nil {
+				return err
+			}
+		case "transaction_isolation":
+			if err := s.setIsolation(constString(d.Arg)); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// constString reads a string constant of a transaction mode.
+func constString(n *pg_query.Node) string {
+	return n.GetAConst().GetSval().GetSval()
 }
 
 // constInt reads an integer or boolean constant of a transaction mode.
