@@ -79,6 +79,10 @@ type Measurement struct {
 	// ending the run: ok, timeout, error or skipped.
 	Batch  string `json:"batch,omitempty"`
 	Status string `json:"status,omitempty"`
+	// Fingerprint is workload T's hash of a result's rows as a bag;
+	// OrderedFingerprint of them in order (tpch_fingerprint.go).
+	Fingerprint        string `json:"fingerprint,omitempty"`
+	OrderedFingerprint string `json:"ordered_fingerprint,omitempty"`
 }
 
 // Report is a run: its settings, the environment and every measurement.
