@@ -42,6 +42,10 @@ func connectSystem(ctx context.Context, name, url string) (*system, error) {
 	s := &system{name: name, pg: name == sysPG, cfg: cfg}
 	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
 		s.mu.Lock()
+		// Only workload T reads them; the others' stay bounded.
+		if len(s.notices) >= 64 {
+			s.notices = s.notices[1:]
+		}
 		s.notices = append(s.notices, n.Message)
 		s.mu.Unlock()
 	}
