@@ -47,6 +47,11 @@ type config struct {
 	profilePhase string
 	quiet, keep  bool
 	logLevel     slog.Level
+	// Workload T (tpch.go).
+	sf           float64
+	queryTimeout time.Duration
+	refresh      bool
+	tpchQueries  []int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -65,7 +70,11 @@ Usage: go run ./cmd/mvbench [flags]
 	c := &config{}
 	rows := fs.Int64("rows", 1_000_000, "source rows N each workload loads with COPY")
 	changes := fs.String("changes", "1,1000,10000,100000", "changed-row counts d: after each, the tool refreshes (comma list)")
-	wls := fs.String("workloads", "W1,W2,W3,W4", "workloads to run: W1 transaction_summary (GROUP BY), W2 orders⋈products, W3 latest row per account (window), W4 last hour per minute (time filter); Q the query engine's scan, GROUP BY, join and window queries (no view)")
+	wls := fs.String("workloads", "W1,W2,W3,W4", "workloads to run: W1 transaction_summary (GROUP BY), W2 orders⋈products, W3 latest row per account (window), W4 last hour per minute (time filter); Q the query engine's scan, GROUP BY, join and window queries (no view); T workload T, derived from TPC-H (--sf, --query-timeout, --refresh)")
+	fs.Float64Var(&c.sf, "sf", 0.1, "workload T: scale factor of the generated data (0.01 to 100; SF 1 is 6M lineitems)")
+	fs.DurationVar(&c.queryTimeout, "query-timeout", 300*time.Second, "workload T: statement_timeout of each query, CREATE MATERIALIZED VIEW and REFRESH on both systems; one that runs longer is reported as a timeout")
+	fs.BoolVar(&c.refresh, "refresh", false, "workload T: after the queries, run RF1, RF2 and an UPDATE batch and refresh every view after each")
+	tq := fs.String("tpch-queries", "", "workload T: run only these queries (comma list of 1–22; default all)")
 	fs.StringVar(&c.pgURL, "pg", "", "PostgreSQL to compare with, as a URL (postgres://user@127.0.0.1:5432/db?sslmode=disable); its schema mvbench is dropped and recreated")
 	fs.StringVar(&c.mvURL, "mv", "", "a running mvserver to measure, as a URL; default: start one in this process on a loopback port (its schema mvbench is dropped and recreated)")
 	fs.StringVar(&c.jsonPath, "json", "", "write every measurement to this JSON file")
@@ -108,14 +117,29 @@ Usage: go run ./cmd/mvbench [flags]
 	for _, id := range splitList(*wls) {
 		i := slices.IndexFunc(all, func(w *workload) bool { return strings.EqualFold(w.id, id) })
 		if i < 0 {
-			return nil, fmt.Errorf("--workloads: unknown workload %q (W1, W2, W3, W4 or Q)", id)
+			return nil, fmt.Errorf("--workloads: unknown workload %q (W1, W2, W3, W4, Q or T)", id)
 		}
 		if !slices.Contains(c.workloads, all[i]) {
 			c.workloads = append(c.workloads, all[i])
 		}
 	}
 	if len(c.workloads) == 0 {
-		return nil, errors.New("--workloads: name at least one of W1, W2, W3, W4, Q")
+		return nil, errors.New("--workloads: name at least one of W1, W2, W3, W4, Q, T")
+	}
+	if !(c.sf >= tpchMinSF && c.sf <= 100) {
+		return nil, fmt.Errorf("--sf must be between %g and 100", tpchMinSF)
+	}
+	if c.queryTimeout < time.Second {
+		return nil, errors.New("--query-timeout must be at least 1s")
+	}
+	for _, f := range splitList(*tq) {
+		n, err := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(f), "Q"))
+		if err != nil || n < 1 || n > 22 {
+			return nil, fmt.Errorf("--tpch-queries: %q is not a query number 1–22", f)
+		}
+		if !slices.Contains(c.tpchQueries, n) {
+			c.tpchQueries = append(c.tpchQueries, n)
+		}
 	}
 	for _, f := range splitList(*clients) {
 		n, err := strconv.Atoi(f)
@@ -203,6 +227,9 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 			DMLRows: cfg.dmlRows, DMLReps: cfg.dmlReps, FullReps: cfg.fullReps, InsertBatch: cfg.insertBatch, Seed: cfg.seed, Check: cfg.check,
 			InProcessMV: cfg.mvURL == "", WithPostgres: cfg.pgURL != ""},
 	}
+	if slices.ContainsFunc(cfg.workloads, func(w *workload) bool { return w.run != nil }) {
+		rep.Config.SF, rep.Config.QueryTimeout, rep.Config.Refresh = cfg.sf, cfg.queryTimeout.Seconds(), cfg.refresh
+	}
 	for _, w := range cfg.workloads {
 		rep.Config.Workloads = append(rep.Config.Workloads, w.id)
 	}
@@ -247,7 +274,11 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 		}
 	}
 
-	fmt.Fprintf(stdout, "mvbench: N=%d source rows; changes d = %v; %d CPUs, load average %s; %s\n", cfg.rows, cfg.changes, rep.CPUs, rep.LoadStart, rep.Started.Format(time.RFC3339))
+	if slices.ContainsFunc(cfg.workloads, func(w *workload) bool { return w.run == nil }) {
+		fmt.Fprintf(stdout, "mvbench: N=%d source rows; changes d = %v; %d CPUs, load average %s; %s\n", cfg.rows, cfg.changes, rep.CPUs, rep.LoadStart, rep.Started.Format(time.RFC3339))
+	} else {
+		fmt.Fprintf(stdout, "mvbench: %d CPUs, load average %s; %s\n", rep.CPUs, rep.LoadStart, rep.Started.Format(time.RFC3339))
+	}
 	fmt.Fprintf(stdout, "mvserver:   %s", rep.MVServer)
 	if rep.Commit != "" {
 		fmt.Fprintf(stdout, ", commit %s", rep.Commit)
@@ -261,6 +292,13 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	}
 
 	for _, w := range cfg.workloads {
+		if w.run != nil {
+			if err := w.run(ctx, b, systems); err != nil {
+				b.flush(stdout)
+				return rep, fmt.Errorf("%s: %w", w.id, err)
+			}
+			continue
+		}
 		for _, s := range systems {
 			if err := b.runWorkload(ctx, w, s); err != nil {
 				b.flush(stdout)

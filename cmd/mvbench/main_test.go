@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +167,11 @@ func TestFlags(t *testing.T) {
 		{"--profile-phase", "REFRESH"},
 		{"--mv", "postgres://127.0.0.1:5433/mvserver", "--data-dir", "x"},
 		{"stray"},
+		{"--workloads", "T", "--sf", "0.001"},
+		{"--workloads", "T", "--sf", "101"},
+		{"--query-timeout", "0s"},
+		{"--tpch-queries", "23"},
+		{"--tpch-queries", "Qx"},
 	} {
 		if _, err := parseFlags(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("%q: accepted", args)
@@ -179,5 +186,110 @@ func TestFlags(t *testing.T) {
 	}
 	if len(cfg.changes) != 2 || cfg.changes[1] != 1000 || len(cfg.clients) != 0 {
 		t.Errorf("changes %v clients %v", cfg.changes, cfg.clients)
+	}
+	cfg, err = parseFlags([]string{"--workloads", "T", "--sf", "0.5", "--tpch-queries", "q3, 1,3", "--query-timeout", "2m"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.sf != 0.5 || !slices.Equal(cfg.tpchQueries, []int{3, 1}) || cfg.queryTimeout != 2*time.Minute || cfg.workloads[0].run == nil {
+		t.Errorf("T: sf %v queries %v timeout %v", cfg.sf, cfg.tpchQueries, cfg.queryTimeout)
+	}
+}
+
+// TestTinyT runs workload T end to end at SF 0.01 against an in-process
+// mvserver (the tests have no PostgreSQL), with the refresh phase, and
+// checks the harness: every table loaded with the generator's row count,
+// every one of the 22 queries ran as a SELECT with an outcome (answered,
+// rejected with a SQLSTATE, or stopped by the 3 s statement timeout: a
+// query mvserver cannot run today is reported, not a failure), a view
+// that was created holds its query's rows, and after each batch every
+// view was refreshed, incrementally and in full, to the same rows. Times
+// are not asserted.
+func TestTinyT(t *testing.T) {
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	cfg, err := parseFlags([]string{"--workloads", "T", "--sf", "0.01", "--refresh", "--query-timeout", "3s",
+		"--data-dir", filepath.Join(dir, "data"), "--quiet"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	rep, err := runBench(ctx, cfg, &out, &stderr)
+	if err != nil {
+		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out.String(), stderr.String())
+	}
+	t.Logf("\n%s", out.String())
+	text := out.String()
+	if !strings.Contains(text, "workload T, derived from TPC-H") || strings.Contains(text, "TPC-H result") {
+		t.Errorf("the output does not name workload T as it should")
+	}
+
+	g := mustGen(t, 0.01, cfg.seed)
+	for _, tb := range tpchTables() {
+		m := rep.findT(sysMV, phCopy, tb.name, "")
+		if m == nil || m.Rows != tb.count(g) || m.Rows == 0 {
+			t.Errorf("COPY %s: %+v, want %d rows", tb.name, m, tb.count(g))
+		}
+	}
+	sqlstate := regexp.MustCompile(`^[0-9A-Z]{5}: `)
+	answered := 0
+	for _, q := range tpchQueries(0.01) {
+		sel := rep.findT(sysMV, phSelect, q.name(), "")
+		if sel == nil {
+			t.Errorf("%s: no SELECT measurement", q.name())
+			continue
+		}
+		switch sel.Status {
+		case stOK:
+			answered++
+			if sel.Fingerprint == "" {
+				t.Errorf("%s: answered without a fingerprint: %+v", q.name(), sel)
+			}
+		case stTimeout, stError:
+			if !sqlstate.MatchString(sel.Note) && sel.Status == stError {
+				t.Errorf("%s: error without a SQLSTATE: %q", q.name(), sel.Note)
+			}
+		default:
+			t.Errorf("%s: SELECT status %q", q.name(), sel.Status)
+		}
+		cr := rep.findT(sysMV, phCreate, q.name(), "")
+		if cr == nil {
+			t.Errorf("%s: no CREATE MATERIALIZED VIEW measurement", q.name())
+			continue
+		}
+		if cr.Status == stOK && sel.Status == stOK && cr.Fingerprint != sel.Fingerprint {
+			t.Errorf("%s: the view holds other rows than the query: %+v vs %+v", q.name(), cr, sel)
+		}
+		for _, batch := range []string{"RF1", "RF2", "UPDATE"} {
+			inc, full := rep.findT(sysMV, phRefresh, q.name(), batch), rep.findT(sysMV, phRefreshFull, q.name(), batch)
+			if cr.Status != stOK {
+				if inc != nil {
+					t.Errorf("%s: refreshed after %s without a view", q.name(), batch)
+				}
+				continue
+			}
+			if inc == nil {
+				continue // an earlier refresh timed out
+			}
+			if inc.Status == stOK && (inc.Technique == "" || inc.Fingerprint == "") {
+				t.Errorf("%s after %s: refresh without technique or rows: %+v", q.name(), batch, inc)
+			}
+			if full != nil && full.Status == stOK && full.Technique != "FULL_RECOMPUTE" {
+				t.Errorf("%s after %s: REFRESH FULL used %s", q.name(), batch, full.Technique)
+			}
+			if inc.Status == stOK && full != nil && full.Status == stOK && inc.Fingerprint != full.Fingerprint {
+				t.Errorf("%s after %s: incremental and full refresh disagree: %+v vs %+v", q.name(), batch, inc, full)
+			}
+		}
+	}
+	if answered == 0 {
+		t.Error("no query answered")
+	}
+	for _, batch := range []string{"RF1", "RF2", "UPDATE"} {
+		if m := rep.findT(sysMV, phChange, batch, batch); m == nil || m.Status != stOK {
+			t.Errorf("batch %s: %+v", batch, m)
+		}
 	}
 }

@@ -74,6 +74,15 @@ type Measurement struct {
 	// (mvserver in process: the server's memory plus the tool's).
 	RSSMiB float64 `json:"rss_mib,omitempty"`
 	Note   string  `json:"note,omitempty"`
+	// Batch is workload T's change batch a refresh follows (RF1, RF2,
+	// UPDATE); Status its statement's outcome where it can fail without
+	// ending the run: ok, timeout, error or skipped.
+	Batch  string `json:"batch,omitempty"`
+	Status string `json:"status,omitempty"`
+	// Fingerprint is workload T's hash of a result's rows as a bag;
+	// OrderedFingerprint of them in order (tpch_fingerprint.go).
+	Fingerprint        string `json:"fingerprint,omitempty"`
+	OrderedFingerprint string `json:"ordered_fingerprint,omitempty"`
 }
 
 // Report is a run: its settings, the environment and every measurement.
@@ -109,19 +118,24 @@ func loadAvg() string {
 
 // ReportConfig is the part of the configuration that shapes the numbers.
 type ReportConfig struct {
-	Rows         int64    `json:"rows"`
-	Changes      []int64  `json:"changes"`
-	Workloads    []string `json:"workloads"`
-	Clients      []int    `json:"clients"`
-	ReadSeconds  float64  `json:"read_seconds"`
-	DMLRows      int64    `json:"dml_rows"`
-	DMLReps      int      `json:"dml_reps"`
-	FullReps     int      `json:"full_reps"`
-	InsertBatch  int64    `json:"insert_batch"`
-	Seed         uint64   `json:"seed"`
-	Check        string   `json:"check"`
-	InProcessMV  bool     `json:"mvserver_in_process"`
-	WithPostgres bool     `json:"with_postgresql"`
+	Rows        int64    `json:"rows"`
+	Changes     []int64  `json:"changes"`
+	Workloads   []string `json:"workloads"`
+	Clients     []int    `json:"clients"`
+	ReadSeconds float64  `json:"read_seconds"`
+	DMLRows     int64    `json:"dml_rows"`
+	DMLReps     int      `json:"dml_reps"`
+	FullReps    int      `json:"full_reps"`
+	InsertBatch int64    `json:"insert_batch"`
+	Seed        uint64   `json:"seed"`
+	Check       string   `json:"check"`
+	InProcessMV bool     `json:"mvserver_in_process"`
+	// Workload T's scale factor, per-statement timeout (seconds) and
+	// whether its refresh phase ran.
+	SF           float64 `json:"sf,omitempty"`
+	QueryTimeout float64 `json:"query_timeout_seconds,omitempty"`
+	Refresh      bool    `json:"refresh,omitempty"`
+	WithPostgres bool    `json:"with_postgresql"`
 }
 
 func (r *Report) find(w, sys, phase, variant string, d int64, clients int) *Measurement {

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mvserver/mvserver/app"
 )
@@ -21,6 +23,11 @@ type system struct {
 	pg   bool
 	cfg  *pgx.ConnConfig
 	conn *pgx.Conn
+	// notices are the messages of the NOTICEs the server sent on any of
+	// the system's connections since takeNotices (mvserver says with one
+	// why it planned a refresh as it did).
+	mu      sync.Mutex
+	notices []string
 }
 
 // connect opens the system's main connection, with search_path = mvbench
@@ -33,12 +40,49 @@ func connectSystem(ctx context.Context, name, url string) (*system, error) {
 	cfg.RuntimeParams["search_path"] = schema
 	cfg.RuntimeParams["application_name"] = "mvbench"
 	s := &system{name: name, pg: name == sysPG, cfg: cfg}
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		s.mu.Lock()
+		// Only workload T reads them; the others' stay bounded.
+		if len(s.notices) >= 64 {
+			s.notices = s.notices[1:]
+		}
+		s.notices = append(s.notices, n.Message)
+		s.mu.Unlock()
+	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if s.conn, err = pgx.ConnectConfig(cctx, cfg); err != nil {
 		return nil, fmt.Errorf("%s: connect to %s:%d: %w", name, cfg.Host, cfg.Port, err)
 	}
 	return s, nil
+}
+
+// takeNotices returns the notices received since the last call.
+func (s *system) takeNotices() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.notices
+	s.notices = nil
+	return out
+}
+
+// reconnect replaces the main connection (after a client-side timeout
+// closed it) and runs setup on the new one.
+func (s *system) reconnect(ctx context.Context, setup ...string) error {
+	_ = s.conn.Close(ctx)
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := pgx.ConnectConfig(cctx, s.cfg)
+	if err != nil {
+		return fmt.Errorf("%s: reconnect: %w", s.name, err)
+	}
+	s.conn = c
+	for _, q := range setup {
+		if _, err := s.exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dial opens one more connection (read clients).

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -107,6 +108,9 @@ type workload struct {
 	// queries, when set, make this a query workload (Q, queries.go): its
 	// tables are loaded and the queries measured; there is no view.
 	queries []benchQuery
+	// run, when set, runs the whole workload on all systems at once and
+	// prints its own tables (T, tpch.go), instead of the phases above.
+	run func(ctx context.Context, b *bench, systems []*system) error
 }
 
 func (w *workload) queryFor(pg bool) string {
@@ -116,7 +120,7 @@ func (w *workload) queryFor(pg bool) string {
 	return w.query
 }
 
-// workloads are W1–W4 in order, then Q.
+// workloads are W1–W4 in order, then Q and T.
 func workloads() []*workload {
 	txns := &table{
 		name: "transactions_table", pk: "txn_id",
@@ -245,5 +249,5 @@ FROM raw_events WHERE event_time > current_timestamp - INTERVAL '1 hour' GROUP B
 			return next
 		},
 	}
-	return []*workload{w1, w2, w3, w4, queryWorkload()}
+	return []*workload{w1, w2, w3, w4, queryWorkload(), tpchWorkload()}
 }
