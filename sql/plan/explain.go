@@ -171,7 +171,7 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 	case *RecursiveUnion:
 		return "Recursive Union", nil, []Node{x.NonRec, x.Rec}
 	case *WorkTableScan:
-		return "WorkTable Scan on " + x.Union.Name, nil, nil
+		return "WorkTable Scan on " + x.Work.Name, nil, nil
 	case *CTEScan:
 		if _, ok := x.Input.(*Given); ok && x.CTE.Shared {
 			return "CTE Scan on " + x.CTE.Name, nil, nil // a data-modifying WITH query's rows
