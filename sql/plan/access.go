@@ -227,7 +227,7 @@ func (a *keyAccess) same(s *Scan) bool {
 // indexScans is the index-scan rule: a Filter over a whole-table or range
 // Scan reads through the key, primary or secondary, its conjuncts bound
 // best. The scan is copied; the Filter stays above it.
-func indexScans(n Node) (Node, bool, error) {
+func indexScans(_ *Optimizer, n Node) (Node, bool, error) {
 	return transformUp(n, func(x Node) (Node, bool, error) {
 		f, ok := x.(*Filter)
 		if !ok {
@@ -250,7 +250,7 @@ func indexScans(n Node) (Node, bool, error) {
 // indexJoins is the index-join rule: an equality join with a small side
 // and a key on the other side's join columns becomes an index
 // nested-loop join (indexJoin).
-func indexJoins(n Node) (Node, bool, error) {
+func indexJoins(_ *Optimizer, n Node) (Node, bool, error) {
 	return transformUp(n, func(x Node) (Node, bool, error) {
 		if j, ok := x.(*Join); ok {
 			if a := indexJoin(j); a != nil {

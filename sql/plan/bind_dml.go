@@ -216,7 +216,7 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 	}
 	if b.Optimize {
 		var err error
-		if ins.Source, err = Optimize(ins.Source); err != nil {
+		if ins.Source, err = Optimize(ins.Source, b.estimator()); err != nil {
 			return nil, err
 		}
 	}
@@ -312,11 +312,11 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		return nil, err
 	}
 	if b.Optimize {
-		if up.Input, err = Optimize(up.Input); err != nil {
+		if up.Input, err = Optimize(up.Input, b.estimator()); err != nil {
 			return nil, err
 		}
 		for i := range up.Sets {
-			if up.Sets[i].E, err = OptimizeExpr(up.Sets[i].E); err != nil {
+			if up.Sets[i].E, err = OptimizeExpr(up.Sets[i].E, b.estimator()); err != nil {
 				return nil, err
 			}
 		}
@@ -350,7 +350,7 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		return nil, err
 	}
 	if b.Optimize {
-		if del.Input, err = Optimize(del.Input); err != nil {
+		if del.Input, err = Optimize(del.Input, b.estimator()); err != nil {
 			return nil, err
 		}
 	}

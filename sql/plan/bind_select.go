@@ -27,7 +27,7 @@ func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
 		return nil, err
 	}
 	if b.Optimize {
-		if root, err = Optimize(root); err != nil {
+		if root, err = Optimize(root, b.estimator()); err != nil {
 			return nil, err
 		}
 	}

@@ -70,6 +70,14 @@
 // statements a session executes (Binder.Optimize), never on the plans a
 // refresh analyzes.
 //
+// Join order (joinorder.go, estimate.go). The join-order rule takes each
+// island of inner joins (with JOIN … USING's column projections) as a
+// join graph, closes its equalities transitively, propagates constants,
+// and picks the cheapest tree by dynamic programming over connected
+// subsets (greedily past 12 relations), estimating rows from the tables'
+// row counts (Binder.Stats) and PostgreSQL's default selectivities. A
+// projection keeps the island's column order; outer joins stay in place.
+//
 // Access paths (pushdown.go, access.go). The binder gives a filtered
 // scan its primary-key point, prefix or range. The index-scan rule picks
 // among the primary key and the table's secondary indexes the key the

@@ -129,7 +129,8 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 				}
 			}
 			bound := strings.Join(Explain(root, nil), "\n")
-			opt, err := optimizeWith(root, rules)
+			o := &Optimizer{est: NewEstimator(g.cat, g.stats)}
+			opt, err := optimizeWith(o, root, rules)
 			if err != nil {
 				return "error: " + err.Error() + "\n"
 			}
@@ -139,7 +140,7 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 				t.Errorf("%s: Optimize modified the bound plan:\n%s\nbecame\n%s", d.Pos, bound, again)
 			}
 			for _, r := range rules {
-				if _, changed, err := r.Apply(opt); err != nil || changed {
+				if _, changed, err := r.Apply(o, opt); err != nil || changed {
 					t.Errorf("%s: rule %s changes its own output (err %v)", d.Pos, r.Name, err)
 				}
 			}
@@ -149,6 +150,18 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 	}
 	d.Fatalf(t, "unknown command %s", d.Cmd)
 	return ""
+}
+
+// TableRows reports the rows a stats command set.
+func (s goldenStats) TableRows(t *catalog.Table) (float64, bool) {
+	ts, ok := s[t.Name]
+	return ts.rows, ok
+}
+
+// ColumnDistinct reports the distinct values a stats command set.
+func (s goldenStats) ColumnDistinct(t *catalog.Table, col int) (float64, bool) {
+	n, ok := s[t.Name].distinct[t.Columns[col].Name]
+	return n, ok
 }
 
 func ruleNamed(name string) (Rule, bool) {

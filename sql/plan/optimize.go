@@ -20,12 +20,20 @@ import (
 // Rule is one rewrite of the optimizer.
 type Rule struct {
 	Name  string
-	Apply func(n Node) (Node, bool, error)
+	Apply func(o *Optimizer, n Node) (Node, bool, error)
+}
+
+// Optimizer is what rules know besides the plan.
+type Optimizer struct {
+	est *Estimator
 }
 
 // Rules are the optimizer's rules in the order each pass runs them; each
 // has a golden file testdata/plan/<name>.txt.
 var Rules = []Rule{
+	// Join order: each island of inner joins is ordered by cost, its
+	// equalities closed transitively (joinorder.go).
+	{Name: "join-order", Apply: orderJoins},
 	// Index scans: a filtered scan reads through the key its filter
 	// bounds best (access.go).
 	{Name: "index-scan", Apply: indexScans},
@@ -38,28 +46,38 @@ var Rules = []Rule{
 const maxPasses = 10
 
 // Optimize rewrites a bound plan with the optimizer's rules (Rules), and
-// the plans of the subqueries in its expressions each on their own.
-func Optimize(n Node) (Node, error) { return optimizeWith(n, Rules) }
+// the plans of the subqueries in its expressions each on their own; est
+// estimates rows (nil: one knowing nothing of the tables).
+func Optimize(n Node, est *Estimator) (Node, error) {
+	return optimizeWith(&Optimizer{est: orDefault(est)}, n, Rules)
+}
 
 // OptimizeExpr optimizes the plans of the subqueries in e (an UPDATE's
 // SET expressions).
-func OptimizeExpr(e Expr) (Expr, error) {
-	out, _, err := optimizeExprSubqueries(e, map[int]Node{}, Rules)
+func OptimizeExpr(e Expr, est *Estimator) (Expr, error) {
+	out, _, err := optimizeExprSubqueries(&Optimizer{est: orDefault(est)}, e, map[int]Node{}, Rules)
 	return out, err
 }
 
-func optimizeWith(n Node, rules []Rule) (Node, error) {
+func orDefault(est *Estimator) *Estimator {
+	if est == nil {
+		return NewEstimator(nil, nil)
+	}
+	return est
+}
+
+func optimizeWith(o *Optimizer, n Node, rules []Rule) (Node, error) {
 	if n == nil {
 		return nil, nil
 	}
-	n, _, err := optimizeSubqueries(n, rules)
+	n, _, err := optimizeSubqueries(o, n, rules)
 	if err != nil {
 		return nil, err
 	}
 	for pass := 0; pass < maxPasses; pass++ {
 		changed := false
 		for _, r := range rules {
-			out, c, err := r.Apply(n)
+			out, c, err := r.Apply(o, n)
 			if err != nil {
 				if pe, ok := err.(*pgerror.Error); ok && pe.Code != pgerror.InternalError {
 					return nil, err
@@ -80,11 +98,11 @@ func optimizeWith(n Node, rules []Rule) (Node, error) {
 // optimizeSubqueries optimizes the plan of every subquery in the
 // expressions of n and of the nodes below it. A subquery bound once (its
 // ID) is optimized once, however many copies of it the plan holds.
-func optimizeSubqueries(n Node, rules []Rule) (Node, bool, error) {
+func optimizeSubqueries(o *Optimizer, n Node, rules []Rule) (Node, bool, error) {
 	memo := map[int]Node{}
 	return transformUp(n, func(x Node) (Node, bool, error) {
 		return mapOwnExprs(x, func(e Expr) (Expr, error) {
-			out, _, err := optimizeExprSubqueries(e, memo, rules)
+			out, _, err := optimizeExprSubqueries(o, e, memo, rules)
 			return out, err
 		})
 	})
@@ -92,7 +110,7 @@ func optimizeSubqueries(n Node, rules []Rule) (Node, bool, error) {
 
 // optimizeExprSubqueries returns e with the plans of its subqueries
 // optimized (e itself when it has none).
-func optimizeExprSubqueries(e Expr, memo map[int]Node, rules []Rule) (Expr, bool, error) {
+func optimizeExprSubqueries(o *Optimizer, e Expr, memo map[int]Node, rules []Rule) (Expr, bool, error) {
 	has := false
 	Walk(e, func(x Expr) bool {
 		_, is := x.(*Subquery)
@@ -112,7 +130,7 @@ func optimizeExprSubqueries(e Expr, memo map[int]Node, rules []Rule) (Expr, bool
 		// bound plan holds.
 		p, done := memo[sq.ID]
 		if !done {
-			if p, err = optimizeWith(sq.Plan, rules); err != nil {
+			if p, err = optimizeWith(o, sq.Plan, rules); err != nil {
 				return x
 			}
 			memo[sq.ID] = p

@@ -64,6 +64,9 @@ func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder
 	if s.checkedRole() != nil {
 		b.CheckRead = func(t *catalog.Table) error { return s.require(t, catalog.PrivSelect) }
 	}
+	if s.txn != nil {
+		b.Stats = exec.PlanStats(s.txn)
+	}
 	return b
 }
 
