@@ -389,6 +389,7 @@ func (is *island) classify() {
 			is.filters[leaf] = append(is.filters[leaf], remapToLeaf(p.e, is.off[leaf]))
 		default:
 			is.preds = append(is.preds, p)
+			is.restrictOr(p)
 		}
 	}
 	// What the classes imply inside each leaf: its members equal each
@@ -406,6 +407,38 @@ func (is *island) classify() {
 			} else {
 				first[leaf] = c
 			}
+		}
+	}
+}
+
+// restrictOr adds to each leaf what an OR of several leaves implies of it
+// alone (PostgreSQL's extract_restriction_or_clauses): when every arm has
+// conjuncts reading only that leaf, their OR. The OR itself stays a join
+// predicate; the leaf's filter only drops rows no arm could accept, so the
+// join reads fewer (TPC-H Q19's part and lineitem conditions).
+func (is *island) restrictOr(p jpred) {
+	or, ok := p.e.(*Or)
+	if !ok {
+		return
+	}
+	for m := p.mask; m != 0; m &= m - 1 {
+		leaf := bits.TrailingZeros64(m)
+		arms := make([]Expr, 0, len(or.Args))
+		for _, arm := range or.Args {
+			var own []Expr
+			for _, c := range conjuncts(arm) {
+				if is.maskOf(c) == 1<<leaf && !volatileExpr(c) {
+					own = append(own, remapToLeaf(c, is.off[leaf]))
+				}
+			}
+			if len(own) == 0 {
+				arms = nil
+				break
+			}
+			arms = append(arms, andOf(own))
+		}
+		if arms != nil {
+			is.filters[leaf] = append(is.filters[leaf], &Or{Args: arms})
 		}
 	}
 }
