@@ -250,10 +250,10 @@ func indexScans(_ *Optimizer, n Node) (Node, bool, error) {
 // indexJoins is the index-join rule: an equality join with a small side
 // and a key on the other side's join columns becomes an index
 // nested-loop join (indexJoin).
-func indexJoins(_ *Optimizer, n Node) (Node, bool, error) {
+func indexJoins(o *Optimizer, n Node) (Node, bool, error) {
 	return transformUp(n, func(x Node) (Node, bool, error) {
 		if j, ok := x.(*Join); ok {
-			if a := indexJoin(j); a != nil {
+			if a := indexJoin(j, o.est); a != nil {
 				return a, true, nil
 			}
 		}
@@ -264,6 +264,26 @@ func indexJoins(_ *Optimizer, n Node) (Node, bool, error) {
 // smallSide is the most rows a join side may have (as estimateRows
 // knows) to drive an index nested-loop join.
 const smallSide = 1000
+
+// lookupGain is how many times more rows than the small side the other
+// side must be estimated to hold for its lookups to beat hashing it,
+// when only the estimator (table sizes) tells the small side's size.
+const lookupGain = 10
+
+// drives reports whether side may drive an index nested-loop join into
+// other: its shape bounds it to smallSide rows, or, where the tables'
+// sizes are known (est.Stats), it is estimated at most smallSide rows and
+// other lookupGain times more.
+func drives(side, other Node, est *Estimator) bool {
+	if rows, ok := estimateRows(side); ok {
+		return rows <= smallSide
+	}
+	if est == nil || est.Stats == nil {
+		return false
+	}
+	r := est.Rows(side)
+	return r <= smallSide && est.Rows(other) >= lookupGain*r
+}
 
 // estimateRows bounds the rows a plan produces when its shape tells; ok
 // is false when it does not.
@@ -327,7 +347,7 @@ func estimateRows(n Node) (rows int64, ok bool) {
 // looks each left row's keys up; for an inner join, the sides may be
 // swapped (a Project restores the column order). nil when it does not
 // apply.
-func indexJoin(j *Join) Node {
+func indexJoin(j *Join, est *Estimator) Node {
 	if len(j.LeftKeys) == 0 {
 		return nil
 	}
@@ -336,7 +356,7 @@ func indexJoin(j *Join) Node {
 	default:
 		return nil
 	}
-	if rows, ok := estimateRows(j.Left); ok && rows <= smallSide {
+	if drives(j.Left, j.Right, est) {
 		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
 			return a
 		}
@@ -344,8 +364,7 @@ func indexJoin(j *Join) Node {
 	if j.Kind != JoinInner {
 		return nil
 	}
-	rows, ok := estimateRows(j.Right)
-	if !ok || rows > smallSide {
+	if !drives(j.Right, j.Left, est) {
 		return nil
 	}
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())

@@ -129,7 +129,12 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 				}
 			}
 			bound := strings.Join(Explain(root, nil), "\n")
-			o := &Optimizer{est: NewEstimator(g.cat, g.stats)}
+			// Before any stats command the optimizer knows no table sizes.
+			var stats Stats
+			if len(g.stats) > 0 {
+				stats = g.stats
+			}
+			o := &Optimizer{est: NewEstimator(g.cat, stats)}
 			opt, err := optimizeWith(o, root, rules)
 			if err != nil {
 				return "error: " + err.Error() + "\n"
