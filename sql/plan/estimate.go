@@ -320,11 +320,11 @@ func (e *Estimator) ndv(x Expr, in Node) float64 {
 				}
 			}
 			if uniqueColumn(t, pos) {
-				return math.Min(e.tableRows(t), rows)
+				return math.Max(1, math.Min(e.tableRows(t), rows))
 			}
 		}
 	}
-	return math.Min(defaultNDV, rows)
+	return math.Max(1, math.Min(defaultNDV, rows))
 }
 
 // baseColumn returns the table and column position a column comes from.

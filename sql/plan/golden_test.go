@@ -34,11 +34,11 @@ import (
 //
 // prints EXPLAIN of the bound plan (what refresh analyzes: no Optimize);
 //
-//	opt [rules=a,b]
+//	opt [rules=a,b] [costs]
 //	SELECT …
 //
 // prints EXPLAIN of the plan Optimize makes, with only the named rules
-// when rules is given.
+// when rules is given, with each node's estimated costs with costs.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/plan/*.txt")
 	if err != nil {
@@ -150,6 +150,9 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 				}
 			}
 			root = opt
+			if d.HasArg("costs") {
+				return strings.Join(ExplainCosts(root, nil, o.est), "\n") + "\n"
+			}
 		}
 		return strings.Join(Explain(root, nil), "\n") + "\n"
 	}
