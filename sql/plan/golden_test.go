@@ -172,15 +172,6 @@ func (s goldenStats) ColumnDistinct(t *catalog.Table, col int) (float64, bool) {
 	return n, ok
 }
 
-func ruleNamed(name string) (Rule, bool) {
-	for _, r := range Rules {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return Rule{}, false
-}
-
 func (g *goldenCatalog) bind(sql string) (Node, error) {
 	st, err := parse.ParseOne(sql)
 	if err != nil {
