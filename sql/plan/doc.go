@@ -74,7 +74,7 @@
 // island of inner joins (with JOIN … USING's column projections) as a
 // join graph, closes its equalities transitively, propagates constants,
 // and picks the cheapest tree by dynamic programming over connected
-// subsets (greedily past 12 relations), estimating rows from the tables'
+// subsets (greedily past 10 relations), estimating rows from the tables'
 // row counts (Binder.Stats) and PostgreSQL's default selectivities. A
 // projection keeps the island's column order; outer joins stay in place.
 //

@@ -43,8 +43,11 @@ import (
 // nothing to do in its own output.
 
 // maxDPLeaves is the most relations an island orders by dynamic
-// programming (3^n splits); larger islands are ordered greedily.
-const maxDPLeaves = 12
+// programming (3^n splits); larger islands are ordered greedily. With
+// every pair connected (one equality class over all: a star joined on one
+// key) 10 relations take 8-10 ms to plan, 11 about 60, 12 about 80
+// (BenchmarkJoinOrder, 2 loaded cores); chains take a few ms at any size.
+const maxDPLeaves = 10
 
 // maxIslandLeaves is the most relations an island may have to be ordered
 // at all (the sets are bit masks).
@@ -119,6 +122,9 @@ type island struct {
 	// existing is the island's current tree, for its cost.
 	existing *shape
 	out      []int // the island columns of the root's output columns
+	// ndvOf caches colNDV for the leaves ndvFor.
+	ndvOf  []float64
+	ndvFor []Node
 }
 
 // jpred is one predicate over the island row and the leaves it reads.
@@ -133,6 +139,10 @@ type eqClass struct {
 	cols  []int
 	mask  uint64
 	konst Expr
+	// leafNDV caches, for the leaves leafFor, the most distinct values
+	// of the class's members in each leaf (maxNDV).
+	leafNDV []float64
+	leafFor []Node
 }
 
 // shape is the island's current join tree (projections skipped).
@@ -615,15 +625,23 @@ func (is *island) splitOf(a, b uint64, leaves []Node, rowsA, rowsB float64, buil
 }
 
 // maxNDV returns the most distinct values a member of the class in set m
-// has (at most rows).
+// has (at most rows), from the class's most distinct member per leaf.
 func (ec *eqClass) maxNDV(is *island, m uint64, leaves []Node, rows float64) float64 {
-	n := 1.0
-	for _, c := range ec.cols {
-		if m&(1<<is.colOf[c]) != 0 {
-			n = math.Max(n, math.Min(is.colNDV(c, leaves), rows))
+	if ec.leafFor == nil || &ec.leafFor[0] != &leaves[0] {
+		ec.leafFor = leaves
+		ec.leafNDV = make([]float64, len(leaves))
+		for _, c := range ec.cols {
+			l := is.colOf[c]
+			ec.leafNDV[l] = math.Max(ec.leafNDV[l], is.colNDV(c, leaves))
 		}
 	}
-	return n
+	n := 1.0
+	for b := m & ec.mask; b != 0; b &= b - 1 {
+		if v := ec.leafNDV[bits.TrailingZeros64(b)]; v > n {
+			n = v
+		}
+	}
+	return math.Min(n, math.Max(rows, 1))
 }
 
 // first returns the class's first column in leaves set m.
@@ -636,10 +654,23 @@ func (ec *eqClass) first(is *island, m uint64) int {
 	return -1
 }
 
-// colNDV estimates the distinct values of island column c in its leaf.
+// colNDV estimates the distinct values of island column c in its leaf
+// (computed once per set of leaves: the search asks again and again).
 func (is *island) colNDV(c int, leaves []Node) float64 {
+	if is.ndvOf == nil || &is.ndvFor[0] != &leaves[0] {
+		is.ndvFor = leaves
+		is.ndvOf = make([]float64, is.width)
+		for i := range is.ndvOf {
+			is.ndvOf[i] = -1
+		}
+	}
+	if n := is.ndvOf[c]; n >= 0 {
+		return n
+	}
 	leaf := is.colOf[c]
-	return is.o.est.ndv(&ColRef{Idx: c - is.off[leaf], T: is.colType(c)}, leaves[leaf])
+	n := is.o.est.ndv(&ColRef{Idx: c - is.off[leaf], T: is.colType(c)}, leaves[leaf])
+	is.ndvOf[c] = n
+	return n
 }
 
 // keySelectivity is an equality key's: 1/max(ndv) of two columns, the
@@ -672,17 +703,27 @@ func (is *island) leafTree(i int, leaves []Node) *jtree {
 // join returns the cheaper orientation of joining a and b, or nil when no
 // predicate connects them and cross is false.
 func (is *island) join(a, b *jtree, leaves []Node, cross bool) *jtree {
+	t, ok := is.trial(a, b, leaves, cross)
+	if !ok {
+		return nil
+	}
+	return &t
+}
+
+// trial is join without an allocation (the search's inner loop keeps
+// only the trials that beat its best).
+func (is *island) trial(a, b *jtree, leaves []Node, cross bool) (jtree, bool) {
 	s, ok := is.splitOf(a.mask, b.mask, leaves, a.rows, b.rows, false)
 	if !ok && !cross {
-		return nil
+		return jtree{}, false
 	}
 	rows := math.Max(1, a.rows*b.rows*s.sel)
 	hashed := s.nkeys > 0
-	t := &jtree{mask: a.mask | b.mask, leaf: -1, l: a, r: b, rows: rows, cost: joinCost(a, b, rows, hashed)}
+	t := jtree{mask: a.mask | b.mask, leaf: -1, l: a, r: b, rows: rows, cost: joinCost(a, b, rows, hashed)}
 	if c := joinCost(b, a, rows, hashed); c < t.cost {
 		t.l, t.r, t.cost = b, a, c
 	}
-	return t
+	return t, true
 }
 
 // cost returns the cost of the island's current tree sh over leaves.
@@ -801,9 +842,10 @@ func (is *island) dp(comp []int, leaves []Node) *jtree {
 			if best[a] == nil || best[b] == nil {
 				continue
 			}
-			t := is.join(best[a], best[b], leaves, false)
-			if t != nil && (best[m] == nil || t.cost < best[m].cost) {
-				best[m] = t
+			t, ok := is.trial(best[a], best[b], leaves, false)
+			if ok && (best[m] == nil || t.cost < best[m].cost) {
+				kept := t
+				best[m] = &kept
 			}
 		}
 	}
