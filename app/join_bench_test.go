@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // joinChainQuery returns a join of n tables t0 … t(n-1), written as a comma
@@ -39,11 +37,7 @@ func BenchmarkJoinChain20(b *testing.B) {
 	srv := startIndexServer(b, "")
 	defer srv.Shutdown(5 * time.Second)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, "postgres://bench@"+srv.Addr().String()+"/mvserver?sslmode=disable")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := indexConn(b, srv)
 	for i := 0; i < n; i++ {
 		if _, err := conn.Exec(ctx, fmt.Sprintf("CREATE TABLE t%d (a INT, b INT)", i)); err != nil {
 			b.Fatal(err)

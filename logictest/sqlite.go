@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,13 +242,5 @@ func sqliteMatch(expected, got []string) bool {
 			return n == len(got) && hex.EncodeToString(h.Sum(nil)) == hash
 		}
 	}
-	if len(expected) != len(got) {
-		return false
-	}
-	for i := range got {
-		if expected[i] != got[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(expected, got)
 }

@@ -3,6 +3,7 @@ package logictest
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"slices"
 	"testing"
 )
 
@@ -67,19 +68,7 @@ func TestSQLiteMatch(t *testing.T) {
 	}
 	vals := []string{"b", "2", "a", "9", "a", "1"}
 	sortRows(vals, 2)
-	if want := []string{"a", "1", "a", "9", "b", "2"}; !equalStrings(vals, want) {
+	if want := []string{"a", "1", "a", "9", "b", "2"}; !slices.Equal(vals, want) {
 		t.Errorf("sortRows: %v, want %v", vals, want)
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
