@@ -350,7 +350,7 @@ func projectSetBlocker(ps *plan.ProjectSet) *Blocker {
 func nodeBlocker(n plan.Node) *Blocker {
 	switch x := n.(type) {
 	case *plan.RecursiveUnion:
-		return &Blocker{Code: ReasonRecursiveCTE, Object: x.Name, Message: fmt.Sprintf("WITH RECURSIVE %s is recomputed in full", x.Name),
+		return &Blocker{Code: ReasonRecursiveCTE, Object: x.Work.Name, Message: fmt.Sprintf("WITH RECURSIVE %s is recomputed in full", x.Work.Name),
 			Fix: "compute the recursion into a table and read the table, or accept full refreshes (REFRESH POLICY FULL)", Permanent: true}
 	case *plan.Apply:
 		return &Blocker{Code: ReasonLateral, Object: "LATERAL", Message: "a LATERAL subquery is recomputed in full", Fix: "rewrite the LATERAL item as a join", Permanent: true}

@@ -169,13 +169,7 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		if err != nil || !in.changed {
 			return unchangedOr(n, in, err)
 		}
-		mk := func(i plan.Node) plan.Node {
-			if i == nil {
-				return nil
-			}
-			return &plan.Filter{Input: i, Cond: x.Cond}
-		}
-		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+		return linear(x, in)
 	case *plan.Project:
 		for _, e := range x.Exprs {
 			if b := exprBlocker(e, false); b != nil {
@@ -186,13 +180,7 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		if err != nil || !in.changed {
 			return unchangedOr(n, in, err)
 		}
-		mk := func(i plan.Node) plan.Node {
-			if i == nil {
-				return nil
-			}
-			return &plan.Project{Input: i, Exprs: x.Exprs, Cols: x.Cols}
-		}
-		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+		return linear(x, in)
 	case *plan.ProjectSet:
 		// Set-returning calls run on each input row alone: the rows an
 		// input row gives come and go with it (linear, as a projection).
@@ -210,13 +198,7 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		if err != nil || !in.changed {
 			return unchangedOr(n, in, err)
 		}
-		mk := func(i plan.Node) plan.Node {
-			if i == nil {
-				return nil
-			}
-			return x.WithInput(i)
-		}
-		return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+		return linear(x, in)
 	case *plan.Sort:
 		// Order does not matter to a bag; the view stores no order.
 		return df.diff(x.Input)
@@ -246,6 +228,29 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		b = &Blocker{Code: ReasonUnsupported, Message: "this query shape cannot be maintained incrementally", Permanent: true}
 	}
 	return nil, &blockedError{*b}
+}
+
+// linear is the change of a node that maps each input row on its own
+// (Filter, Project, ProjectSet) whose input changed as in: the node
+// rebuilt over each of in's plans.
+func linear(n plan.Node, in *diffResult) (*diffResult, error) {
+	mk := func(i plan.Node) plan.Node {
+		if i == nil {
+			return nil
+		}
+		return rebuild(n, i)
+	}
+	return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+}
+
+// rebuild is n.WithChildren(ch...) where the caller knows n's node type,
+// so passes as many children as it has: an error is a bug in refresh.
+func rebuild(n plan.Node, ch ...plan.Node) plan.Node {
+	out, err := n.WithChildren(ch...)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
 
 func unchangedOr(n plan.Node, in *diffResult, err error) (*diffResult, error) {
@@ -523,9 +528,7 @@ func (df *differ) setOp(s *plan.SetOp) (*diffResult, error) {
 	if !l.changed && !r.changed {
 		return unchanged(s), nil
 	}
-	mk := func(a, b plan.Node) plan.Node {
-		return &plan.SetOp{Kind: s.Kind, All: s.All, Left: a, Right: b, Cols: s.Cols}
-	}
+	mk := func(a, b plan.Node) plan.Node { return rebuild(s, a, b) }
 	res := &diffResult{changed: true, old: mk(l.old, r.old)}
 	if s.Kind == plan.Union && s.All {
 		empty := &plan.Given{Cols: s.Cols}
@@ -629,9 +632,7 @@ func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
 		return unchangedOr(a, in, err)
 	}
 	df.recomputes = true
-	mk := func(i plan.Node) plan.Node {
-		return &plan.Aggregate{Input: i, GroupBy: a.GroupBy, Aggs: a.Aggs, Cols: a.Cols}
-	}
+	mk := func(i plan.Node) plan.Node { return rebuild(a, i) }
 	res := &diffResult{changed: true, old: mk(in.old)}
 	if len(a.GroupBy) == 0 {
 		res.plus, res.minus = a, res.old
@@ -657,10 +658,11 @@ func (df *differ) distinct(d *plan.Distinct) (*diffResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	mk := func(i plan.Node) plan.Node { return rebuild(d, i) }
 	return &diffResult{changed: true,
-		plus:  &plan.Distinct{Input: &plan.KeyIn{Input: d.Input, Keys: keys, Set: set}},
-		minus: &plan.Distinct{Input: &plan.KeyIn{Input: in.old, Keys: keys, Set: set}},
-		old:   &plan.Distinct{Input: in.old},
+		plus:  mk(&plan.KeyIn{Input: d.Input, Keys: keys, Set: set}),
+		minus: mk(&plan.KeyIn{Input: in.old, Keys: keys, Set: set}),
+		old:   mk(in.old),
 	}, nil
 }
 
@@ -792,7 +794,7 @@ func (df *differ) window(w *plan.Window) (*diffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	mk := func(i plan.Node) plan.Node { return &plan.Window{Input: i, Calls: w.Calls, Cols: w.Cols} }
+	mk := func(i plan.Node) plan.Node { return rebuild(w, i) }
 	return &diffResult{changed: true,
 		plus:  mk(df.narrowKeyIn(&plan.KeyIn{Input: w.Input, Keys: keys, Set: set}, vals)),
 		minus: mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: keys, Set: set}, vals)),

@@ -79,7 +79,7 @@ func (t *topAggregate) change(df *differ) (plus, minus plan.Node, err error) {
 		}
 		input = df.narrowKeyIn(&plan.KeyIn{Input: agg.Input, Keys: agg.GroupBy, Set: keys}, vals)
 	}
-	plus = t.shape.over(&plan.Aggregate{Input: input, GroupBy: agg.GroupBy, Aggs: agg.Aggs, Cols: agg.Cols})
+	plus = t.shape.over(rebuild(agg, input))
 	// The view's rows of the touched groups.
 	v := t.in.View
 	ids := make([]uint32, len(v.Columns))

@@ -141,10 +141,8 @@ func (g *groupAggShape) over(input plan.Node) plan.Node {
 	n := input
 	for i := len(g.above) - 1; i >= 0; i-- {
 		switch x := g.above[i].(type) {
-		case *plan.Project:
-			n = &plan.Project{Input: n, Exprs: x.Exprs, Cols: x.Cols}
-		case *plan.Filter:
-			n = &plan.Filter{Input: n, Cond: x.Cond}
+		case *plan.Project, *plan.Filter:
+			n = rebuild(x, n)
 		}
 	}
 	return n

@@ -129,7 +129,7 @@ func (df *differ) narrowKeyIn(k *plan.KeyIn, vals []types.Datum) plan.Node {
 	if in == nil {
 		return k
 	}
-	return &plan.KeyIn{Input: in, Keys: k.Keys, Set: k.Set}
+	return rebuild(k, in)
 }
 
 // narrowScanIn returns n with its scan narrowed to rows whose column c
@@ -138,7 +138,7 @@ func (df *differ) narrowScanIn(n plan.Node, c *plan.ColRef, vals []types.Datum) 
 	switch x := n.(type) {
 	case *plan.Filter:
 		if in := df.narrowScanIn(x.Input, c, vals); in != nil {
-			return &plan.Filter{Input: in, Cond: x.Cond}
+			return rebuild(x, in)
 		}
 	case *plan.SetOp:
 		if x.Kind != plan.Union || !x.All {
@@ -148,7 +148,7 @@ func (df *differ) narrowScanIn(n plan.Node, c *plan.ColRef, vals []types.Datum) 
 			return nil
 		}
 		if l := df.narrowScanIn(x.Left, c, vals); l != nil {
-			return &plan.SetOp{Kind: x.Kind, All: true, Left: l, Right: x.Right, Cols: x.Cols}
+			return rebuild(x, l, x.Right)
 		}
 	case *plan.Scan:
 		return df.narrowScan(x, c, vals)

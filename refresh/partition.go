@@ -144,43 +144,19 @@ func replaceNode(n, target, repl plan.Node) (plan.Node, bool) {
 		return repl, true
 	}
 	switch x := n.(type) {
-	case *plan.Filter:
-		if in, ok := replaceNode(x.Input, target, repl); ok {
-			return &plan.Filter{Input: in, Cond: x.Cond}, true
-		}
-	case *plan.Project:
-		if in, ok := replaceNode(x.Input, target, repl); ok {
-			return &plan.Project{Input: in, Exprs: x.Exprs, Cols: x.Cols}, true
-		}
-	case *plan.Sort:
-		if in, ok := replaceNode(x.Input, target, repl); ok {
-			return &plan.Sort{Input: in, Keys: x.Keys}, true
-		}
-	case *plan.Distinct:
-		if in, ok := replaceNode(x.Input, target, repl); ok {
-			return &plan.Distinct{Input: in}, true
-		}
 	case *plan.CTEScan:
 		return replaceNode(x.Input, target, repl)
-	case *plan.Aggregate:
-		if in, ok := replaceNode(x.Input, target, repl); ok {
-			return &plan.Aggregate{Input: in, GroupBy: x.GroupBy, Aggs: x.Aggs, Cols: x.Cols}, true
+	case *plan.Filter, *plan.Project, *plan.Sort, *plan.Distinct, *plan.Aggregate, *plan.Limit, *plan.Join, *plan.SetOp:
+		ch := append([]plan.Node(nil), n.Children()...)
+		found := false
+		for i, c := range ch {
+			var ok bool
+			if ch[i], ok = replaceNode(c, target, repl); ok {
+				found = true
+			}
 		}
-	case *plan.Limit:
-		if in, ok := replaceNode(x.Input, target, repl); ok {
-			return &plan.Limit{Input: in, Count: x.Count, Offset: x.Offset}, true
-		}
-	case *plan.Join:
-		l, okl := replaceNode(x.Left, target, repl)
-		r, okr := replaceNode(x.Right, target, repl)
-		if okl || okr {
-			return &plan.Join{Kind: x.Kind, Left: l, Right: r, LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Residual: x.Residual}, true
-		}
-	case *plan.SetOp:
-		l, okl := replaceNode(x.Left, target, repl)
-		r, okr := replaceNode(x.Right, target, repl)
-		if okl || okr {
-			return &plan.SetOp{Kind: x.Kind, All: x.All, Left: l, Right: r, Cols: x.Cols}, true
+		if found {
+			return rebuild(n, ch...), true
 		}
 	}
 	return n, false

@@ -207,37 +207,22 @@ func scanName(n plan.Node, id uint32) string {
 // under subqueries and LATERAL items are left alone: they read no stream
 // (CheckStreamingQuery).
 func substituteScans(n plan.Node, repl func(*plan.Scan) plan.Node) plan.Node {
-	sub := func(x plan.Node) plan.Node { return substituteScans(x, repl) }
 	switch x := n.(type) {
 	case *plan.Scan:
 		if r := repl(x); r != nil {
 			return r
 		}
 		return x
-	case *plan.Filter:
-		return &plan.Filter{Input: sub(x.Input), Cond: x.Cond}
-	case *plan.Project:
-		return &plan.Project{Input: sub(x.Input), Exprs: x.Exprs, Cols: x.Cols}
-	case *plan.ProjectSet:
-		return x.WithInput(sub(x.Input))
-	case *plan.Sort:
-		return &plan.Sort{Input: sub(x.Input), Keys: x.Keys}
-	case *plan.Distinct:
-		return &plan.Distinct{Input: sub(x.Input)}
-	case *plan.Aggregate:
-		return &plan.Aggregate{Input: sub(x.Input), GroupBy: x.GroupBy, Aggs: x.Aggs, Cols: x.Cols}
-	case *plan.Limit:
-		return &plan.Limit{Input: sub(x.Input), Count: x.Count, Offset: x.Offset}
-	case *plan.KeyIn:
-		return &plan.KeyIn{Input: sub(x.Input), Keys: x.Keys, Set: x.Set}
 	case *plan.CTEScan:
-		return sub(x.Input)
-	case *plan.Join:
-		return &plan.Join{Kind: x.Kind, Left: sub(x.Left), Right: sub(x.Right), LeftKeys: x.LeftKeys, RightKeys: x.RightKeys, Residual: x.Residual}
+		return substituteScans(x.Input, repl)
 	case *plan.Apply:
-		return &plan.Apply{Kind: x.Kind, Left: sub(x.Left), Right: x.Right, Params: x.Params, Residual: x.Residual}
-	case *plan.SetOp:
-		return &plan.SetOp{Kind: x.Kind, All: x.All, Left: sub(x.Left), Right: sub(x.Right), Cols: x.Cols}
+		return rebuild(x, substituteScans(x.Left, repl), x.Right)
+	case *plan.Filter, *plan.Project, *plan.ProjectSet, *plan.Sort, *plan.Distinct, *plan.Aggregate, *plan.Limit, *plan.KeyIn, *plan.Join, *plan.SetOp:
+		ch := append([]plan.Node(nil), n.Children()...)
+		for i, c := range ch {
+			ch[i] = substituteScans(c, repl)
+		}
+		return rebuild(n, ch...)
 	}
 	return n
 }

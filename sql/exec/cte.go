@@ -104,14 +104,14 @@ func (o *recursiveOp) Next() ([]Row, error) {
 			}
 			o.round++
 			if o.round > MaxRecursion {
-				return nil, pgerror.New(pgerror.StatementTooComplex, "recursive query \"%s\" did not finish within %d iterations", o.node.Name, MaxRecursion).
+				return nil, pgerror.New(pgerror.StatementTooComplex, "recursive query \"%s\" did not finish within %d iterations", o.node.Work.Name, MaxRecursion).
 					WithHint("Add a condition that stops the recursion, or use UNION instead of UNION ALL to drop repeated rows.")
 			}
 			st := o.c.state()
 			if st.work == nil {
-				st.work = map[*plan.RecursiveUnion][]Row{}
+				st.work = map[*plan.WorkTable][]Row{}
 			}
-			st.work[o.node] = o.next
+			st.work[o.node.Work] = o.next
 			o.next = nil
 			// The round before last is gone: give its rows back.
 			o.mem.shrink(o.workMem)
@@ -164,12 +164,12 @@ func (o *recursiveOp) Close() {
 		o.cur = nil
 	}
 	if st := o.c.stmt; st != nil {
-		delete(st.work, o.node)
+		delete(st.work, o.node.Work)
 	}
 }
 
 func newWorkTableScan(c *Ctx, x *plan.WorkTableScan) (Operator, error) {
-	return &bufferOp{c: c, rows: c.state().work[x.Union]}, nil
+	return &bufferOp{c: c, rows: c.state().work[x.Work]}, nil
 }
 
 // RunModifyingWith runs a statement's data-modifying WITH queries (nil:

@@ -15,7 +15,7 @@ type stmtState struct {
 	ctes map[*plan.CTE][]Row
 	// work holds, per WITH RECURSIVE evaluation, the rows of its previous
 	// round, read by its WorkTableScan.
-	work map[*plan.RecursiveUnion][]Row
+	work map[*plan.WorkTable][]Row
 	// analyze, when set, counts each node's rows, runs and time (EXPLAIN
 	// ANALYZE).
 	analyze *analyzer

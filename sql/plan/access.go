@@ -19,8 +19,9 @@ import (
 //     join: an Apply looking the small side's keys up in that key.
 //
 // The Filter stays above the scan, so results are those of a full scan
-// whatever the key encoding. Refresh plans do not go through Optimize:
-// indexes on a view's sources do not change what a refresh reads.
+// whatever the key encoding. Both are rules of Optimize (optimize.go).
+// Refresh plans do not go through Optimize: indexes on a view's sources
+// do not change what a refresh reads.
 
 // keyAccess is one way to read a scan through a key.
 type keyAccess struct {
@@ -200,71 +201,89 @@ func (a *keyAccess) apply(s *Scan) {
 	s.Index, s.Point, s.Start, s.End, s.In = a.index, a.point, a.start, a.end, a.in
 }
 
-// Optimize rewrites a bound plan to use the tables' secondary indexes:
-// index scans under filters and index nested-loop joins (see the top of
-// this file). It works in place on scans and returns the new root; it
-// also optimizes the plans of subqueries in expressions and of LATERAL
-// items.
-func Optimize(n Node) Node {
-	if n == nil {
-		return nil
-	}
-	for _, e := range ownExprs(n) {
-		optimizeSubqueries(e)
-	}
-	switch x := n.(type) {
-	case *Filter:
-		x.Input = Optimize(x.Input)
-		if s, ok := x.Input.(*Scan); ok && s.Exclude == nil && !s.Keyed() {
-			if a := bestAccess(s, conjuncts(x.Cond), true, true); a != nil {
-				a.apply(s)
+// same reports whether s already reads through a.
+func (a *keyAccess) same(s *Scan) bool {
+	exprs := func(x, y []Expr) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
 			}
 		}
-	case *Project:
-		x.Input = Optimize(x.Input)
-	case *Aggregate:
-		x.Input = Optimize(x.Input)
-	case *Sort:
-		x.Input = Optimize(x.Input)
-	case *Limit:
-		x.Input = Optimize(x.Input)
-	case *Distinct:
-		x.Input = Optimize(x.Input)
-	case *Window:
-		x.Input = Optimize(x.Input)
-	case *KeyIn:
-		x.Input = Optimize(x.Input)
-	case *CTEScan:
-		x.Input = Optimize(x.Input)
-	case *ProjectSet:
-		return x.WithInput(Optimize(x.Input))
-	case *SetOp:
-		x.Left, x.Right = Optimize(x.Left), Optimize(x.Right)
-	case *RecursiveUnion:
-		x.NonRec, x.Rec = Optimize(x.NonRec), Optimize(x.Rec)
-	case *Apply:
-		x.Left, x.Right = Optimize(x.Left), Optimize(x.Right)
-	case *Join:
-		x.Left, x.Right = Optimize(x.Left), Optimize(x.Right)
-		if a := indexJoin(x); a != nil {
-			return a
-		}
+		return true
 	}
-	return n
+	bound := func(x, y *KeyBound) bool {
+		if x == nil || y == nil {
+			return x == y
+		}
+		return x.Inclusive == y.Inclusive && exprs(x.Values, y.Values)
+	}
+	return a.index == s.Index && exprs(a.point, s.Point) && exprs(a.in, s.In) && bound(a.start, s.Start) && bound(a.end, s.End) &&
+		(a.point != nil) == (s.Point != nil) && (a.in != nil) == (s.In != nil)
 }
 
-func optimizeSubqueries(e Expr) {
-	Walk(e, func(x Expr) bool {
-		if sq, ok := x.(*Subquery); ok {
-			sq.Plan = Optimize(sq.Plan)
+// indexScans is the index-scan rule: a Filter over a whole-table or range
+// Scan reads through the key, primary or secondary, its conjuncts bound
+// best. The scan is copied; the Filter stays above it.
+func indexScans(_ *Optimizer, n Node) (Node, bool, error) {
+	return transformUp(n, func(x Node) (Node, bool, error) {
+		f, ok := x.(*Filter)
+		if !ok {
+			return x, false, nil
 		}
-		return true
+		s, ok := f.Input.(*Scan)
+		if !ok || s.Exclude != nil || s.Keyed() {
+			return x, false, nil
+		}
+		a := bestAccess(s, conjuncts(f.Cond), true, true)
+		if a == nil || a.same(s) {
+			return x, false, nil
+		}
+		cp := *s
+		a.apply(&cp)
+		return &Filter{Input: &cp, Cond: f.Cond}, true, nil
+	})
+}
+
+// indexJoins is the index-join rule: an equality join with a small side
+// and a key on the other side's join columns becomes an index
+// nested-loop join (indexJoin).
+func indexJoins(o *Optimizer, n Node) (Node, bool, error) {
+	return transformUp(n, func(x Node) (Node, bool, error) {
+		if j, ok := x.(*Join); ok {
+			if a := indexJoin(j, o.est); a != nil {
+				return a, true, nil
+			}
+		}
+		return x, false, nil
 	})
 }
 
 // smallSide is the most rows a join side may have (as estimateRows
 // knows) to drive an index nested-loop join.
 const smallSide = 1000
+
+// lookupGain is how many times more rows than the small side the other
+// side must be estimated to hold for its lookups to beat hashing it,
+// when only the estimator (table sizes) tells the small side's size.
+const lookupGain = 10
+
+// drives reports whether side may drive an index nested-loop join into
+// other: its shape bounds it to smallSide rows, or, where the tables'
+// sizes are known (est.Stats), it is estimated at most smallSide rows and
+// other lookupGain times more.
+func drives(side, other Node, est *Estimator) bool {
+	if rows, ok := estimateRows(side); ok {
+		return rows <= smallSide
+	}
+	if est == nil || est.Stats == nil {
+		return false
+	}
+	r := est.Rows(side)
+	return r <= smallSide && est.Rows(other) >= lookupGain*r
+}
 
 // estimateRows bounds the rows a plan produces when its shape tells; ok
 // is false when it does not.
@@ -328,7 +347,7 @@ func estimateRows(n Node) (rows int64, ok bool) {
 // looks each left row's keys up; for an inner join, the sides may be
 // swapped (a Project restores the column order). nil when it does not
 // apply.
-func indexJoin(j *Join) Node {
+func indexJoin(j *Join, est *Estimator) Node {
 	if len(j.LeftKeys) == 0 {
 		return nil
 	}
@@ -337,7 +356,7 @@ func indexJoin(j *Join) Node {
 	default:
 		return nil
 	}
-	if rows, ok := estimateRows(j.Left); ok && rows <= smallSide {
+	if drives(j.Left, j.Right, est) {
 		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
 			return a
 		}
@@ -345,8 +364,7 @@ func indexJoin(j *Join) Node {
 	if j.Kind != JoinInner {
 		return nil
 	}
-	rows, ok := estimateRows(j.Right)
-	if !ok || rows > smallSide {
+	if !drives(j.Right, j.Left, est) {
 		return nil
 	}
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())

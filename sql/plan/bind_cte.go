@@ -118,11 +118,11 @@ func (b *Binder) bindCTERef(d *cteDef, rv *pg_query.RangeVar) (Node, *scope, err
 			if d.workRefs > 1 {
 				return nil, nil, b.errAt(rv.Location, pgerror.InvalidRecursion, "recursive reference to query \"%s\" must not appear more than once", d.name)
 			}
-			sc, err := b.derivedScope(d.work.Cols, rv.Alias, d.name, rv.Location)
+			sc, err := b.derivedScope(d.work.Work.Cols, rv.Alias, d.name, rv.Location)
 			if err != nil {
 				return nil, nil, err
 			}
-			return &WorkTableScan{Union: d.work}, sc, nil
+			return &WorkTableScan{Work: d.work.Work}, sc, nil
 		case d.inNonRec:
 			return nil, nil, b.errAt(rv.Location, pgerror.InvalidRecursion, "recursive reference to query \"%s\" must not appear within its non-recursive term", d.name)
 		case b.cteTop() == d:
@@ -228,9 +228,9 @@ func (b *Binder) bindRecursive(d *cteDef) (Node, []Column, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ru := &RecursiveUnion{Name: d.name, All: sel.All}
+	ru := &RecursiveUnion{Work: &WorkTable{Name: d.name}, All: sel.All}
 	for _, c := range named {
-		ru.Cols = append(ru.Cols, Column{Name: c.Name, T: c.T})
+		ru.Work.Cols = append(ru.Work.Cols, Column{Name: c.Name, T: c.T})
 	}
 	d.work, d.workLvl, d.workRefs = ru, b.lvl, 0
 	right, rcols, err := b.bindSelectOpts(sel.Rarg, true)
@@ -274,7 +274,7 @@ func (b *Binder) bindRecursive(d *cteDef) (Node, []Column, error) {
 // query (which one, when ru is nil: any) at its own level.
 func readsWorkTable(n Node, ru *RecursiveUnion) bool {
 	if w, ok := n.(*WorkTableScan); ok {
-		return ru == nil || w.Union == ru
+		return ru == nil || w.Work == ru.Work
 	}
 	for _, c := range inputs(n) {
 		if readsWorkTable(c, ru) {

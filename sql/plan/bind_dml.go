@@ -215,7 +215,10 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		ins.Defaults[i] = d
 	}
 	if b.Optimize {
-		ins.Source = Optimize(ins.Source)
+		var err error
+		if ins.Source, err = Optimize(ins.Source, b.estimator()); err != nil {
+			return nil, err
+		}
 	}
 	if s.WithClause != nil && s.WithClause == b.mod.top {
 		ins.With = b.modifyingWith()
@@ -309,9 +312,13 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		return nil, err
 	}
 	if b.Optimize {
-		up.Input = Optimize(up.Input)
-		for _, s := range up.Sets {
-			optimizeSubqueries(s.E)
+		if up.Input, err = Optimize(up.Input, b.estimator()); err != nil {
+			return nil, err
+		}
+		for i := range up.Sets {
+			if up.Sets[i].E, err = OptimizeExpr(up.Sets[i].E, b.estimator()); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if s.WithClause != nil && s.WithClause == b.mod.top {
@@ -343,7 +350,9 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		return nil, err
 	}
 	if b.Optimize {
-		del.Input = Optimize(del.Input)
+		if del.Input, err = Optimize(del.Input, b.estimator()); err != nil {
+			return nil, err
+		}
 	}
 	if s.WithClause != nil && s.WithClause == b.mod.top {
 		del.With = b.modifyingWith()

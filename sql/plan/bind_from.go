@@ -343,7 +343,7 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (Node, *scope, error) {
 			if cond, err = b.boolArg(cond, nodeLocation(j.Quals), "JOIN/ON"); err != nil {
 				return nil, nil, err
 			}
-			splitJoinCond(join, cond, len(lsc.cols))
+			splitJoinCond(join, factorOrs(cond), len(lsc.cols))
 		}
 		out = sc
 		if kind == JoinSemi || kind == JoinAnti {

@@ -27,7 +27,9 @@ func (b *Binder) BindSelect(s *pg_query.SelectStmt) (*Query, error) {
 		return nil, err
 	}
 	if b.Optimize {
-		root = Optimize(root)
+		if root, err = Optimize(root, b.estimator()); err != nil {
+			return nil, err
+		}
 	}
 	return &Query{Root: root, Cols: cols, With: b.modifyingWith()}, nil
 }

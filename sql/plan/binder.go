@@ -27,6 +27,8 @@ type Binder struct {
 	// nested-loop joins) on the plans of the statements it binds. Off for
 	// plans a refresh analyzes: a view's plan does not depend on indexes.
 	Optimize bool
+	// Stats, when set, tell the optimizer the tables' sizes (estimate.go).
+	Stats Stats
 	// AllowModifyingWith lets the statement's top-level WITH hold INSERT,
 	// UPDATE and DELETE queries (statements the session runs; not views,
 	// refreshes or cursors).
@@ -63,6 +65,9 @@ type Binder struct {
 	// which it cannot see (for the error message).
 	siblings []string
 }
+
+// estimator returns the estimator Optimize uses.
+func (b *Binder) estimator() *Estimator { return NewEstimator(b.Cat, b.Stats) }
 
 // init sets up the top evaluation level.
 func (b *Binder) init() {

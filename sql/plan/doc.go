@@ -59,14 +59,32 @@
 // ProjectSet is placed over the aggregation and window functions. A
 // call's row used whole is a record whose fields (col).field selects.
 //
-// Access paths (pushdown.go, access.go). The binder gives a filtered
-// scan its primary-key point, prefix or range. Optimize — run only on the
+// Plans are data (children.go). Every node lists its inputs (Children)
+// and is rebuilt over others by WithChildren, which copies and never
+// modifies; refresh builds its change plans the same way.
+//
+// The optimizer (optimize.go) is a table of rules (Rules), each a named
+// function of a whole plan returning the rewritten plan and whether it
+// changed, run pass after pass until none changes anything; each rule has
+// a golden file, testdata/plan/<rule>.txt. Optimize runs only on the
 // statements a session executes (Binder.Optimize), never on the plans a
-// refresh analyzes — picks among the primary key and the table's
-// secondary indexes the key the filter bounds best (equality, IN, range
-// on leading columns), and turns an equality join with a small side into
-// an index nested-loop join (an Apply looking the small side's keys up).
-// The Filter always stays above the scan.
+// refresh analyzes.
+//
+// Join order (joinorder.go, estimate.go). The join-order rule takes each
+// island of inner joins (with JOIN … USING's column projections) as a
+// join graph, closes its equalities transitively, propagates constants,
+// and picks the cheapest tree by dynamic programming over connected
+// subsets (greedily past 10 relations), estimating rows from the tables'
+// row counts (Binder.Stats) and PostgreSQL's default selectivities. A
+// projection keeps the island's column order; outer joins stay in place.
+//
+// Access paths (pushdown.go, access.go). The binder gives a filtered
+// scan its primary-key point, prefix or range. The index-scan rule picks
+// among the primary key and the table's secondary indexes the key the
+// filter bounds best (equality, IN, range on leading columns), and the
+// index-join rule turns an equality join with a small side into an index
+// nested-loop join (an Apply looking the small side's keys up). The
+// Filter always stays above the scan.
 //
 // Arrays (bind_array.go): ARRAY[…], subscripts, op ANY/ALL (array) and
 // the array operators bind to calls of sql/funcs functions; polymorphic

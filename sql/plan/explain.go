@@ -25,9 +25,19 @@ func Explain(n Node, stats func(Node) *NodeStats) []string {
 	return e.lines
 }
 
+// ExplainCosts is Explain with each node's estimated costs, rows and row
+// width after its title, as PostgreSQL's EXPLAIN shows them unless COSTS
+// OFF (explain_cost.go).
+func ExplainCosts(n Node, stats func(Node) *NodeStats, est *Estimator) []string {
+	e := &explainer{stats: stats, costs: newCoster(est)}
+	e.node(n, 0, true)
+	return e.lines
+}
+
 type explainer struct {
 	lines []string
 	stats func(Node) *NodeStats
+	costs *coster
 }
 
 func (e *explainer) node(n Node, depth int, top bool) {
@@ -39,6 +49,10 @@ func (e *explainer) node(n Node, depth int, top bool) {
 		detailIndent = indent + "      "
 	}
 	title, details, children := e.describe(n)
+	if e.costs != nil {
+		c := e.costs.of(n)
+		title += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", c.startup, c.total, e.costs.est.Rows(n), rowWidth(n))
+	}
 	if e.stats != nil {
 		if st := e.stats(n); st != nil {
 			loops := max(st.Loops, 1)
@@ -171,7 +185,7 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 	case *RecursiveUnion:
 		return "Recursive Union", nil, []Node{x.NonRec, x.Rec}
 	case *WorkTableScan:
-		return "WorkTable Scan on " + x.Union.Name, nil, nil
+		return "WorkTable Scan on " + x.Work.Name, nil, nil
 	case *CTEScan:
 		if _, ok := x.Input.(*Given); ok && x.CTE.Shared {
 			return "CTE Scan on " + x.CTE.Name, nil, nil // a data-modifying WITH query's rows

@@ -18,9 +18,15 @@ type Column struct {
 	Fields []Column
 }
 
-// Node is a relational operator.
+// Node is a relational operator: plain data (children.go).
 type Node interface {
+	// Columns describes the rows the node produces.
 	Columns() []Column
+	// Children returns the nodes it reads, in a fixed order.
+	Children() []Node
+	// WithChildren returns a copy reading ch (as many as Children
+	// returns, in its order) instead; n itself is never modified.
+	WithChildren(ch ...Node) (Node, error)
 }
 
 // Hidden row-tracking columns (R-T6): a scan's row ends with them.
@@ -296,25 +302,33 @@ func (s *SetOp) Columns() []Column { return s.Cols }
 
 // RecursiveUnion evaluates WITH RECURSIVE: NonRec once, then Rec over and
 // over, each time reading the rows the previous round produced through a
-// WorkTableScan of this node, until a round produces nothing. Without All,
-// rows already produced are dropped (UNION).
+// WorkTableScan of its Work table, until a round produces nothing. Without
+// All, rows already produced are dropped (UNION).
 type RecursiveUnion struct {
-	Name        string
+	Work        *WorkTable
 	NonRec, Rec Node
 	All         bool
-	Cols        []Column
+}
+
+// WorkTable names the rows of a recursive query's previous round. It is
+// the identity its RecursiveUnion and WorkTableScans share: a rewritten
+// copy of the union (WithChildren) still feeds the scans of its Rec.
+type WorkTable struct {
+	Name string
+	Cols []Column
 }
 
 // Columns returns the output columns.
-func (r *RecursiveUnion) Columns() []Column { return r.Cols }
+func (r *RecursiveUnion) Columns() []Column { return r.Work.Cols }
 
-// WorkTableScan reads the rows the previous round of Union produced.
+// WorkTableScan reads the rows the previous round of a recursive query
+// produced.
 type WorkTableScan struct {
-	Union *RecursiveUnion
+	Work *WorkTable
 }
 
 // Columns returns the recursive query's columns.
-func (w *WorkTableScan) Columns() []Column { return w.Union.Cols }
+func (w *WorkTableScan) Columns() []Column { return w.Work.Cols }
 
 // CTE identifies one WITH query of a statement. When Shared, every CTEScan
 // of it reads one materialization, computed once per statement (the query

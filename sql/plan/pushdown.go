@@ -1,11 +1,13 @@
 package plan
 
-// pushFilter places a WHERE condition over input. Over a table scan, equality
+// pushFilter places a WHERE condition over input, its ORs factored first
+// (or_factor.go). Over a table scan, equality
 // on every primary-key column becomes a point lookup and comparisons on the
 // first key column become a range scan; the condition is still checked by a
 // Filter above (cheap, and exact whatever the key encoding). Over a join,
 // each conjunct goes as far down as it can (pushIntoJoin).
 func pushFilter(input Node, cond Expr) Node {
+	cond = factorOrs(cond)
 	if j, ok := input.(*Join); ok {
 		var rest []Expr
 		input, rest = pushIntoJoin(j, conjuncts(cond))

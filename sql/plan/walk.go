@@ -122,39 +122,13 @@ func ReadsTable(n Node, id uint32) bool {
 	return found
 }
 
-// inputs returns a node's input nodes.
+// inputs returns a node's input nodes at its own evaluation level: its
+// children, less an Apply's Right (a level down).
 func inputs(n Node) []Node {
-	switch x := n.(type) {
-	case *Filter:
-		return []Node{x.Input}
-	case *Project:
-		return []Node{x.Input}
-	case *Aggregate:
-		return []Node{x.Input}
-	case *Sort:
-		return []Node{x.Input}
-	case *Limit:
-		return []Node{x.Input}
-	case *Distinct:
-		return []Node{x.Input}
-	case *Join:
-		return []Node{x.Left, x.Right}
-	case *Apply:
-		return []Node{x.Left}
-	case *SetOp:
-		return []Node{x.Left, x.Right}
-	case *RecursiveUnion:
-		return []Node{x.NonRec, x.Rec}
-	case *CTEScan:
-		return []Node{x.Input}
-	case *KeyIn:
-		return []Node{x.Input}
-	case *Window:
-		return []Node{x.Input}
-	case *ProjectSet:
-		return []Node{x.Input}
+	if a, ok := n.(*Apply); ok {
+		return []Node{a.Left}
 	}
-	return nil
+	return n.Children()
 }
 
 // NodeExprs returns the expressions n evaluates itself (not those of its
@@ -163,3 +137,133 @@ func NodeExprs(n Node) []Expr { return ownExprs(n) }
 
 // NodeInputs returns n's inputs at its evaluation level.
 func NodeInputs(n Node) []Node { return inputs(n) }
+
+// mapOwnExprs returns n with each expression ownExprs lists replaced by
+// fn's value for it, as a copy when any changed (n itself is never
+// modified); changed says whether one did. A scan's equality prefix keeps
+// one Values slice for both bounds (Scan.Keyed relies on it).
+func mapOwnExprs(n Node, fn func(Expr) (Expr, error)) (Node, bool, error) {
+	changed := false
+	var err error
+	one := func(e Expr) Expr {
+		if e == nil || err != nil {
+			return e
+		}
+		var out Expr
+		if out, err = fn(e); err != nil {
+			return e
+		}
+		if out != e {
+			changed = true
+		}
+		return out
+	}
+	all := func(es []Expr) []Expr {
+		if es == nil {
+			return nil
+		}
+		out := make([]Expr, len(es))
+		for i, e := range es {
+			out[i] = one(e)
+		}
+		return out
+	}
+	keys := func(ks []SortKey) []SortKey {
+		if ks == nil {
+			return nil
+		}
+		out := append([]SortKey(nil), ks...)
+		for i := range out {
+			out[i].E = one(out[i].E)
+		}
+		return out
+	}
+	var cp Node
+	switch x := n.(type) {
+	case *Scan:
+		c := *x
+		c.Point, c.In = all(x.Point), all(x.In)
+		shared := x.Start != nil && x.End != nil && len(x.Start.Values) > 0 && len(x.End.Values) > 0 &&
+			&x.Start.Values[0] == &x.End.Values[0]
+		if x.Start != nil {
+			c.Start = &KeyBound{Values: all(x.Start.Values), Inclusive: x.Start.Inclusive}
+		}
+		if x.End != nil {
+			if shared && len(x.End.Values) == len(x.Start.Values) {
+				c.End = &KeyBound{Values: c.Start.Values, Inclusive: x.End.Inclusive}
+			} else {
+				c.End = &KeyBound{Values: all(x.End.Values), Inclusive: x.End.Inclusive}
+			}
+		}
+		cp = &c
+	case *Values:
+		c := *x
+		c.Rows = make([][]Expr, len(x.Rows))
+		for i, r := range x.Rows {
+			c.Rows[i] = all(r)
+		}
+		cp = &c
+	case *Filter:
+		c := *x
+		c.Cond = one(x.Cond)
+		cp = &c
+	case *Project:
+		c := *x
+		c.Exprs = all(x.Exprs)
+		cp = &c
+	case *Aggregate:
+		c := *x
+		c.GroupBy = all(x.GroupBy)
+		c.Aggs = append([]AggCall(nil), x.Aggs...)
+		for i := range c.Aggs {
+			a := &c.Aggs[i]
+			a.Args, a.Filter, a.Order = all(a.Args), one(a.Filter), keys(a.Order)
+		}
+		cp = &c
+	case *Sort:
+		c := *x
+		c.Keys = keys(x.Keys)
+		cp = &c
+	case *Limit:
+		c := *x
+		c.Count, c.Offset = one(x.Count), one(x.Offset)
+		cp = &c
+	case *Join:
+		c := *x
+		c.LeftKeys, c.RightKeys, c.Residual = all(x.LeftKeys), all(x.RightKeys), one(x.Residual)
+		cp = &c
+	case *Apply:
+		c := *x
+		c.Params, c.Residual = all(x.Params), one(x.Residual)
+		cp = &c
+	case *KeyIn:
+		c := *x
+		c.Keys = all(x.Keys)
+		cp = &c
+	case *ProjectSet:
+		c := *x
+		c.Calls = append([]SRFCall(nil), x.Calls...)
+		for i := range c.Calls {
+			c.Calls[i].Args = all(c.Calls[i].Args)
+		}
+		cp = &c
+	case *Window:
+		c := *x
+		c.Calls = append([]WindowCall(nil), x.Calls...)
+		for i := range c.Calls {
+			w := &c.Calls[i]
+			w.Args, w.PartitionBy, w.OrderBy = all(w.Args), all(w.PartitionBy), keys(w.OrderBy)
+			w.Filter, w.Frame.Start.Offset, w.Frame.End.Offset = one(w.Filter), one(w.Frame.Start.Offset), one(w.Frame.End.Offset)
+		}
+		cp = &c
+	default:
+		if len(ownExprs(n)) > 0 {
+			return nil, false, errInternal("mapOwnExprs does not know %s", nodeName(n))
+		}
+		return n, false, nil
+	}
+	if err != nil || !changed {
+		return n, false, err
+	}
+	return cp, true, nil
+}

@@ -21,7 +21,7 @@ var queryPlanCols = []plan.Column{{Name: "QUERY PLAN", T: types.Text}}
 // PostgreSQL lays it out; with ANALYZE the query runs and each node shows
 // its actual rows, runs and time.
 func (s *Session) prepareExplain(p *prepared, st *parse.Statement, ex *pg_query.ExplainStmt) error {
-	analyze := false
+	analyze, costs := false, true
 	for _, o := range ex.Options {
 		d := o.GetDefElem()
 		on := true
@@ -40,8 +40,10 @@ func (s *Session) prepareExplain(p *prepared, st *parse.Statement, ex *pg_query.
 		switch d.Defname {
 		case "analyze":
 			analyze = on
-		case "verbose", "costs", "buffers", "timing", "summary", "settings", "wal", "format":
-			// accepted; the text layout has no costs or buffers to show
+		case "costs":
+			costs = on
+		case "verbose", "buffers", "timing", "summary", "settings", "wal", "format":
+			// accepted; the text layout has no buffers to show
 		default:
 			return pgerror.New(pgerror.SyntaxError, "unrecognized EXPLAIN option \"%s\"", d.Defname)
 		}
@@ -82,8 +84,18 @@ func (s *Session) prepareExplain(p *prepared, st *parse.Statement, ex *pg_query.
 		return pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN ANALYZE of INSERT, UPDATE or DELETE is not supported; EXPLAIN shows their plan")
 	}
 	p.cols, p.rowsTag = queryPlanCols, "EXPLAIN"
+	var est *plan.Estimator
+	if costs {
+		// Estimated now, with this transaction's table sizes (the
+		// estimator keeps what it computed for the rendering).
+		est = plan.NewEstimator(s.cat, b.Stats)
+		est.Rows(root)
+	}
 	render := func(stats func(plan.Node) *plan.NodeStats) []exec.Row {
 		lines := plan.Explain(root, stats)
+		if est != nil {
+			lines = plan.ExplainCosts(root, stats, est)
+		}
 		if title != "" {
 			for i := range lines {
 				lines[i] = "      " + lines[i]

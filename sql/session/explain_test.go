@@ -40,9 +40,11 @@ func TestExplainAnalyze(t *testing.T) {
 	}
 	plan := strings.Join(lines, "\n")
 	for _, want := range []string{
-		`^HashAggregate \(actual time=[0-9.]+ rows=3 loops=1\)$`,
-		`^        ->  Seq Scan on o \(actual time=[0-9.]+ rows=4 loops=1\)$`,
-		`^        ->  Seq Scan on cu \(actual time=[0-9.]+ rows=3 loops=1\)$`,
+		// Estimates first (the planner's: 3 rows in cu, a third of o's 6
+		// rows past amt > 20), then what the run counted.
+		`^HashAggregate  \(cost=[0-9.]+\.\.[0-9.]+ rows=[0-9]+ width=[0-9]+\) \(actual time=[0-9.]+ rows=3 loops=1\)$`,
+		`^        ->  Seq Scan on o  \(cost=[0-9.]+\.\.[0-9.]+ rows=2 width=8\) \(actual time=[0-9.]+ rows=4 loops=1\)$`,
+		`^        ->  Seq Scan on cu  \(cost=[0-9.]+\.\.[0-9.]+ rows=3 width=36\) \(actual time=[0-9.]+ rows=3 loops=1\)$`,
 		`^Execution Time: [0-9.]+ ms$`,
 	} {
 		if !regexp.MustCompile("(?m)" + want).MatchString(plan) {

@@ -62,8 +62,12 @@ func classifyTxn(st *parse.Statement) txnControl {
 func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder {
 	// Also a superuser's statement checks the rights of the owners of
 	// the views it reads.
-	return &plan.Binder{Cat: s.cat, SearchPath: s.resolvePath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...),
+	b := &plan.Binder{Cat: s.cat, SearchPath: s.resolvePath(), Stmt: st, Env: s.env, Params: append([]types.T(nil), paramTypes...),
 		CheckRead: s.checkRead, CheckSystem: s.checkSystem}
+	if s.txn != nil {
+		b.Stats = exec.PlanStats(s.txn)
+	}
+	return b
 }
 
 // prepare binds st against s.cat.
