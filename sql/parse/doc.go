@@ -19,6 +19,13 @@
 //     builds, locations included; it takes a statement only when no
 //     rewrite applied, and returns nil for anything else (differential
 //     tests and FuzzInsertFastPath hold it to pg_query).
+//  5. No statement reaches pg_query's C code deeper than its thread stack
+//     takes (depth.go): the nesting is estimated on tokens before parsing,
+//     the tree is unpacked with protobuf's recursion limit, and Deparse
+//     measures the tree first; too deep is 54001, as in PostgreSQL
+//     (TestTokenDepthBoundsTree and FuzzDeepChain hold the estimate to the
+//     trees pg_query builds). The front end's own passes (lexer, rewrites,
+//     the extension parser) are iterative and linear.
 //
 // locate.go finds constructs in a parsed query (a function call, a
 // relation, WITH RECURSIVE, LIMIT, a subquery) and turns their locations

@@ -94,9 +94,10 @@ func lex(src string) []token {
 				toks = append(toks, token{tokParam, start, i})
 				break
 			}
-			// dollar-quoted string $tag$...$tag$
+			// dollar-quoted string $tag$...$tag$; a tag holds no "$"
+			// (else a run of "$" rescans the rest at every one).
 			j := i + 1
-			for j < n && (isIdentChar(src[j]) && !(src[j] >= '0' && src[j] <= '9' && j == i+1)) {
+			for j < n && src[j] != '$' && (isIdentChar(src[j]) && !(src[j] >= '0' && src[j] <= '9' && j == i+1)) {
 				j++
 			}
 			if j < n && src[j] == '$' {

@@ -221,7 +221,7 @@ func (p *extParser) subStatement(start int) (*Statement, error) {
 		toks[i].start += abs
 		toks[i].end += abs
 	}
-	st, err := parseOne(p.st.query, toks, true)
+	st, err := parseOne(p.st.query, toks, true, false)
 	if err != nil {
 		return nil, err
 	}

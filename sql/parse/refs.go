@@ -1,10 +1,13 @@
 package parse
 
 import (
+	"strings"
 	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/mvserver/mvserver/pgerror"
 )
 
 // walkTree calls visit on every message of a statement's tree, pre-order;
@@ -83,7 +86,35 @@ func TreeVersion() int32 {
 func Deparse(n *pg_query.Node) (string, error) {
 	return deparseQualify(n, func(n *pg_query.Node) (string, error) {
 		return deparseJoinMarks(n, func(n *pg_query.Node) (string, error) {
-			return pg_query.Deparse(&pg_query.ParseResult{Version: TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: n}}})
+			return deparse(&pg_query.ParseResult{Version: TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: n}}})
 		})
 	})
+}
+
+// DeparseExpr turns an expression tree back into SQL text (a column
+// default, a CHECK constraint).
+func DeparseExpr(e *pg_query.Node) (string, error) {
+	out, err := deparse(&pg_query.ParseResult{Version: TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+		TargetList:  []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(e, 0)},
+		LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg_query.SetOperation_SETOP_NONE,
+	}}}}}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(out, "SELECT "), nil
+}
+
+// deparse is pg_query.Deparse for a tree its C stack can take (depth.go).
+// Its errors are *pgerror.Error: 54001 for a tree too deep, XX000 for one
+// pg_query's deparser does not take.
+func deparse(tree *pg_query.ParseResult) (string, error) {
+	if err := checkDeparse(tree); err != nil {
+		return "", err
+	}
+	out, err := pg_query.Deparse(tree)
+	if err != nil {
+		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+	}
+	return out, nil
 }

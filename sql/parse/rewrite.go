@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"container/heap"
 	"regexp"
 	"strings"
 )
@@ -326,15 +327,16 @@ func rewriteSig(src string, sig []token) (string, *posMap) {
 	b := &builder{}
 	var tb builder // one rewrite's output, reused
 	last := 0      // original offset copied so far
-	var pending []insertion
+	var pending pendingInserts
 	// insert writes the pending insertions before significant token i (or
 	// at the end); it reports whether one consumed token i.
 	insert := func(i int) bool {
 		consumed := false
-		for _, in := range pending {
-			if in.at != i {
-				continue
-			}
+		for pending.Len() > 0 && pending.h[0].at < i {
+			heap.Pop(&pending) // its token was consumed by a rewrite
+		}
+		for pending.Len() > 0 && pending.h[0].at == i {
+			in := heap.Pop(&pending).(pendingInsert)
 			at := len(src)
 			if i < len(sig) {
 				at = sig[i].start
@@ -371,7 +373,9 @@ func rewriteSig(src string, sig []token) (string, *posMap) {
 					mk.off += base
 					b.m.joins = append(b.m.joins, mk)
 				}
-				pending = append(pending, tb.inserts...)
+				for _, in := range tb.inserts {
+					pending.push(in)
+				}
 				b.sb.WriteString(tb.sb.String())
 				last = sig[i+n-1].end
 				consumed = n
@@ -389,6 +393,39 @@ func rewriteSig(src string, sig []token) (string, *posMap) {
 	}
 	b.copy(src, last, len(src))
 	return b.sb.String(), &b.m
+}
+
+// pendingInserts holds the insertions rewrites asked for (QUALIFY's
+// closing parenthesis, array(…)'s bracket) as a heap ordered by the token
+// they go before, then by when they were asked for, so the pass looks at
+// the next one only: a statement of many QUALIFY clauses once cost a scan
+// of all of them at every token.
+type pendingInserts struct {
+	h   []pendingInsert
+	seq int
+}
+
+type pendingInsert struct {
+	insertion
+	seq int
+}
+
+func (p *pendingInserts) push(in insertion) {
+	p.seq++
+	heap.Push(p, pendingInsert{in, p.seq})
+}
+
+func (p *pendingInserts) Len() int { return len(p.h) }
+func (p *pendingInserts) Less(i, j int) bool {
+	a, b := p.h[i], p.h[j]
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
+func (p *pendingInserts) Swap(i, j int) { p.h[i], p.h[j] = p.h[j], p.h[i] }
+func (p *pendingInserts) Push(x any)    { p.h = append(p.h, x.(pendingInsert)) }
+func (p *pendingInserts) Pop() any {
+	x := p.h[len(p.h)-1]
+	p.h = p.h[:len(p.h)-1]
+	return x
 }
 
 func isWord(src string, t token, w string) bool {

@@ -8,6 +8,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -48,6 +49,13 @@ func (s *Statement) Position(loc int32) int32 {
 	return int32(utf8.RuneCountInString(s.query[:off])) + 1
 }
 
+// textPosition is Position for a byte offset into Text (no rewrite
+// applied).
+func (s *Statement) textPosition(off int) int32 {
+	off += s.offset
+	return int32(utf8.RuneCountInString(s.query[:off])) + 1
+}
+
 // Errorf returns an error with code and a position at loc.
 func (s *Statement) Errorf(loc int32, code, format string, args ...any) *pgerror.Error {
 	e := pgerror.New(code, format, args...)
@@ -78,7 +86,7 @@ func parse(query string, fast bool) ([]*Statement, error) {
 		}
 		piece := toks[start:i]
 		start = i + 1
-		st, err := parseOne(query, piece, fast)
+		st, err := parseOne(query, piece, fast, true)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +113,11 @@ func ParseOne(query string) (*Statement, error) {
 	return nil, pgerror.New(pgerror.SyntaxError, "cannot insert multiple commands into a prepared statement")
 }
 
-func parseOne(query string, toks []token, fast bool) (*Statement, error) {
+// parseOne parses one statement's tokens; ext says whether it may be one
+// of mvserver's own statements (not for the query of a materialized view,
+// which must be a SELECT: CREATE MATERIALIZED VIEW v AS CREATE … would
+// recurse once per repetition, re-lexing the rest each time).
+func parseOne(query string, toks []token, fast, ext bool) (*Statement, error) {
 	base, local := trim(toks)
 	if local == nil {
 		return nil, nil
@@ -119,12 +131,14 @@ func parseOne(query string, toks []token, fast bool) (*Statement, error) {
 			p.toks = append(p.toks, t)
 		}
 	}
-	handled, err := p.parseExtension()
-	if err != nil {
-		return nil, err
-	}
-	if handled {
-		return st, nil
+	if ext {
+		handled, err := p.parseExtension()
+		if err != nil {
+			return nil, err
+		}
+		if handled {
+			return st, nil
+		}
 	}
 	sql, m := rewriteSig(text, p.toks)
 	if p.blank != nil {
@@ -150,7 +164,10 @@ func parseOne(query string, toks []token, fast bool) (*Statement, error) {
 			return st, nil
 		}
 	}
-	tree, err := pg_query.Parse(sql)
+	if err := st.checkNesting(p.toks); err != nil {
+		return nil, err
+	}
+	tree, err := pgParse(sql)
 	if err != nil {
 		return nil, st.syntaxError(err)
 	}
@@ -190,9 +207,28 @@ func trim(toks []token) (int, []token) {
 	return base, local
 }
 
+// pgParse is pg_query.Parse with the tree's depth checked (depth.go).
+func pgParse(sql string) (*pg_query.ParseResult, error) {
+	b, err := pgparser.ParseToProtobuf(sql)
+	if err != nil {
+		return nil, err
+	}
+	tree := &pg_query.ParseResult{}
+	if err := (proto.UnmarshalOptions{RecursionLimit: unmarshalLimit}).Unmarshal(b, tree); err != nil {
+		if isRecursionLimit(err) {
+			return nil, depthError()
+		}
+		return nil, pgerror.Wrap(err, pgerror.InternalError, "reading the parse tree")
+	}
+	return tree, nil
+}
+
 // syntaxError converts a pg_query error into 42601 with the position mapped
 // into the client's text.
 func (s *Statement) syntaxError(err error) error {
+	if pe, ok := err.(*pgerror.Error); ok {
+		return pe
+	}
 	var pe *pgparser.Error
 	if errors.As(err, &pe) {
 		e := pgerror.New(pgerror.SyntaxError, "%s", pe.Message)

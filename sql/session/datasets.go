@@ -119,7 +119,7 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 	}
 	text, err := parse.Deparse(vs.Query)
 	if err != nil {
-		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+		return "", err
 	}
 	target := vs.View
 	if target.Relpersistence != "t" && s.readsTemp(ids) {
@@ -355,7 +355,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	}
 	text, err := parse.Deparse(c.Query.AST)
 	if err != nil {
-		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+		return "", err
 	}
 	if exists && dependsOnAny(s.cat, ids, old.ID) {
 		return "", pgerror.New(pgerror.InvalidObjectDefinition, "materialized view \"%s\" would depend on itself", name)

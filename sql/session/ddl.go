@@ -187,7 +187,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
 						return "", err
 					}
-					text, err := deparseExpr(con.RawExpr)
+					text, err := parse.DeparseExpr(con.RawExpr)
 					if err != nil {
 						return "", err
 					}
@@ -364,20 +364,6 @@ func strVal(n *pg_query.Node) string {
 		return s.Sval
 	}
 	return ""
-}
-
-// deparseExpr turns an expression tree back into SQL text.
-func deparseExpr(e *pg_query.Node) (string, error) {
-	tree := &pg_query.ParseResult{Version: parse.TreeVersion(), Stmts: []*pg_query.RawStmt{{Stmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
-		TargetList:  []*pg_query.Node{pg_query.MakeResTargetNodeWithVal(e, 0)},
-		LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT,
-		Op:          pg_query.SetOperation_SETOP_NONE,
-	}}}}}}
-	out, err := pg_query.Deparse(tree)
-	if err != nil {
-		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
-	}
-	return strings.TrimPrefix(out, "SELECT "), nil
 }
 
 func withPosition(err error, st *parse.Statement, loc int32) error {
@@ -688,7 +674,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				if _, err := b.BindDefault(cmd.Def, nt.Columns[i].Type); err != nil {
 					return "", err
 				}
-				if nt.Columns[i].Default, err = deparseExpr(cmd.Def); err != nil {
+				if nt.Columns[i].Default, err = parse.DeparseExpr(cmd.Def); err != nil {
 					return "", err
 				}
 			}

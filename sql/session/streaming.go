@@ -78,7 +78,7 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	}
 	text, err := parse.Deparse(c.Query.AST)
 	if err != nil {
-		return "", pgerror.Wrap(err, pgerror.InternalError, "deparse")
+		return "", err
 	}
 	if exists && dependsOnAny(s.cat, ids, old.ID) {
 		return "", pgerror.New(pgerror.InvalidObjectDefinition, "streaming table \"%s\" would depend on itself", name)
