@@ -53,6 +53,8 @@ type Ctx struct {
 	Outer []types.Datum
 	// stmt is shared by every context of one statement run.
 	stmt *stmtState
+	// fc is Funcs (fcOf) completed with Context and Mem (funcCtx).
+	fc, fcOf *funcs.Ctx
 }
 
 // state returns the statement-wide state, creating it on first use.
