@@ -39,6 +39,8 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		diff = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
 		return st, err
+	} else if err := w.truncated(n, truncatedRowBytes); err != nil {
+		return st, err
 	} else {
 		fresh = &newRowSet{}
 	}
@@ -79,7 +81,7 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				// write set holds them after, as it did before).
 				fresh.add(buf)
 				if len(fresh.ents) >= freshChunk {
-					if err := fresh.insertFresh(w, &st); err != nil {
+					if err := fresh.insertFresh(ctx, w, &st); err != nil {
 						return err
 					}
 					fresh = &newRowSet{}
@@ -101,10 +103,10 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		st.RowsRead = produced
 	}
 	if err == nil && diff != nil {
-		err = diff.mergeInto(w, &st)
+		err = diff.mergeInto(ctx, w, &st)
 	}
 	if err == nil && fresh != nil {
-		err = fresh.insertFresh(w, &st)
+		err = fresh.insertFresh(ctx, w, &st)
 	}
 	return st, err
 }
