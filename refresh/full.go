@@ -39,7 +39,7 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		diff = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
 		return st, err
-	} else if err := w.truncated(n, truncatedRowBytes); err != nil {
+	} else if err := w.truncated(n); err != nil {
 		return st, err
 	} else {
 		fresh = &newRowSet{}
@@ -77,8 +77,8 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				continue
 			}
 			if fresh != nil {
-				// At most freshChunk rows are held (not charged: the
-				// write set holds them after, as it did before).
+				// At most freshChunk rows are held here, not charged:
+				// the write set they go into is (write_budget.go).
 				fresh.add(buf)
 				if len(fresh.ents) >= freshChunk {
 					if err := fresh.insertFresh(ctx, w, &st); err != nil {
