@@ -40,12 +40,14 @@ type viewWriter struct {
 	// the table is known empty, so no seek is needed).
 	seqs map[uint64]uint32
 	key  []byte // insertCopy's (storage copies keys it keeps)
+	// writes charges what the writer writes (write_budget.go).
+	writes writeBudget
 }
 
 func newViewWriter(in *Input) (*viewWriter, error) {
 	v := in.View
 	w := &viewWriter{v: v, info: exec.StorageInfo(v), txn: in.Txn, env: in.Exec.Env,
-		row: make([]types.Datum, len(v.Columns))}
+		row: make([]types.Datum, len(v.Columns)), writes: writeBudget{mem: in.Exec.Mem}}
 	for _, c := range v.Columns {
 		w.ids = append(w.ids, c.ID)
 	}
@@ -110,9 +112,9 @@ func (w *viewWriter) insertFresh(value []byte) error {
 	}
 	seq := w.seqs[h]
 	w.seqs[h] = seq + 1
-	key := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(make([]byte, 0, viewKeyLen), h), seq)
-	_, err := w.txn.Insert(w.info, key, value)
-	return err
+	// Storage copies the key: one buffer serves every row.
+	w.key = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(w.key[:0], h), seq)
+	return w.insert(w.key, value)
 }
 
 // errDrift reports a view whose stored rows are not what its checkpoint
@@ -204,7 +206,7 @@ func (w *viewWriter) deleteCopies(value []byte, n int64) error {
 			return err
 		}
 		if ok && string(r.Value) == string(value) {
-			return w.txn.DeleteRow(w.info, r)
+			return w.deleteRow(r)
 		}
 	}
 	it := w.txn.Scan(w.info.ID, prefix, storage.PrefixEnd(prefix))
@@ -224,7 +226,7 @@ func (w *viewWriter) deleteCopies(value []byte, n int64) error {
 		return &errDrift{msg: "materialized view \"" + w.v.Name + "\" does not hold a row its last refresh wrote"}
 	}
 	for _, r := range victims {
-		if err := w.txn.DeleteRow(w.info, r); err != nil {
+		if err := w.deleteRow(r); err != nil {
 			return err
 		}
 	}
@@ -238,7 +240,7 @@ func (w *viewWriter) insertCopies(value []byte, n int64) error {
 		// Insert checks that itself (one lookup, not two); a taken key
 		// falls through to numbering after the copies there.
 		key := binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), 0)
-		_, err := w.txn.Insert(w.info, key, value)
+		err := w.insert(key, value)
 		var dup *storage.DuplicateKeyError
 		if !errors.As(err, &dup) || dup.Index != 0 {
 			return err
@@ -262,7 +264,7 @@ func (w *viewWriter) insertCopies(value []byte, n int64) error {
 	for i := int64(0); i < n; i++ {
 		key := binary.BigEndian.AppendUint32(append([]byte(nil), prefix...), next)
 		next++
-		if _, err := w.txn.Insert(w.info, key, value); err != nil {
+		if err := w.insert(key, value); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,8 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		diff = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
 		return st, err
+	} else if err := w.truncated(n); err != nil {
+		return st, err
 	} else {
 		fresh = &newRowSet{}
 	}
@@ -80,11 +82,11 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				continue
 			}
 			if fresh != nil {
-				// At most freshChunk rows are held (not charged: the
-				// write set holds them after, as it did before).
+				// At most freshChunk rows are held here, not charged:
+				// the write set they go into is (write_budget.go).
 				fresh.add(buf)
 				if len(fresh.ents) >= freshChunk {
-					if err := fresh.insertFresh(w, &st); err != nil {
+					if err := fresh.insertFresh(ctx, w, &st); err != nil {
 						return err
 					}
 					fresh = &newRowSet{}
@@ -106,10 +108,10 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		st.RowsRead = produced
 	}
 	if err == nil && diff != nil {
-		err = diff.mergeInto(w, &st)
+		err = diff.mergeInto(ctx, w, &st)
 	}
 	if err == nil && fresh != nil {
-		err = fresh.insertFresh(w, &st)
+		err = fresh.insertFresh(ctx, w, &st)
 	}
 	return st, err
 }

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -82,11 +83,22 @@ func (s *newRowSet) sort() {
 	s.ents = out
 }
 
+// cancelEvery is how many rows the write loops of a full recompute take
+// between checks of the context: a chunk or difference holds up to
+// millions of rows, and without the checks a cancelled REFRESH … FULL
+// went on writing them for seconds.
+const cancelEvery = 1 << 12
+
 // insertFresh inserts every row of s, in key order, into a view known to
 // be empty (or to hold only earlier chunks of the same computation).
-func (s *newRowSet) insertFresh(w *viewWriter, st *Stats) error {
+func (s *newRowSet) insertFresh(ctx context.Context, w *viewWriter, st *Stats) error {
 	s.sort()
-	for _, e := range s.ents {
+	for k, e := range s.ents {
+		if k%cancelEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := w.insertFresh(s.value(e)); err != nil {
 			return err
 		}
@@ -103,8 +115,11 @@ func (s *newRowSet) insertFresh(w *viewWriter, st *Stats) error {
 // a row whose content changed moves to another hash, possibly an earlier
 // one, and a unique index on the view must not see the new row while the
 // old one is still there.
-func (s *newRowSet) mergeInto(w *viewWriter, st *Stats) error {
+func (s *newRowSet) mergeInto(ctx context.Context, w *viewWriter, st *Stats) error {
 	s.sort()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.pending = s.pending[:0]
 	it := w.txn.Scan(w.info.ID, nil, nil)
 	defer it.Close()
@@ -113,7 +128,12 @@ func (s *newRowSet) mergeInto(w *viewWriter, st *Stats) error {
 	var buf []byte
 	haveOld := it.Next()
 	i := 0
-	for haveOld || i < len(s.ents) {
+	for round := 0; haveOld || i < len(s.ents); round++ {
+		if round%cancelEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		// The next hash to settle: the smaller of the two sides'.
 		var h uint64
 		switch {
@@ -150,7 +170,12 @@ func (s *newRowSet) mergeInto(w *viewWriter, st *Stats) error {
 	if err := it.Err(); err != nil {
 		return err
 	}
-	for _, p := range s.pending {
+	for k, p := range s.pending {
+		if k%cancelEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if err := w.insertCopy(p.h, p.seq, s.value(p.ent)); err != nil {
 			return err
 		}
@@ -215,7 +240,7 @@ func (s *newRowSet) settle(w *viewWriter, st *Stats, h uint64, olds []storage.Ro
 			}
 			continue
 		}
-		if err := w.txn.DeleteRow(w.info, r); err != nil {
+		if err := w.deleteRow(r); err != nil {
 			return err
 		}
 		st.RowsDeleted++
@@ -234,6 +259,5 @@ func (s *newRowSet) settle(w *viewWriter, st *Stats, h uint64, olds []storage.Ro
 // insertCopy writes copy seq of a row whose content hash is h.
 func (w *viewWriter) insertCopy(h uint64, seq uint32, value []byte) error {
 	w.key = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(w.key[:0], h), seq)
-	_, err := w.txn.Insert(w.info, w.key, value)
-	return err
+	return w.insert(w.key, value)
 }

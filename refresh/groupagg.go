@@ -186,7 +186,15 @@ func groupStatePrefix(view uint32) []byte {
 }
 
 func newGroupAggRun(g *groupAggShape, in *Input) *groupAggRun {
-	r := &groupAggRun{g: g, in: in, fctx: in.Exec.Funcs, prefix: groupStatePrefix(in.View.ID), groups: map[string]*aggGroup{}}
+	fctx := in.Exec.Funcs
+	if fctx != nil && fctx.Mem == nil && in.Exec.Mem != nil {
+		// What a state keeps (array_agg's values) counts against the
+		// refresh's budget, as the group states do, until it ends.
+		c := *fctx
+		c.Mem = in.Exec.Mem
+		fctx = &c
+	}
+	r := &groupAggRun{g: g, in: in, fctx: fctx, prefix: groupStatePrefix(in.View.ID), groups: map[string]*aggGroup{}}
 	r.proj = append(r.proj, g.agg.GroupBy...)
 	for _, c := range g.agg.Aggs {
 		nf := c.Def.NewState.(func() funcs.AggState)

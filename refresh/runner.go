@@ -164,7 +164,9 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 	}
 	res, err := r.RefreshIn(ctx, txn, cat, view, opt)
 	if err == nil {
-		err = commitError(cat, view, txn.Commit())
+		// A cancel while the commit builds its batch still stops the
+		// refresh, changing nothing.
+		err = commitError(cat, view, txn.CommitContext(ctx))
 	}
 	if err != nil {
 		if cause := context.Cause(ctx); errors.Is(cause, ErrCanceledByUser) {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -158,12 +159,21 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
 // Commit makes the transaction's writes durable and visible atomically. It
 // returns nil only after the WAL holding them is fsync'd. Errors:
 // ErrSerialization, *DuplicateKeyError, I/O errors. The txn ends either way.
-func (t *Txn) Commit() error {
+func (t *Txn) Commit() error { return t.CommitContext(context.Background()) }
+
+// CommitContext is Commit that gives up, writing nothing, when ctx ends
+// before the commit point (Pebble applying the batch): building the batch
+// of a large transaction takes seconds (a full rewrite of a 5M-row view),
+// and it checks ctx every commitCheckEvery writes and once more just
+// before the batch is applied. After that point the commit completes.
+func (t *Txn) CommitContext(ctx context.Context) error {
 	if err := t.alive(); err != nil {
 		t.finish()
 		return err
 	}
 	defer t.finish()
+	t.commitCtx, t.commitN = ctx, 0
+	defer func() { t.commitCtx = nil }()
 	db := t.db
 	if t.ReadOnly() {
 		if len(t.checks) == 0 {
@@ -206,6 +216,10 @@ func (t *Txn) Commit() error {
 			db.commitMu.Unlock()
 			return err
 		}
+	}
+	if err := ctx.Err(); err != nil { // the last moment to give up
+		db.commitMu.Unlock()
+		return err
 	}
 	stale := false
 	for i, p := range plans {
@@ -412,11 +426,28 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 		return err
 	}
 	for w := range tw.rows.All() {
+		if err := t.commitCheck(); err != nil {
+			return err
+		}
 		if err := t.encodeRow(b, p, &w); err != nil {
 			return err
 		}
 	}
 	return t.encodeIndexes(b, tw)
+}
+
+// commitCheckEvery is how many writes a commit encodes between checks of
+// its context.
+const commitCheckEvery = 1 << 12
+
+// commitCheck is the commit context's error, looked at every
+// commitCheckEvery calls (a commit encodes millions of writes).
+func (t *Txn) commitCheck() error {
+	t.commitN++
+	if t.commitN%commitCheckEvery != 0 || t.commitCtx == nil {
+		return nil
+	}
+	return t.commitCtx.Err()
 }
 
 // encodeChanges counts the table's net row changes and, with the feed on,
@@ -442,16 +473,25 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 	}
 	for w := range tw.rows.All() {
 		for pValid && bytes.Compare(pit.Key()[tablePrefixLen:], w.key) <= 0 {
+			if err := t.commitCheck(); err != nil {
+				return err
+			}
 			if err := ce.snapshotDelete(pit); err != nil {
 				return err
 			}
 			pValid = pit.Next()
+		}
+		if err := t.commitCheck(); err != nil {
+			return err
 		}
 		if err := ce.diff(&w); err != nil {
 			return err
 		}
 	}
 	for pValid {
+		if err := t.commitCheck(); err != nil {
+			return err
+		}
 		if err := ce.snapshotDelete(pit); err != nil {
 			return err
 		}

@@ -526,6 +526,9 @@ func (t *Txn) encodeIndexes(b *pebble.Batch, tw *tableWrites) error {
 		ix := tw.idx[id]
 		onDisk := !tw.truncated && !ix.fresh
 		for w := range ix.entries.All() {
+			if err := t.commitCheck(); err != nil {
+				return err
+			}
 			t.keyBuf = indexKey(t.keyBuf[:0], tbl, id, w.key)
 			var err error
 			switch {

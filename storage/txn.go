@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -135,6 +136,11 @@ type Txn struct {
 	keyBuf    []byte
 	committed map[TableID]int64
 	fetched   map[string]fetched // Prefetch's snapshot answers (prefetch.go)
+
+	// commitCtx is CommitContext's while it encodes; commitN counts the
+	// writes encoded (commitCheck).
+	commitCtx context.Context
+	commitN   int
 }
 
 // Begin starts a transaction. Its snapshot and its place in the commit order

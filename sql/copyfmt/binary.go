@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"slices"
 
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -52,6 +51,10 @@ func AppendBinaryTrailer(dst []byte) []byte {
 // they arrive, so memory follows the data actually sent, not the lengths
 // it announces.
 type BinaryDecoder struct {
+	// Grow, when set, is called before the row's buffer grows, with the
+	// bytes it grows by; its error ends the decoding (Decoder.Grow).
+	Grow func(n int64) error
+
 	r      *bufio.Reader
 	row    int64
 	col    int    // field being read when an error happened, -1 if none
@@ -209,7 +212,19 @@ func (d *BinaryDecoder) readValue(size int) error {
 	for size > 0 {
 		chunk := min(size, initialReadSize)
 		n := len(d.buf)
-		d.buf = slices.Grow(d.buf, chunk)[:n+chunk]
+		if n+chunk > cap(d.buf) {
+			// Doubled, and charged before it is allocated.
+			want := max(2*cap(d.buf), n+chunk)
+			if d.Grow != nil {
+				if err := d.Grow(int64(want - cap(d.buf))); err != nil {
+					return err
+				}
+			}
+			nb := make([]byte, n, want)
+			copy(nb, d.buf)
+			d.buf = nb
+		}
+		d.buf = d.buf[:n+chunk]
 		m, err := io.ReadFull(d.r, d.buf[n:])
 		d.buf = d.buf[:n+m]
 		if m < chunk {

@@ -46,6 +46,18 @@ type field struct {
 // The decoder reads r in large chunks; a record is valid until the next
 // call of Next or SkipLine.
 type Decoder struct {
+	// Grow, when set, is called before the decoder's buffers grow, with
+	// the bytes they grow by (a line is held as read and with its escapes
+	// decoded, each in a buffer as large as the longest line so far); its
+	// error ends the decoding, and Next returns it. A buffer that grows is
+	// charged whole while its bytes are copied, then the old one is given
+	// back (a negative n). The session charges the statement's memory
+	// budget with it, so a line too large for the budget fails as it
+	// arrives (R-X3).
+	Grow func(n int64) error
+	// charged is what Grow was given for buf and out.
+	bufCharged, outCharged int64
+
 	r    io.Reader
 	opts Options
 
@@ -196,9 +208,19 @@ func (d *Decoder) fill() bool {
 	if d.end == len(d.buf) {
 		// One line fills the buffer: grow it (memory follows the longest
 		// line, invariant 1).
+		if d.Grow != nil {
+			if err := d.Grow(int64(2 * len(d.buf))); err != nil {
+				d.readErr = err
+				return false
+			}
+		}
 		nb := make([]byte, 2*len(d.buf))
 		copy(nb, d.buf[:d.end])
 		d.buf = nb
+		if d.Grow != nil {
+			_ = d.Grow(-d.bufCharged)
+			d.bufCharged = int64(len(d.buf))
+		}
 	}
 	for {
 		n, err := d.r.Read(d.buf[d.end:])
@@ -402,6 +424,23 @@ func (d *Decoder) endMarker(csv bool) (end bool, err error) {
 	return true, nil
 }
 
+// reserveOut makes out large enough for the current line's decoded
+// fields, which are never longer than the line, growing it through Grow.
+func (d *Decoder) reserveOut() error {
+	if cap(d.out) >= len(d.line) {
+		return nil
+	}
+	n := max(len(d.line), 2*cap(d.out))
+	if d.Grow != nil {
+		if err := d.Grow(int64(n) - d.outCharged); err != nil {
+			return err
+		}
+		d.outCharged = int64(n)
+	}
+	d.out = make([]byte, 0, n)
+	return nil
+}
+
 // splitText is PostgreSQL's CopyReadAttributesText: fields split at the
 // delimiter, backslash escapes decoded, a field whose raw text is the null
 // string is NULL.
@@ -409,6 +448,9 @@ func (d *Decoder) splitText() error {
 	line := d.line
 	delim := d.opts.Delimiter
 	null := d.opts.Null
+	if err := d.reserveOut(); err != nil {
+		return err
+	}
 	d.out = d.out[:0]
 	d.fields = d.fields[:0]
 	i := 0
@@ -501,6 +543,9 @@ func (d *Decoder) splitText() error {
 func (d *Decoder) splitCSV() error {
 	line := d.line
 	delim, quote, esc := d.opts.Delimiter, d.opts.Quote, d.opts.Escape
+	if err := d.reserveOut(); err != nil {
+		return err
+	}
 	null := d.opts.Null
 	d.out = d.out[:0]
 	d.fields = d.fields[:0]

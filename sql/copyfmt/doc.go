@@ -14,7 +14,9 @@
 // Invariants:
 //  1. Memory is bounded by the longest line or row (plus the read buffer):
 //     input is never gathered whole, and binary fields grow with the bytes
-//     that arrive, not with the lengths they announce.
+//     that arrive, not with the lengths they announce. Every growth of a
+//     decoder's buffers passes its Grow hook first, so the caller can bound
+//     a line by a memory budget.
 //  2. No input makes a decoder panic or loop forever (FuzzCopyText,
 //     FuzzCopyCSV, FuzzCopyBinary); malformed input is an error with
 //     PostgreSQL's SQLSTATE (22P04 bad_copy_file_format, 22021 for

@@ -22,6 +22,10 @@ type aggregateOp struct {
 	out    *sliceOp
 	done   bool
 	mem    memAccount
+	// states is the share of mem the aggregate states charge (what
+	// array_agg and string_agg keep grows with their input).
+	states stateBudget
+	fctx   *funcs.Ctx // the functions' context, charging states
 }
 
 type group struct {
@@ -35,6 +39,8 @@ type group struct {
 
 func newAggregate(c *Ctx, a *plan.Aggregate, in Operator) (Operator, error) {
 	op := &aggregateOp{c: c, in: in, node: a, mem: c.account("hash aggregation")}
+	op.states.acct = &op.mem
+	op.fctx = c.funcsFor(&op.states)
 	var err error
 	if op.groupBy, err = compileAll(a.GroupBy, c); err != nil {
 		in.Close()
@@ -104,7 +110,7 @@ func (a *aggregateOp) Next() ([]Row, error) {
 	}
 	var keyBuf []byte
 	argBuf := make([]types.Datum, 8)
-	fctx := a.c.Funcs
+	fctx := a.fctx
 	// groupBytes is what a new group holds besides its keys: the map entry,
 	// the group and one state per aggregate.
 	groupBytes := int64(mapEntryOverhead+96) + int64(len(a.news))*64
@@ -197,6 +203,7 @@ func (a *aggregateOp) Next() ([]Row, error) {
 	}
 	w := len(a.groupBy) + len(a.news)
 	rows := make([]Row, 0, len(order))
+	var held int64 // what the results hold, kept until they are read
 	for _, g := range order {
 		row := make(Row, w)
 		copy(row, g.keys)
@@ -213,6 +220,19 @@ func (a *aggregateOp) Next() ([]Row, error) {
 			row[len(a.groupBy)+i] = d
 		}
 		rows = append(rows, row)
+		g.states = nil // done: the results hold what is still needed
+		if held += valueBytes(row[len(a.groupBy):]); held >= stateStep {
+			if err := a.mem.grow(held); err != nil {
+				return nil, err
+			}
+			held = 0
+		}
+	}
+	// The states are gone (garbage): their charge goes, the results'
+	// stays until the operator closes.
+	a.states.reset()
+	if err := a.mem.grow(held); err != nil {
+		return nil, err
 	}
 	a.out = &sliceOp{rows: rows}
 	return a.out.Next()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -59,10 +60,19 @@ func compileBinary(x *plan.Binary, c *Ctx) (evalFn, error) {
 	}
 	switch x.Op {
 	case plan.OpConcat:
+		mem := c.Mem
 		return func(row Row) (types.Datum, error) {
 			a, b, ok, err := both(row)
 			if !ok {
 				return types.NullDatum, err
+			}
+			// A large result is reserved while it is built (funcs.Reserve's
+			// rule): whoever keeps it counts it after.
+			if n := int64(len(a.S) + len(b.S)); n >= funcs.LargeValue {
+				if err := mem.Grow("operator ||", n); err != nil {
+					return types.NullDatum, err
+				}
+				defer mem.Shrink(n)
 			}
 			return types.NewText(a.S + b.S), nil
 		}, nil

@@ -41,7 +41,7 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 			in.Close()
 			return nil, err
 		}
-		return &projectOp{in: in, fns: fns}, nil
+		return &projectOp{in: in, fns: fns, mem: c.account("projection")}, nil
 	case *plan.Aggregate:
 		in, err := Build(c, x.Input)
 		if err != nil {

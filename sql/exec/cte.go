@@ -4,7 +4,6 @@ package exec
 // the rounds of WITH RECURSIVE.
 
 import (
-	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/plan"
 )
 
@@ -40,14 +39,10 @@ func newCTEScan(c *Ctx, x *plan.CTEScan) (Operator, error) {
 	st := c.state()
 	rows, ok := st.ctes[x.CTE]
 	if !ok {
-		var err error
-		if rows, err = collect(c, x.Input); err != nil {
-			return nil, err
-		}
 		// The rows stay for the whole statement: the charge is never given
 		// back (the budget ends with the statement).
-		acct := c.account("WITH query")
-		if err := acct.grow(rowsBytes(rows)); err != nil {
+		var err error
+		if rows, err = collectCharged(c, x.Input, "WITH query"); err != nil {
 			return nil, err
 		}
 		if st.ctes == nil {
@@ -58,23 +53,42 @@ func newCTEScan(c *Ctx, x *plan.CTEScan) (Operator, error) {
 	return &bufferOp{c: c, rows: rows}, nil
 }
 
-// MaxRecursion bounds the rounds of a WITH RECURSIVE evaluation: past it
-// the statement fails with 54001 instead of running forever (PostgreSQL
-// has no bound; R-Q2 asks for a clear error rather than a hang).
-const MaxRecursion = 100000
+// collectCharged runs n to the end and returns its rows, charging them as
+// they arrive, for what, to the statement's budget until it ends: past
+// it, the statement fails there and then, not after it has them all.
+func collectCharged(c *Ctx, n plan.Node, what string) ([]Row, error) {
+	op, err := Build(c, n)
+	if err != nil {
+		return nil, err
+	}
+	acct := c.account(what)
+	var rows []Row
+	err = Drain(op, func(b []Row) error {
+		// Each row, and its slot in rows (which doubles as it grows).
+		if err := acct.grow(rowsBytes(b) + 24*int64(len(b))); err != nil {
+			return err
+		}
+		rows = append(rows, b...)
+		return c.Context.Err()
+	})
+	return rows, err
+}
 
 // recursiveOp evaluates WITH RECURSIVE lazily: it streams the rows of the
 // non-recursive term, then of each round of the recursive term (built anew
 // per round over the previous round's rows), so a LIMIT above it stops the
-// recursion early.
+// recursion early. As in PostgreSQL, the rounds are not bounded: a
+// recursion that does not end runs until its working table (the last two
+// rounds' rows, and the rows seen under UNION) passes the memory budget
+// (53200), or until statement_timeout or a cancel stops it (57014); it
+// checks for both every round and every batch.
 type recursiveOp struct {
-	c     *Ctx
-	node  *plan.RecursiveUnion
-	cur   Operator
-	next  []Row // rows of the round being produced
-	round int
-	seen  map[string]struct{}
-	buf   []byte
+	c    *Ctx
+	node *plan.RecursiveUnion
+	cur  Operator
+	next []Row // rows of the round being produced
+	seen map[string]struct{}
+	buf  []byte
 	// mem holds the rows of the last two rounds and the seen keys.
 	mem     memAccount
 	workMem int64 // the charge for the previous round's rows (st.work)
@@ -101,11 +115,6 @@ func (o *recursiveOp) Next() ([]Row, error) {
 		if o.cur == nil {
 			if len(o.next) == 0 {
 				return nil, nil
-			}
-			o.round++
-			if o.round > MaxRecursion {
-				return nil, pgerror.New(pgerror.StatementTooComplex, "recursive query \"%s\" did not finish within %d iterations", o.node.Work.Name, MaxRecursion).
-					WithHint("Add a condition that stops the recursion, or use UNION instead of UNION ALL to drop repeated rows.")
 			}
 			st := o.c.state()
 			if st.work == nil {
@@ -200,13 +209,11 @@ func RunModifyingWith(c *Ctx, w *plan.ModifyingWith) error {
 		for i := range scan.Needed {
 			scan.Needed[i] = true
 		}
-		rows, err := collect(c, scan)
+		rows, err := collectCharged(c, scan, "WITH query")
 		if err != nil {
 			return err
 		}
-		if err := keep(s.CTE, rows); err != nil {
-			return err
-		}
+		st.ctes[s.CTE] = rows
 	}
 	for _, m := range w.CTEs {
 		var rows []Row

@@ -23,6 +23,12 @@
 //     slices, since consumers may filter a batch in place.
 //  7. Every row write passes StorageInfo(table): storage maintains the
 //     table's index entries from it (and refuses a write without them).
+//  8. What an operator holds beyond the batch it hands out — kept rows,
+//     hash tables, arenas, aggregate states, a set-returning call's rows,
+//     the large values of its current batch — is charged to Ctx.Mem before
+//     it is allocated (memory.go, func_budget.go), and given back when the
+//     operator is done with it; functions reach the budget through
+//     funcs.Ctx.Mem, which compile sets from Ctx.Mem.
 //
 // Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
 package exec
@@ -53,6 +59,8 @@ type Ctx struct {
 	Outer []types.Datum
 	// stmt is shared by every context of one statement run.
 	stmt *stmtState
+	// fc is Funcs (fcOf) completed with Context and Mem (funcCtx).
+	fc, fcOf *funcs.Ctx
 }
 
 // state returns the statement-wide state, creating it on first use.

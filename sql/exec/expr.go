@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -16,6 +17,26 @@ func constDatum(x *plan.Const) types.Datum {
 		d.K = x.T.Kind
 	}
 	return d
+}
+
+// castBytes estimates what casting d to t builds when that may be large:
+// an array's text (a few bytes an element besides their strings), a
+// text's array (a Datum an element), 0 for the small cases.
+func castBytes(d types.Datum, t types.T) int64 {
+	const large = funcs.LargeValue / 64
+	switch {
+	case d.A != nil && len(d.A.Elems) >= large && !t.IsArray():
+		n := int64(len(d.A.Elems)) * 24
+		for _, e := range d.A.Elems {
+			n += 2 * int64(len(e.S))
+		}
+		return n
+	case len(d.S) >= large && t.IsArray():
+		return int64(strings.Count(d.S, ",")+1) * types.DatumBytes
+	case len(d.S) >= large:
+		return int64(len(d.S))
+	}
+	return 0
 }
 
 // evalFn computes an expression over a row.
@@ -49,11 +70,19 @@ func compile(e plan.Expr, c *Ctx) (evalFn, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, env, explicit := x.T, c.Env, x.Explicit
+		t, env, explicit, mem := x.T, c.Env, x.Explicit, c.Mem
 		return func(row Row) (types.Datum, error) {
 			d, err := in(row)
 			if err != nil || d.IsNull() {
 				return d, err
+			}
+			// A large result is reserved while it is built (funcs.Reserve's
+			// rule).
+			if n := castBytes(d, t); n >= funcs.LargeValue {
+				if err := mem.Grow("cast to "+t.String(), n); err != nil {
+					return types.NullDatum, err
+				}
+				defer mem.Shrink(n)
 			}
 			return types.Cast(d, t, env, explicit)
 		}, nil
@@ -314,13 +343,7 @@ func compile(e plan.Expr, c *Ctx) (evalFn, error) {
 		}
 		fn := x.Overload.Fn
 		strict := x.Overload.NullStrict
-		fctx := c.Funcs
-		if fctx != nil && fctx.Context == nil && c.Context != nil {
-			// functions that wait (pg_sleep) stop with the statement
-			fc := *fctx
-			fc.Context = c.Context
-			fctx = &fc
-		}
+		fctx := c.funcCtx()
 		return func(row Row) (types.Datum, error) {
 			args := make([]types.Datum, len(fns))
 			for i, f := range fns {

@@ -33,6 +33,11 @@ type joinOp struct {
 	buf       []byte
 	mem       memAccount
 	arena     []types.Datum // combine's rows are cut from it
+	// arenaHeld is mem's charge for the arena being cut: a batch of
+	// joined rows, as wide as both sides (a cross product of many tables
+	// makes wide rows at every level).
+	arenaHeld int64
+	arenaRows int // rows of the last arena
 }
 
 func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
@@ -65,6 +70,8 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 	}
 	if len(rkeys) > 0 {
 		op.table = map[string][]int{}
+	} else {
+		op.mem.what = "nested loop join"
 	}
 	var buf []byte
 	err = Drain(right, func(b []Row) error {
@@ -113,16 +120,28 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 // combine returns the joined row l ‖ r. Rows are cut from a batch-sized
 // block (as a scan's are) rather than allocated one by one: a million-row
 // join made a million allocations here.
-func (j *joinOp) combine(l, r Row) Row {
+func (j *joinOp) combine(l, r Row) (Row, error) {
 	w := j.lw + j.rw
 	if len(j.arena) < w {
-		j.arena = make([]types.Datum, BatchSize*w)
+		// The previous arena's rows are their consumers' (who count what
+		// they keep); this one is charged before it is allocated. Arenas
+		// start small and double up to a batch, so a join that makes few
+		// rows (of a wide cross product, say) does not hold a batch of
+		// them at every level.
+		j.arenaRows = min(BatchSize, max(16, 2*j.arenaRows))
+		j.mem.shrink(j.arenaHeld)
+		j.arenaHeld = int64(j.arenaRows*w) * datumBytes
+		if err := j.mem.grow(j.arenaHeld); err != nil {
+			j.arenaHeld = 0
+			return nil, err
+		}
+		j.arena = make([]types.Datum, j.arenaRows*w)
 	}
 	row := j.arena[:w:w]
 	j.arena = j.arena[w:]
 	copy(row, l)
 	copy(row[j.lw:], r)
-	return row
+	return row, nil
 }
 
 func (j *joinOp) Next() ([]Row, error) {
@@ -168,7 +187,10 @@ func (j *joinOp) Next() ([]Row, error) {
 				j.ci++
 				var row Row
 				if !semi || j.residual != nil {
-					row = j.combine(l, j.rightRows[ri])
+					var err error
+					if row, err = j.combine(l, j.rightRows[ri]); err != nil {
+						return nil, err
+					}
 				}
 				if j.residual != nil {
 					d, err := j.residual(row)
@@ -193,7 +215,11 @@ func (j *joinOp) Next() ([]Row, error) {
 			}
 			switch {
 			case !j.anyMatch && (kind == plan.JoinLeft || kind == plan.JoinFull):
-				out = append(out, j.combine(l, make(Row, j.rw)))
+				row, err := j.combine(l, make(Row, j.rw))
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, row)
 			case j.anyMatch && kind == plan.JoinSemi, !j.anyMatch && kind == plan.JoinAnti:
 				out = append(out, l)
 			}
@@ -224,7 +250,11 @@ func (j *joinOp) Next() ([]Row, error) {
 		j.built = true
 		for ri, m := range j.matched {
 			if !m {
-				j.pending = append(j.pending, j.combine(make(Row, j.lw), j.rightRows[ri]))
+				row, err := j.combine(make(Row, j.lw), j.rightRows[ri])
+				if err != nil {
+					return nil, err
+				}
+				j.pending = append(j.pending, row)
 			}
 		}
 	}

@@ -2,10 +2,11 @@ package exec
 
 import (
 	"fmt"
+	"math"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -15,9 +16,12 @@ import (
 // to it and give it back when they close. A sort that would go past the
 // budget spills sorted runs to files in TempDir and merges them; the other
 // operators fail with 53200 (out of memory) rather than let the process
-// grow without bound. Sizes are estimates of the Go heap the rows take
-// (values, strings, decimals, arrays), not exact accounting, and state an
-// aggregate builds inside one group (array_agg, string_agg) is not counted.
+// grow without bound. Functions charge the large values they build and
+// aggregates the state they keep through funcs.Ctx.Mem (funcs/budget.go):
+// the statement's budget for a scalar function, the running operator's
+// share (stateBudget) for an aggregate or a set-returning call. Sizes are
+// estimates of the Go heap the rows take (values, strings, decimals,
+// arrays), not exact accounting.
 type Memory struct {
 	// Limit is the budget in bytes; 0 or less means unlimited.
 	Limit int64
@@ -41,10 +45,44 @@ func (m *Memory) Peak() int64 { return m.peak.Load() }
 // Charge charges n bytes that what holds until the budget ends (state
 // kept outside the operators, such as a refresh's group states); past the
 // budget it returns 53200. A nil budget charges nothing.
-func (m *Memory) Charge(what string, n int64) error {
-	a := memAccount{m: m, what: what}
-	return a.grow(n)
+func (m *Memory) Charge(what string, n int64) error { return m.Grow(what, n) }
+
+// Grow charges n bytes for what, to be given back with Shrink (the
+// funcs.Budget of scalar functions); past the budget it charges nothing
+// and returns 53200. A nil budget charges nothing.
+func (m *Memory) Grow(what string, n int64) error {
+	if m == nil || n == 0 {
+		return nil
+	}
+	used := m.used.Add(n)
+	if m.Limit > 0 && used > m.Limit && n > 0 {
+		m.used.Add(-n)
+		return m.exceeded(what)
+	}
+	for {
+		p := m.peak.Load()
+		if used <= p || m.peak.CompareAndSwap(p, used) {
+			return nil
+		}
+	}
 }
+
+// Shrink gives back n bytes charged by Grow.
+func (m *Memory) Shrink(n int64) {
+	if m != nil && n > 0 {
+		m.used.Add(-n)
+	}
+}
+
+// Available is what the budget has left (math.MaxInt64: no limit).
+func (m *Memory) Available() int64 {
+	if m == nil || m.Limit <= 0 {
+		return math.MaxInt64
+	}
+	return max(0, m.Limit-m.used.Load())
+}
+
+var _ funcs.Budget = (*Memory)(nil)
 
 // memAccount is one operator's share of the budget.
 type memAccount struct {
@@ -59,22 +97,18 @@ func (c *Ctx) account(what string) memAccount { return memAccount{m: c.Mem, what
 
 // grow charges n bytes; past the budget it charges nothing and returns
 // 53200.
-func (a *memAccount) grow(n int64) error {
+func (a *memAccount) grow(n int64) error { return a.growAs(a.what, n) }
+
+// growAs is grow for a part of the operator that names itself in the
+// error (an aggregate's state, a set-returning call).
+func (a *memAccount) growAs(what string, n int64) error {
 	if a.m == nil {
 		return nil
 	}
-	used := a.m.used.Add(n)
-	if a.m.Limit > 0 && used > a.m.Limit {
-		a.m.used.Add(-n)
-		return a.m.exceeded(a.what)
+	if err := a.m.Grow(what, n); err != nil {
+		return err
 	}
 	a.n += n
-	for {
-		p := a.m.peak.Load()
-		if used <= p || a.m.peak.CompareAndSwap(p, used) {
-			break
-		}
-	}
 	return nil
 }
 
@@ -129,7 +163,7 @@ func FormatBytes(n int64) string {
 }
 
 const (
-	datumBytes = int64(unsafe.Sizeof(types.Datum{}))
+	datumBytes = types.DatumBytes
 	// rowOverhead is a row's slice header plus the allocator's rounding.
 	rowOverhead = 32
 	// mapEntryOverhead approximates a Go map entry's share of buckets.
@@ -137,19 +171,7 @@ const (
 )
 
 // datumExtra is what a value holds outside its Datum struct.
-func datumExtra(d types.Datum) int64 {
-	n := int64(len(d.S))
-	if d.D != nil {
-		n += 48 + int64(len(d.D.Coeff.Bits()))*8
-	}
-	if d.A != nil {
-		n += 32 + int64(len(d.A.Elems))*datumBytes
-		for _, e := range d.A.Elems {
-			n += datumExtra(e)
-		}
-	}
-	return n
-}
+func datumExtra(d types.Datum) int64 { return types.ExtraBytes(d) }
 
 // RowBytes estimates the memory a row holds.
 func RowBytes(r Row) int64 { return rowBytes(r) }

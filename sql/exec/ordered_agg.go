@@ -53,7 +53,7 @@ func (a *aggregateOp) addSorted(vals []sortedArgs, i int, st funcs.AggState) err
 			}
 			seen[string(k)] = struct{}{}
 		}
-		if err := st.Add(a.c.Funcs, v.args); err != nil {
+		if err := st.Add(a.fctx, v.args); err != nil {
 			return err
 		}
 	}

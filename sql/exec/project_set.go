@@ -25,6 +25,14 @@ type projectSetOp struct {
 	iters []funcs.RowIter
 	n     int64 // rows given for cur
 	done  bool
+	// mem holds the large values of the batch being handed out (as
+	// projectOp's does) and, through calls, what the calls of the current
+	// input row keep (regexp_split_to_table's pieces), given back when
+	// they end.
+	mem       memAccount
+	calls     stateBudget
+	fctx      *funcs.Ctx
+	batchHeld int64 // mem's charge for the batch handed out
 }
 
 func newProjectSet(c *Ctx, p *plan.ProjectSet) (Operator, error) {
@@ -32,7 +40,9 @@ func newProjectSet(c *Ctx, p *plan.ProjectSet) (Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := &projectSetOp{c: c, in: in, node: p, out: len(p.Columns())}
+	op := &projectSetOp{c: c, in: in, node: p, out: len(p.Columns()), mem: c.account("set-returning function")}
+	op.calls.acct = &op.mem
+	op.fctx = c.funcsFor(&op.calls)
 	for _, call := range p.Calls {
 		fns, err := compileAll(call.Args, c)
 		if err != nil {
@@ -48,6 +58,7 @@ func newProjectSet(c *Ctx, p *plan.ProjectSet) (Operator, error) {
 // start begins the calls for input row r.
 func (p *projectSetOp) start(r Row) error {
 	p.cur, p.n = r, 0
+	p.calls.reset() // the previous row's calls are done
 	p.iters = make([]funcs.RowIter, len(p.node.Calls))
 	for i, call := range p.node.Calls {
 		args := make([]types.Datum, len(p.args[i]))
@@ -63,7 +74,7 @@ func (p *projectSetOp) start(r Row) error {
 		if null && call.Overload.NullStrict {
 			continue // no rows
 		}
-		it, err := call.Overload.SRF(p.c.Funcs, args)
+		it, err := call.Overload.SRF(p.fctx, args)
 		if err != nil {
 			return err
 		}
@@ -105,8 +116,12 @@ func (p *projectSetOp) next() (Row, error) {
 }
 
 func (p *projectSetOp) Next() ([]Row, error) {
+	// The previous batch is its consumer's now (projectOp's rule).
+	p.mem.shrink(p.batchHeld)
+	p.batchHeld = 0
 	var out []Row
-	for len(out) < BatchSize && !p.done {
+	var big int64
+	for len(out) < BatchSize && !p.done && big < funcs.LargeValue {
 		if p.cur == nil {
 			if p.pos >= len(p.batch) {
 				b, err := p.in.Next()
@@ -134,9 +149,16 @@ func (p *projectSetOp) Next() ([]Row, error) {
 		}
 		if row == nil {
 			p.cur = nil
+			p.calls.reset()
 			continue
 		}
 		out = append(out, row)
+		if big += valueBytes(row[len(p.cur):]); big >= funcs.LargeValue {
+			if err := p.mem.grow(big); err != nil {
+				return nil, err
+			}
+			p.batchHeld = big
+		}
 	}
 	if len(out) == 0 {
 		return nil, nil
@@ -144,4 +166,7 @@ func (p *projectSetOp) Next() ([]Row, error) {
 	return out, p.c.Context.Err()
 }
 
-func (p *projectSetOp) Close() { p.in.Close() }
+func (p *projectSetOp) Close() {
+	p.in.Close()
+	p.mem.release()
+}

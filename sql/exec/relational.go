@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -38,19 +39,33 @@ func (f *filterOp) Next() ([]Row, error) {
 
 func (f *filterOp) Close() { f.in.Close() }
 
+// projectOp computes the select list. The large values it computes
+// (funcs.LargeValue or more in a batch) are charged while the batch is
+// its own, and a batch ends once they reach that size: a query that makes
+// a large value per row hands them on a few at a time, not a thousand.
 type projectOp struct {
-	in  Operator
-	fns []evalFn
+	in   Operator
+	fns  []evalFn
+	mem  memAccount
+	rest []Row // input rows left over from a batch that was ended early
 }
 
 func (p *projectOp) Next() ([]Row, error) {
-	b, err := p.in.Next()
-	if err != nil || b == nil {
-		return nil, err
+	// The previous batch is its consumer's now: whoever keeps its rows
+	// counts them.
+	p.mem.release()
+	b := p.rest
+	p.rest = nil
+	if b == nil {
+		var err error
+		if b, err = p.in.Next(); err != nil || b == nil {
+			return nil, err
+		}
 	}
 	w := len(p.fns)
 	backing := make([]types.Datum, len(b)*w)
 	out := make([]Row, len(b))
+	var big int64
 	for i, r := range b {
 		row := backing[i*w : (i+1)*w : (i+1)*w]
 		for j, f := range p.fns {
@@ -61,11 +76,23 @@ func (p *projectOp) Next() ([]Row, error) {
 			row[j] = d
 		}
 		out[i] = row
+		if big += valueBytes(row); big >= funcs.LargeValue {
+			if err := p.mem.grow(big); err != nil {
+				return nil, err
+			}
+			if i+1 < len(b) {
+				p.rest = b[i+1:]
+				return out[:i+1], nil
+			}
+		}
 	}
 	return out, nil
 }
 
-func (p *projectOp) Close() { p.in.Close() }
+func (p *projectOp) Close() {
+	p.in.Close()
+	p.mem.release()
+}
 
 type valuesOp struct {
 	rows []Row

@@ -126,11 +126,18 @@ func compileSubquery(x *plan.Subquery, c *Ctx) (evalFn, error) {
 		if err != nil {
 			return types.NullDatum, err
 		}
-		d, err := runSubquery(x, op, lv)
+		d, err := runSubquery(sub, x, op, lv)
 		if err != nil {
 			return types.NullDatum, err
 		}
 		if memo != nil && len(memo) < memoLimit {
+			// A kept result (an ARRAY subquery's array) stays for the
+			// statement, as the memo does.
+			if n := datumExtra(d); n > 0 {
+				if err := c.Mem.Charge("ARRAY subquery", n+int64(len(key))+mapEntryOverhead); err != nil {
+					return types.NullDatum, err
+				}
+			}
 			memo[string(key)] = d
 		}
 		return d, nil
@@ -150,7 +157,11 @@ func uncorrelated(c *Ctx, x *plan.Subquery) (*subResult, error) {
 	r := &subResult{}
 	switch x.Kind {
 	case plan.SubExists, plan.SubScalar, plan.SubArray:
-		if r.d, err = runSubquery(x, op, nil); err != nil {
+		if r.d, err = runSubquery(c, x, op, nil); err != nil {
+			return nil, err
+		}
+		// The result stays for the statement.
+		if err := c.Mem.Charge("ARRAY subquery", datumExtra(r.d)); err != nil {
 			return nil, err
 		}
 	default:
@@ -220,7 +231,7 @@ func (r *subResult) quantified(x *plan.Subquery, lv []types.Datum) types.Datum {
 }
 
 // runSubquery runs op to the point its result is known and closes it.
-func runSubquery(x *plan.Subquery, op Operator, lv []types.Datum) (types.Datum, error) {
+func runSubquery(c *Ctx, x *plan.Subquery, op Operator, lv []types.Datum) (types.Datum, error) {
 	defer op.Close()
 	switch x.Kind {
 	case plan.SubExists:
@@ -237,6 +248,10 @@ func runSubquery(x *plan.Subquery, op Operator, lv []types.Datum) (types.Datum, 
 			}
 		}
 	case plan.SubArray:
+		// The array is charged as it grows, and given back once built:
+		// who keeps it counts it (funcs.Reserve's rule).
+		acct := c.account("ARRAY subquery")
+		defer acct.release()
 		elems := []types.Datum{}
 		for {
 			b, err := op.Next()
@@ -246,8 +261,25 @@ func runSubquery(x *plan.Subquery, op Operator, lv []types.Datum) (types.Datum, 
 			if b == nil {
 				return types.NewArray(types.KindArray, elems), nil
 			}
+			if len(elems)+len(b) > cap(elems) {
+				// Grown by doubling, charged before it is allocated: both
+				// arrays while it is copied, the growth after.
+				n := max(2*cap(elems), len(elems)+len(b))
+				if err := acct.grow(int64(n) * datumBytes); err != nil {
+					return types.NullDatum, err
+				}
+				acct.shrink(int64(cap(elems)) * datumBytes)
+				elems = types.WithCap(elems, n)
+			}
+			var size int64
 			for _, row := range b {
 				elems = append(elems, row[0])
+				if row[0].S != "" || row[0].A != nil || row[0].D != nil {
+					size += datumExtra(row[0])
+				}
+			}
+			if err := acct.grow(size); err != nil {
+				return types.NullDatum, err
 			}
 		}
 	case plan.SubScalar:

@@ -26,6 +26,9 @@ type windowOp struct {
 	out     *sliceOp
 	done    bool
 	mem     memAccount
+	// kept is what the computed values hold, not yet charged to mem
+	// (charged in steps of stateStep).
+	kept int64
 }
 
 // winSpec is one window: its keys and the calls computed over it.
@@ -152,6 +155,12 @@ func (w *windowOp) Close() {
 func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 	n := len(rows)
 	np, no := len(spec.part), len(spec.order)
+	// The sort keys and the order are held while the window is computed.
+	held := int64(n) * (int64(np+no)*datumBytes + 8)
+	if err := w.mem.grow(held); err != nil {
+		return nil, err
+	}
+	defer w.mem.shrink(held)
 	keys := make([]types.Datum, n*(np+no))
 	perm := make([]int, n)
 	for i, r := range rows {
@@ -304,17 +313,44 @@ func grow(s []int, n int) []int {
 func (p *partition) call(wc *winCall) error {
 	n := len(p.idx)
 	c := p.w.c
-	// Arguments and FILTER, evaluated once per row.
+	mem := &p.w.mem
+	// Arguments and FILTER, evaluated once per row and held for the call;
+	// the values the call gives its rows stay with them.
+	held := int64(n) * (int64(len(wc.args))*datumBytes + 1)
+	if err := mem.grow(held); err != nil {
+		return err
+	}
+	defer mem.shrink(held)
+	put := func(i int, d types.Datum) error {
+		p.rows[p.idx[i]][p.w.base+wc.idx] = d
+		if d.S != "" || d.A != nil {
+			if p.w.kept += types.ExtraBytes(d); p.w.kept >= stateStep {
+				if err := mem.grow(p.w.kept); err != nil {
+					return err
+				}
+				p.w.kept = 0
+			}
+		}
+		return nil
+	}
 	vals := make([][]types.Datum, len(wc.args))
 	for a, f := range wc.args {
 		vals[a] = make([]types.Datum, n)
+		var size int64
 		for i, r := range p.idx {
 			d, err := f(p.rows[r])
 			if err != nil {
 				return err
 			}
 			vals[a][i] = d
+			size += int64(len(d.S))
 		}
+		// A computed argument (a function's result) is held until the
+		// call is done.
+		if err := mem.grow(size); err != nil {
+			return err
+		}
+		defer mem.shrink(size)
 	}
 	var keep []bool
 	if wc.filter != nil {
@@ -334,7 +370,6 @@ func (p *partition) call(wc *winCall) error {
 	if err != nil {
 		return err
 	}
-	col := p.w.base + wc.idx
 	if def := wc.call.Fn; wc.call.Agg == nil && def != nil && def.Window != nil {
 		wr := &funcs.WindowRow{Rows: n, NArgs: len(vals), Arg: func(a, row int) types.Datum { return vals[a][row] }}
 		for i := 0; i < n; i++ {
@@ -348,7 +383,9 @@ func (p *partition) call(wc *winCall) error {
 			if err != nil {
 				return err
 			}
-			p.rows[p.idx[i]][col] = d
+			if err := put(i, d); err != nil {
+				return err
+			}
 			if i%BatchSize == BatchSize-1 {
 				if err := c.Context.Err(); err != nil {
 					return err
@@ -357,7 +394,10 @@ func (p *partition) call(wc *winCall) error {
 		}
 		return nil
 	}
-	agg := &windowAgg{c: c.Funcs, newState: wc.call.Agg.NewState.(func() funcs.AggState), vals: vals, keep: keep, args: make([]types.Datum, len(vals))}
+	// The states charge their own share, given back as each is replaced.
+	states := &stateBudget{acct: mem}
+	defer states.reset()
+	agg := &windowAgg{c: c.funcsFor(states), states: states, newState: wc.call.Agg.NewState.(func() funcs.AggState), vals: vals, keep: keep, args: make([]types.Datum, len(vals))}
 	var ranges []funcs.RowRange
 	for i := 0; i < n; i++ {
 		if ranges, err = fr.frame(i, ranges[:0]); err != nil {
@@ -367,7 +407,9 @@ func (p *partition) call(wc *winCall) error {
 		if err != nil {
 			return err
 		}
-		p.rows[p.idx[i]][col] = d
+		if err := put(i, d); err != nil {
+			return err
+		}
 		if i%BatchSize == BatchSize-1 {
 			if err := c.Context.Err(); err != nil {
 				return err
@@ -690,6 +732,7 @@ func moveKey(v, off types.Datum, sign int, env *types.Env) (types.Datum, error) 
 // afresh. A frame with EXCLUDE is always aggregated afresh.
 type windowAgg struct {
 	c        *funcs.Ctx
+	states   *stateBudget // what c charges
 	newState func() funcs.AggState
 	vals     [][]types.Datum
 	keep     []bool
@@ -722,6 +765,7 @@ func (a *windowAgg) add(s, e int) error {
 }
 
 func (a *windowAgg) reset(ranges []funcs.RowRange) error {
+	a.states.reset()
 	a.st, a.valid, a.lastLoaded = a.newState(), false, false
 	for _, r := range ranges {
 		if err := a.add(r.Start, r.End); err != nil {

@@ -3,6 +3,7 @@ package funcs
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/types"
@@ -43,6 +44,13 @@ func arrayOfArg(i int) func([]types.T) types.T {
 		}
 		return types.ArrayOf(args[i])
 	}
+}
+
+// reserveElems reserves an array of n elements a function is about to
+// build (the elements' own bytes are shared with the values they come
+// from, not copied).
+func reserveElems(c *Ctx, what string, n int) (int64, error) {
+	return c.Reserve(what, 32+int64(n)*types.DatumBytes)
 }
 
 // arrayResult builds an array value (lower bound 1) from elems.
@@ -117,12 +125,22 @@ func init() {
 
 	// array_append(NULL, x) is {x}: a NULL array counts as empty.
 	register(&Func{Name: "array_append", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyArray, anyType}, Poly: polyAE, Ret: arrayOfArg(0),
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return arrayResult(append(append([]types.Datum(nil), a[0].Elems()...), a[1])), nil
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			held, err := reserveElems(c, "function array_append", a[0].ArrayLen()+1)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
+			return arrayResult(append(append(make([]types.Datum, 0, a[0].ArrayLen()+1), a[0].Elems()...), a[1])), nil
 		}}}})
 	register(&Func{Name: "array_prepend", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyType, anyArray}, Poly: polyEA, Ret: arrayOfArg(1),
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return arrayResult(append([]types.Datum{a[0]}, a[1].Elems()...)), nil
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			held, err := reserveElems(c, "function array_prepend", a[1].ArrayLen()+1)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
+			return arrayResult(append(append(make([]types.Datum, 0, a[1].ArrayLen()+1), a[0]), a[1].Elems()...)), nil
 		}}}})
 	register(&Func{Name: "array_cat", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyArray, anyArray}, Poly: polyAA, Ret: arrayOfArg(0), Fn: arrayCat}}})
 	register(&Func{Name: "array_position", Deterministic: true, Overloads: []*Overload{
@@ -130,10 +148,15 @@ func init() {
 		{Params: []types.T{anyArray, anyType, types.Int4}, Poly: polyAEI, Ret: ret(types.Int4), Fn: arrayPosition},
 	}})
 	register(&Func{Name: "array_positions", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyArray, anyType}, Poly: polyAE, Ret: ret(types.ArrayOf(types.Int4)),
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.NullDatum, nil
 			}
+			held, err := reserveElems(c, "function array_positions", a[0].ArrayLen())
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
 			out := []types.Datum{}
 			for i, e := range a[0].Elems() {
 				if types.Equal(e, a[1]) {
@@ -143,10 +166,15 @@ func init() {
 			return arrayResult(out), nil
 		}}}})
 	register(&Func{Name: "array_remove", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyArray, anyType}, Poly: polyAE, Ret: arrayOfArg(0),
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.NullDatum, nil
 			}
+			held, err := reserveElems(c, "function array_remove", a[0].ArrayLen())
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
 			out := []types.Datum{}
 			for _, e := range a[0].Elems() {
 				if !types.Equal(e, a[1]) {
@@ -156,10 +184,15 @@ func init() {
 			return arrayResult(out), nil
 		}}}})
 	register(&Func{Name: "array_replace", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyArray, anyType, anyType}, Poly: polyAEE, Ret: arrayOfArg(0),
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.NullDatum, nil
 			}
+			held, err := reserveElems(c, "function array_replace", a[0].ArrayLen())
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
 			out := make([]types.Datum, a[0].ArrayLen())
 			for i, e := range a[0].Elems() {
 				if types.Equal(e, a[1]) {
@@ -207,10 +240,16 @@ func arrayToString(c *Ctx, a []types.Datum) (types.Datum, error) {
 		nullStr = a[2].S
 	}
 	var b []byte
+	bld := c.building("function array_to_string")
+	defer bld.done()
 	first := true
 	for _, e := range a[0].Elems() {
 		if e.IsNull() && !useNull {
 			continue
+		}
+		// The text grows by doubling: what it may take is twice its size.
+		if err := bld.need(2 * int64(len(b)+len(a[1].S)+len(e.S)+len(nullStr)+24)); err != nil {
+			return types.Datum{}, err
 		}
 		if !first {
 			b = append(b, a[1].S...)
@@ -228,36 +267,68 @@ func arrayToString(c *Ctx, a []types.Datum) (types.Datum, error) {
 // stringToArray is string_to_array(s, delim [, null_string]): a NULL
 // delimiter splits s into characters, an empty one keeps s whole; an
 // empty s gives an empty array.
-func stringToArray(_ *Ctx, a []types.Datum) (types.Datum, error) {
+func stringToArray(c *Ctx, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.NullDatum, nil
 	}
 	s := a[0].S
-	var parts []string
+	// The number of elements is known before the array is built, and the
+	// elements share s's bytes: the array is what gets reserved.
+	n := 0
 	switch {
 	case s == "":
 	case a[1].IsNull():
-		for _, r := range s {
-			parts = append(parts, string(r))
+		n = utf8.RuneCountInString(s)
+	case a[1].S == "":
+		n = 1
+	default:
+		n = strings.Count(s, a[1].S) + 1
+	}
+	held, err := reserveElems(c, "function string_to_array", n)
+	if err != nil {
+		return types.Datum{}, err
+	}
+	defer c.Release(held)
+	nullStr, useNull := "", len(a) > 2 && !a[2].IsNull()
+	if useNull {
+		nullStr = a[2].S
+	}
+	out := make([]types.Datum, 0, n)
+	add := func(p string) {
+		if useNull && p == nullStr {
+			out = append(out, types.NullDatum)
+			return
+		}
+		out = append(out, types.NewText(p))
+	}
+	switch {
+	case s == "":
+	case a[1].IsNull():
+		for s != "" {
+			_, w := utf8.DecodeRuneInString(s)
+			add(s[:w])
+			s = s[w:]
 		}
 	case a[1].S == "":
-		parts = []string{s}
+		add(s)
 	default:
-		parts = strings.Split(s, a[1].S)
-	}
-	out := make([]types.Datum, len(parts))
-	for i, p := range parts {
-		if len(a) > 2 && !a[2].IsNull() && p == a[2].S {
-			continue
+		sep := a[1].S
+		for {
+			i := strings.Index(s, sep)
+			if i < 0 {
+				break
+			}
+			add(s[:i])
+			s = s[i+len(sep):]
 		}
-		out[i] = types.NewText(p)
+		add(s)
 	}
 	return arrayResult(out), nil
 }
 
 // arrayCat is array_cat (and array || array): a NULL side is left out; both
 // NULL is NULL.
-func arrayCat(_ *Ctx, a []types.Datum) (types.Datum, error) {
+func arrayCat(c *Ctx, a []types.Datum) (types.Datum, error) {
 	switch {
 	case a[0].IsNull() && a[1].IsNull():
 		return types.NullDatum, nil
@@ -266,6 +337,11 @@ func arrayCat(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	case a[1].IsNull():
 		return arrayResult(a[0].Elems()), nil
 	}
+	held, err := reserveElems(c, "function array_cat", a[0].ArrayLen()+a[1].ArrayLen())
+	if err != nil {
+		return types.Datum{}, err
+	}
+	defer c.Release(held)
 	out := make([]types.Datum, 0, a[0].ArrayLen()+a[1].ArrayLen())
 	return arrayResult(append(append(out, a[0].Elems()...), a[1].Elems()...)), nil
 }

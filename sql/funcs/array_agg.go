@@ -35,20 +35,26 @@ type arrayAgg struct {
 	any                   bool
 }
 
-func (s *arrayAgg) Add(_ *Ctx, a []types.Datum) error {
+func (s *arrayAgg) Add(c *Ctx, a []types.Datum) error {
 	s.any = true
 	if a[0].IsNull() && s.skipNulls {
 		return nil
 	}
-	s.elems = append(s.elems, a[0])
-	return nil
+	var err error
+	s.elems, err = appendKept(c, "aggregate array_agg", s.elems, a[0])
+	return err
 }
 
-func (s *arrayAgg) Result(*Ctx) (types.Datum, error) {
+func (s *arrayAgg) Result(c *Ctx) (types.Datum, error) {
 	if !s.any && !s.emptyArray {
 		return types.NullDatum, nil
 	}
 	// The state keeps adding after a window frame's result is read: hand
 	// out a copy.
+	held, err := c.Reserve("aggregate array_agg", int64(len(s.elems))*types.DatumBytes)
+	if err != nil {
+		return types.Datum{}, err
+	}
+	defer c.Release(held)
 	return types.NewArray(types.KindArray, append(make([]types.Datum, 0, len(s.elems)), s.elems...)), nil
 }

@@ -25,8 +25,13 @@
 //     log10, power, cbrt and the trigonometric functions reproduce glibc's
 //     results (ddmath.go, math.go); the hyperbolic ones come from Go's
 //     math package and may differ in the last digit.
+//  8. A function that can build a large value, and a state that keeps
+//     values, charge the memory budget (Ctx.Mem) before they allocate:
+//     Reserve for a result of LargeValue or more, Grow for what a state
+//     or a set-returning call keeps (budget.go); past the budget the call
+//     fails with 53200.
 //
-// Files: scalar.go and string2.go (strings), regexp.go, encode.go,
+// Files: budget.go, scalar.go and string2.go (strings), regexp.go, encode.go,
 // format.go, math.go, ddmath.go, datetime.go, formatting.go (to_char/to_date/
 // to_timestamp templates), numformat.go (to_char over numbers),
 // spark_datetime.go (Databricks date functions), aggregates*.go, stats.go,

@@ -31,7 +31,14 @@ func init() {
 	digest("sha256", func(b []byte) []byte { s := sha256.Sum256(b); return s[:] })
 	digest("sha384", func(b []byte) []byte { s := sha512.Sum384(b); return s[:] })
 	digest("sha512", func(b []byte) []byte { s := sha512.Sum512(b); return s[:] })
-	pure("encode", strict(params(bytea, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	pure("encode", strict(params(bytea, text), text, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		// A copy of the bytes and a text of up to four times them
+		// (escape; base64 builds its lines from a first encoding).
+		held, err := c.Reserve("function encode", 5*int64(len(a[0].S)))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		b := []byte(a[0].S)
 		switch strings.ToLower(a[1].S) {
 		case "hex":
@@ -43,7 +50,12 @@ func init() {
 		}
 		return types.Datum{}, unknownEncoding(a[1].S)
 	}))
-	pure("decode", strict(params(text, text), bytea, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	pure("decode", strict(params(text, text), bytea, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		held, err := c.Reserve("function decode", 2*int64(len(a[0].S)))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		s := a[0].S
 		switch strings.ToLower(a[1].S) {
 		case "hex":

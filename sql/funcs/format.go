@@ -27,6 +27,8 @@ func formatFn(c *Ctx, a []types.Datum) (types.Datum, error) {
 	f, args := a[0].S, a[1:]
 	hint := "For a single \"%\" use \"%%\"."
 	var out strings.Builder
+	bld := c.building("function format")
+	defer bld.done()
 	next := 0 // the next argument an unnumbered specifier takes
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' {
@@ -143,7 +145,12 @@ func formatFn(c *Ctx, a []types.Datum) (types.Datum, error) {
 				s = QuoteLiteral(s)
 			}
 		}
-		if pad := width - utf8.RuneCountInString(s); pad > 0 {
+		pad := width - utf8.RuneCountInString(s)
+		// The padded value is built, then copied into out.
+		if err := bld.need(int64(out.Len()) + 2*int64(len(s)+max(pad, 0))); err != nil {
+			return types.Datum{}, err
+		}
+		if pad > 0 {
 			if leftAlign {
 				s += strings.Repeat(" ", pad)
 			} else {

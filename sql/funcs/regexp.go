@@ -275,15 +275,42 @@ func charPos(s string, byteOff int) int64 {
 
 // matchesFrom returns the matches of re in s that start at byte offset
 // from or later (all of them, or the first only).
-func matchesFrom(re *regexp.Regexp, s string, from int, all bool) [][]int {
+//
+// Each match found costs per bytes until the caller is done with it (its
+// offsets, and what the caller builds from it): what they all take is
+// reserved (the caller gives back held), and when they could take more
+// than the budget has left only as many as fit are looked for, so that a
+// string of millions of matches fails with 53200 (naming what) before
+// they are all built.
+func matchesFrom(c *Ctx, what string, re *regexp.Regexp, s string, from int, all bool, per int64) (ms [][]int, held int64, err error) {
 	if from > len(s) {
-		return nil
+		return nil, 0, nil
 	}
 	n := -1
 	if !all && from == 0 {
 		n = 1
 	}
-	ms := re.FindAllStringSubmatchIndex(s, n)
+	per += matchBytes(re)
+	capped := false
+	if n < 0 && int64(len(s)+1)*per >= LargeValue {
+		if avail := c.Available(); avail/per < int64(len(s)) {
+			n, capped = int(avail/per)+1, true
+		}
+	}
+	ms = re.FindAllStringSubmatchIndex(s, n)
+	if capped && len(ms) == n {
+		// More than fit, unless the budget has grown meanwhile: then
+		// look for them all.
+		worst := int64(len(s)+1) * per
+		if err := c.Grow(what, worst); err != nil {
+			return nil, 0, err
+		}
+		c.Shrink(worst)
+		ms = re.FindAllStringSubmatchIndex(s, -1)
+	}
+	if held, err = c.Reserve(what, int64(len(ms))*per); err != nil {
+		return nil, 0, err
+	}
 	if n < 0 && len(ms) > 0 {
 		ms = withAbuttingEmpty(re, s, ms)
 	}
@@ -299,8 +326,12 @@ func matchesFrom(re *regexp.Regexp, s string, from int, all bool) [][]int {
 	if !all && len(ms) > 1 {
 		ms = ms[:1]
 	}
-	return ms
+	return ms, held, nil
 }
+
+// matchBytes is what one match found takes: its offsets (a pair for the
+// match and for each group) and their slice.
+func matchBytes(re *regexp.Regexp) int64 { return 24 + 16*int64(re.NumSubexp()+1) }
 
 // withAbuttingEmpty adds the empty matches right after a non-empty one,
 // which RE2 skips and PostgreSQL finds (regexp_replace('xy', 'x*', '-',
@@ -385,7 +416,7 @@ func init() {
 	// regexp_replace(source, pattern, replacement [, flags]) and
 	// (…, start [, N [, flags]]): N = 0 replaces every match; without N,
 	// the g flag does.
-	replace := func(_ *Ctx, a []types.Datum, start, n int64, flags string) (types.Datum, error) {
+	replace := func(c *Ctx, a []types.Datum, start, n int64, flags string) (types.Datum, error) {
 		f, err := parseReFlags(flags)
 		if err != nil {
 			return types.Datum{}, err
@@ -401,12 +432,22 @@ func init() {
 			}
 		}
 		s := a[0].S
-		ms := matchesFrom(re, s, byteOffset(s, start), n != 1)
+		ms, held, err := matchesFrom(c, "function regexp_replace", re, s, byteOffset(s, start), n != 1, 0)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		var b strings.Builder
+		bld := c.building("function regexp_replace")
+		defer bld.done()
 		last := 0
 		for i, m := range ms {
 			if n > 0 && int64(i+1) != n {
 				continue
+			}
+			// The text grows by doubling: it may take twice its size.
+			if err := bld.need(2 * int64(b.Len()+m[0]-last+len(a[2].S)+m[1]-m[0])); err != nil {
+				return types.Datum{}, err
 			}
 			b.WriteString(s[last:m[0]])
 			expandReplacement(&b, a[2].S, s, m)
@@ -459,14 +500,21 @@ func init() {
 		return groups(a[0].S, m), nil
 	}
 	pure("regexp_match", strict(params(text, text), textArr, match), strict(params(text, text, text), textArr, match))
-	matches := func(_ *Ctx, a []types.Datum) (RowIter, error) {
+	matches := func(c *Ctx, a []types.Datum) (RowIter, error) {
 		re, f, err := reArgs(a, 1, 2)
 		if err != nil {
 			return nil, err
 		}
 		s := a[0].S
-		var rows []types.Datum
-		for _, m := range matchesFrom(re, s, 0, f.global) {
+		// Each match becomes a row holding a text[] of its groups; the
+		// rows are kept (charged to the call) until they are read.
+		ms, _, err := matchesFrom(c, "set-returning function regexp_matches", re, s, 0, f.global,
+			2*types.DatumBytes+32+int64(max(re.NumSubexp(), 1))*types.DatumBytes)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([]types.Datum, 0, len(ms))
+		for _, m := range ms {
 			rows = append(rows, groups(s, m))
 		}
 		return sliceIter(rows), nil
@@ -488,7 +536,7 @@ func init() {
 	// Databricks: rlike(str, regex) and regexp(str, regex).
 	pure("rlike", strict(params(text, text), boolT, like))
 	pure("regexp", strict(params(text, text), boolT, like))
-	count := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	count := func(c *Ctx, a []types.Datum) (types.Datum, error) {
 		start := int64(1)
 		if len(a) > 2 {
 			if start = a[2].I; start <= 0 {
@@ -503,13 +551,15 @@ func init() {
 			return types.Datum{}, err
 		}
 		s := a[0].S
-		return types.NewInt4(int64(len(matchesFrom(re, s, byteOffset(s, start), true)))), nil
+		ms, held, err := matchesFrom(c, "function regexp_count", re, s, byteOffset(s, start), true, 0)
+		c.Release(held)
+		return types.NewInt4(int64(len(ms))), err
 	}
 	pure("regexp_count", strict(params(text, text), i4, count), strict(params(text, text, i4), i4, count),
 		strict(params(text, text, i4, text), i4, count))
 	// nth finds the N'th match from start for regexp_substr/regexp_instr;
 	// its sub-expression sub (0: the whole match) as byte offsets.
-	nth := func(fn string, a []types.Datum, flagIdx, subIdx int) (string, []int, int, error) {
+	nth := func(c *Ctx, fn string, a []types.Datum, flagIdx, subIdx int) (string, []int, int, error) {
 		start, n, sub := int64(1), int64(1), int64(0)
 		if len(a) > 2 {
 			if start = a[2].I; start <= 0 {
@@ -534,14 +584,18 @@ func init() {
 			return "", nil, 0, err
 		}
 		s := a[0].S
-		ms := matchesFrom(re, s, byteOffset(s, start), true)
+		ms, held, err := matchesFrom(c, "function "+fn, re, s, byteOffset(s, start), true, 0)
+		c.Release(held)
+		if err != nil {
+			return "", nil, 0, err
+		}
 		if int64(len(ms)) < n || 2*sub+1 >= int64(len(ms[n-1])) {
 			return s, nil, 0, nil
 		}
 		return s, ms[n-1], int(sub), nil
 	}
-	substr := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-		s, m, sub, err := nth("regexp_substr", a, 4, 5)
+	substr := func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		s, m, sub, err := nth(c, "regexp_substr", a, 4, 5)
 		if err != nil || m == nil || m[2*sub] < 0 {
 			return types.NullDatum, err
 		}
@@ -550,14 +604,14 @@ func init() {
 	pure("regexp_substr", strict(params(text, text), text, substr), strict(params(text, text, i4), text, substr),
 		strict(params(text, text, i4, i4), text, substr), strict(params(text, text, i4, i4, text), text, substr),
 		strict(params(text, text, i4, i4, text, i4), text, substr))
-	instr := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	instr := func(c *Ctx, a []types.Datum) (types.Datum, error) {
 		end := int64(0)
 		if len(a) > 4 {
 			if end = a[4].I; end != 0 && end != 1 {
 				return types.Datum{}, badParam("endoption", end)
 			}
 		}
-		s, m, sub, err := nth("regexp_instr", a, 5, 6)
+		s, m, sub, err := nth(c, "regexp_instr", a, 5, 6)
 		if err != nil || m == nil || m[2*sub] < 0 {
 			return types.NewInt4(0), err
 		}
@@ -569,18 +623,24 @@ func init() {
 	pure("regexp_instr", strict(params(text, text), i4, instr), strict(params(text, text, i4), i4, instr),
 		strict(params(text, text, i4, i4), i4, instr), strict(params(text, text, i4, i4, i4), i4, instr),
 		strict(params(text, text, i4, i4, i4, text), i4, instr), strict(params(text, text, i4, i4, i4, text, i4), i4, instr))
-	split := func(fn string, a []types.Datum) ([]types.Datum, error) {
+	// split returns the pieces and what it reserved for them (a Datum each,
+	// and the match that ends it while they are found).
+	split := func(c *Ctx, fn, what string, a []types.Datum) ([]types.Datum, int64, error) {
 		re, f, err := reArgs(a, 1, 2)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if err := noGlobal(fn, f, ""); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		s := a[0].S
-		var out []types.Datum
+		ms, held, err := splitMatches(c, what, re, s)
+		if err != nil {
+			return nil, 0, err
+		}
+		out := make([]types.Datum, 0, len(ms)+1)
 		last := 0
-		for _, m := range re.FindAllStringIndex(s, -1) {
+		for _, m := range ms {
 			// An empty match at either end of the string or right after
 			// the previous one splits nothing off.
 			if m[0] == m[1] && (m[0] == 0 || m[0] == len(s) || m[0] == last) {
@@ -589,18 +649,21 @@ func init() {
 			out = append(out, types.NewText(s[last:m[0]]))
 			last = m[1]
 		}
-		return append(out, types.NewText(s[last:])), nil
+		return append(out, types.NewText(s[last:])), held, nil
 	}
-	splitArr := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-		parts, err := split("regexp_split_to_array", a)
+	splitArr := func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		parts, held, err := split(c, "regexp_split_to_array", "function regexp_split_to_array", a)
+		defer c.Release(held)
 		if err != nil {
 			return types.Datum{}, err
 		}
-		return types.NewArrayOf(parts...), nil
+		return types.NewArray(types.KindArray, parts), nil
 	}
 	pure("regexp_split_to_array", strict(params(text, text), textArr, splitArr), strict(params(text, text, text), textArr, splitArr))
-	splitTab := func(_ *Ctx, a []types.Datum) (RowIter, error) {
-		parts, err := split("regexp_split_to_table", a)
+	// The pieces are kept until they are read: the charge stays with the
+	// call (the operator running it gives it back when the call ends).
+	splitTab := func(c *Ctx, a []types.Datum) (RowIter, error) {
+		parts, _, err := split(c, "regexp_split_to_table", "set-returning function regexp_split_to_table", a)
 		return sliceIter(parts), err
 	}
 	pure("regexp_split_to_table",
@@ -625,4 +688,28 @@ func substringRegex(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.NewText(a[0].S[m[2]:m[3]]), nil
 	}
 	return types.NewText(a[0].S[m[0]:m[1]]), nil
+}
+
+// splitMatches finds the matches that split s (regexp_split_to_array and
+// _table), each costing its offsets and a piece's Datum, within the budget
+// as matchesFrom does.
+func splitMatches(c *Ctx, what string, re *regexp.Regexp, s string) ([][]int, int64, error) {
+	per := 40 + types.DatumBytes
+	n, capped := -1, false
+	if int64(len(s)+1)*per >= LargeValue {
+		if avail := c.Available(); avail/per < int64(len(s)) {
+			n, capped = int(avail/per)+1, true
+		}
+	}
+	ms := re.FindAllStringIndex(s, n)
+	if capped && len(ms) == n {
+		worst := int64(len(s)+1) * per
+		if err := c.Grow(what, worst); err != nil {
+			return nil, 0, err
+		}
+		c.Shrink(worst)
+		ms = re.FindAllStringIndex(s, -1)
+	}
+	held, err := c.Reserve(what, int64(len(ms)+1)*per)
+	return ms, held, err
 }

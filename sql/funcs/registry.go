@@ -57,6 +57,9 @@ type Ctx struct {
 	// RequireRoles: clients authenticate, so a user that is no role has no
 	// privileges (has_table_privilege; catalog.Catalog.Allowed).
 	RequireRoles bool
+	// Mem is the memory budget large values and growing states are
+	// charged to (budget.go); nil: none. The executor sets it.
+	Mem Budget
 }
 
 // Sequences is what the sequence functions need from a session.

@@ -14,9 +14,9 @@ var anyType = types.Unknown
 
 func init() {
 	register(&Func{Name: "lower", Deterministic: true, Overloads: []*Overload{{Params: []types.T{types.Text}, Ret: ret(types.Text), NullStrict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(strings.ToLower(a[0].S)), nil }}}})
+		Fn: textFn("lower", 1, strings.ToLower)}}})
 	register(&Func{Name: "upper", Deterministic: true, Overloads: []*Overload{{Params: []types.T{types.Text}, Ret: ret(types.Text), NullStrict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(strings.ToUpper(a[0].S)), nil }}}})
+		Fn: textFn("upper", 1, strings.ToUpper)}}})
 	length := []*Overload{
 		{Params: []types.T{types.Text}, Ret: ret(types.Int4), NullStrict: true,
 			Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
@@ -66,7 +66,13 @@ func init() {
 		}}}})
 	register(&Func{Name: "concat", Deterministic: true, Overloads: []*Overload{{Params: []types.T{anyType}, Variadic: true, Ret: ret(types.Text),
 		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
-			var b []byte
+			size := textBytes(a)
+			held, err := c.Reserve("function concat", size)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
+			b := make([]byte, 0, size)
 			for _, d := range a {
 				if !d.IsNull() {
 					b = types.AppendText(b, d, c.Env)
@@ -75,10 +81,19 @@ func init() {
 			return types.NewText(string(b)), nil
 		}}}})
 	register(&Func{Name: "replace", Deterministic: true, Overloads: []*Overload{{Params: []types.T{types.Text, types.Text, types.Text}, Ret: ret(types.Text), NullStrict: true,
-		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			if a[1].S == "" {
 				return a[0], nil
 			}
+			size := int64(len(a[0].S))
+			if grow := len(a[2].S) - len(a[1].S); grow > 0 && size*int64(len(a[2].S)) >= LargeValue {
+				size += int64(strings.Count(a[0].S, a[1].S)) * int64(grow)
+			}
+			held, err := c.Reserve("function replace", size)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
 			return types.NewText(strings.ReplaceAll(a[0].S, a[1].S, a[2].S)), nil
 		}}}})
 	substr := []*Overload{

@@ -481,12 +481,14 @@ type percentileState struct {
 	vals                  []types.Datum
 }
 
-func (s *percentileState) Add(_ *Ctx, a []types.Datum) error {
+func (s *percentileState) Add(c *Ctx, a []types.Datum) error {
 	if !s.seen {
 		s.seen, s.fraction = true, a[0]
 	}
 	if !a[1].IsNull() {
-		s.vals = append(s.vals, a[1])
+		var err error
+		s.vals, err = appendKept(c, "ordered-set aggregate", s.vals, a[1])
+		return err
 	}
 	return nil
 }
@@ -604,11 +606,17 @@ type sparkPercentile struct {
 	vals  []float64
 }
 
-func (s *sparkPercentile) Add(_ *Ctx, a []types.Datum) error {
+func (s *sparkPercentile) Add(c *Ctx, a []types.Datum) error {
 	if !s.fixed && !s.seen && len(a) > 1 && !a[1].IsNull() {
 		s.seen, s.p = true, toFloat(a[1])
 	}
 	if !a[0].IsNull() {
+		if len(s.vals) == cap(s.vals) {
+			var err error
+			if s.vals, err = doubled(c, "aggregate percentile", s.vals, 8); err != nil {
+				return err
+			}
+		}
 		s.vals = append(s.vals, toFloat(a[0]))
 	}
 	return nil

@@ -35,8 +35,42 @@ func alias(name, of string) {
 
 func params(ts ...types.T) []types.T { return ts }
 
-func textFn(fn func(s string) string) fnT {
-	return func(_ *Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(fn(a[0].S)), nil }
+// textFn is a function of one string; building its result takes about
+// factor times the string's bytes (a []rune copy is four), reserved when
+// that is large.
+func textFn(name string, factor int64, fn func(s string) string) fnT {
+	return func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		held, err := c.Reserve("function "+name, factor*int64(len(a[0].S)))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
+		return types.NewText(fn(a[0].S)), nil
+	}
+}
+
+// textBytes estimates the text of values joined (concat, concat_ws): a
+// string's bytes, an array's elements' text, a few bytes for the others.
+func textBytes(vals []types.Datum) int64 {
+	var n int64
+	for _, d := range vals {
+		switch {
+		case d.IsNull():
+		case d.A != nil:
+			n += types.ExtraBytes(d) / 2
+		case d.K == types.KindText || d.K == types.KindVarchar || d.K == types.KindChar:
+			n += int64(len(d.S))
+		default:
+			n += 2*int64(len(d.S)) + 24
+		}
+	}
+	return n
+}
+
+// runesFn reserves what a function of the characters of strings of n
+// bytes builds: a []rune copy (four bytes a character) and the result.
+func runesFn(c *Ctx, name string, n int) (int64, error) {
+	return c.Reserve("function "+name, 5*int64(n))
 }
 
 // maxStringBytes is the largest value PostgreSQL allocates for a string
@@ -61,7 +95,13 @@ func init() {
 			if a[0].IsNull() {
 				return types.NullDatum, nil
 			}
-			var b []byte
+			size := textBytes(a[1:]) + int64(len(a)-2)*int64(len(a[0].S))
+			held, err := c.Reserve("function concat_ws", size)
+			if err != nil {
+				return types.Datum{}, err
+			}
+			defer c.Release(held)
+			b := make([]byte, 0, size)
 			first := true
 			for _, d := range a[1:] {
 				if d.IsNull() {
@@ -98,7 +138,11 @@ func init() {
 		return types.NewText(parts[n-1]), nil
 	}))
 	pad := func(left bool) fnT {
-		return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		name := "function rpad"
+		if left {
+			name = "function lpad"
+		}
+		return func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			s, n, fill := a[0].S, a[1].I, " "
 			if len(a) > 2 {
 				fill = a[2].S
@@ -109,27 +153,41 @@ func init() {
 			if n > maxStringBytes/4 {
 				return types.Datum{}, errTooLarge()
 			}
-			rs := []rune(s)
-			if int64(len(rs)) >= n || fill == "" {
-				if int64(len(rs)) > n {
-					rs = rs[:n]
-				}
-				return types.NewText(string(rs)), nil
+			if have := int64(utf8.RuneCountInString(s)); have >= n || fill == "" {
+				return types.NewText(s[:runeOffset(s, n)]), nil
 			}
-			fr := []rune(fill)
-			padding := make([]rune, 0, n-int64(len(rs)))
-			for i := 0; int64(len(padding)) < n-int64(len(rs)); i++ {
-				padding = append(padding, fr[i%len(fr)])
+			// The padding is whole copies of fill and a part of one: its
+			// size is known before anything is built.
+			need := n - int64(utf8.RuneCountInString(s))
+			fr := int64(utf8.RuneCountInString(fill))
+			whole, part := need/fr, fill[:runeOffset(fill, need%fr)]
+			size := int64(len(s)) + whole*int64(len(fill)) + int64(len(part))
+			held, err := c.Reserve(name, size)
+			if err != nil {
+				return types.Datum{}, err
 			}
+			defer c.Release(held)
+			var b strings.Builder
+			b.Grow(int(size))
+			if !left {
+				b.WriteString(s)
+			}
+			writeRepeated(&b, fill, whole)
+			b.WriteString(part)
 			if left {
-				return types.NewText(string(padding) + s), nil
+				b.WriteString(s)
 			}
-			return types.NewText(s + string(padding)), nil
+			return types.NewText(b.String()), nil
 		}
 	}
 	pure("lpad", strict(params(text, i4), text, pad(true)), strict(params(text, i4, text), text, pad(true)))
 	pure("rpad", strict(params(text, i4), text, pad(false)), strict(params(text, i4, text), text, pad(false)))
-	pure("left", strict(params(text, i4), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	pure("left", strict(params(text, i4), text, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		held, err := runesFn(c, "left", len(a[0].S))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		rs, n := []rune(a[0].S), a[1].I
 		if n < 0 {
 			n += int64(len(rs))
@@ -137,7 +195,12 @@ func init() {
 		n = max(0, min(n, int64(len(rs))))
 		return types.NewText(string(rs[:n])), nil
 	}))
-	pure("right", strict(params(text, i4), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	pure("right", strict(params(text, i4), text, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		held, err := runesFn(c, "right", len(a[0].S))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		rs, n := []rune(a[0].S), a[1].I
 		if n < 0 {
 			n += int64(len(rs))
@@ -160,22 +223,34 @@ func init() {
 	}))
 	// Databricks instr(str, substr) and locate(substr, str).
 	pure("instr", strpos)
-	pure("initcap", strict(params(text), text, textFn(initcap)))
-	pure("repeat", strict(params(text, i4), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	pure("initcap", strict(params(text), text, textFn("initcap", 2, initcap)))
+	pure("repeat", strict(params(text, i4), text, func(c *Ctx, a []types.Datum) (types.Datum, error) {
 		n := max(a[1].I, 0)
 		if n > 0 && int64(len(a[0].S)) > (maxStringBytes)/n {
 			return types.Datum{}, errTooLarge()
 		}
+		held, err := c.Reserve("function repeat", n*int64(len(a[0].S)))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		return types.NewText(strings.Repeat(a[0].S, int(n))), nil
 	}))
-	pure("reverse", strict(params(text), text, textFn(func(s string) string {
+	pure("reverse", strict(params(text), text, textFn("reverse", 5, func(s string) string {
 		rs := []rune(s)
 		for i, j := 0, len(rs)-1; i < j; i, j = i+1, j-1 {
 			rs[i], rs[j] = rs[j], rs[i]
 		}
 		return string(rs)
 	})))
-	pure("translate", strict(params(text, text, text), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	pure("translate", strict(params(text, text, text), text, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		// The result is at most as long as the string (in characters),
+		// and the builder may double past it.
+		held, err := c.Reserve("function translate", 2*int64(len(a[0].S)))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		from, to := []rune(a[1].S), []rune(a[2].S)
 		var b strings.Builder
 		for _, r := range a[0].S {
@@ -217,7 +292,12 @@ func init() {
 		return types.NewText(string(rune(v))), nil
 	}))
 	// overlay(s PLACING r FROM start [FOR count]).
-	overlay := func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	overlay := func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		held, err := runesFn(c, "overlay", len(a[0].S)+len(a[1].S))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		defer c.Release(held)
 		s, r := []rune(a[0].S), []rune(a[1].S)
 		start := a[2].I
 		count := int64(len(r))
@@ -250,7 +330,7 @@ func init() {
 		strict(params(i8), text, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			return types.NewText(hexString(uint64(a[0].I))), nil
 		}))
-	pure("quote_ident", strict(params(text), text, textFn(QuoteIdent)))
+	pure("quote_ident", strict(params(text), text, textFn("quote_ident", 2, QuoteIdent)))
 	// quote_literal and quote_nullable take any value through its text form.
 	pure("quote_literal", &Overload{Params: params(anyType), Ret: ret(text), NullStrict: true, Fn: func(c *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.NewText(QuoteLiteral(string(types.AppendText(nil, a[0], c.Env)))), nil
@@ -339,3 +419,37 @@ var quotedKeywords = func() map[string]bool {
 	}
 	return m
 }()
+
+// runeOffset is the byte offset in s after its first n characters (len(s)
+// when it has fewer).
+func runeOffset(s string, n int64) int {
+	if n <= 0 {
+		return 0
+	}
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}
+
+// writeRepeated writes n copies of s to b, a chunk of copies at a time.
+func writeRepeated(b *strings.Builder, s string, n int64) {
+	const chunk = 64 << 10
+	if n*int64(len(s)) <= chunk {
+		for range n {
+			b.WriteString(s)
+		}
+		return
+	}
+	per := max(1, chunk/int64(len(s)))
+	c := strings.Repeat(s, int(per))
+	for ; n >= per; n -= per {
+		b.WriteString(c)
+	}
+	for range n {
+		b.WriteString(s)
+	}
+}

@@ -1,7 +1,7 @@
 package funcs
 
 import (
-	"strings"
+	"unsafe"
 
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -29,19 +29,35 @@ func init() {
 
 type stringAgg struct {
 	kind types.Kind
-	b    strings.Builder
-	any  bool
+	// buf holds the text so far; bytes once written are never changed
+	// (appends go past them), so a result may share them.
+	buf []byte
+	any bool
 }
 
-func (s *stringAgg) Add(_ *Ctx, a []types.Datum) error {
+func (s *stringAgg) Add(c *Ctx, a []types.Datum) error {
 	if a[0].IsNull() {
 		return nil
 	}
+	n := len(a[0].S)
 	if s.any && !a[1].IsNull() {
-		s.b.WriteString(a[1].S)
+		n += len(a[1].S)
+	}
+	if len(s.buf)+n > cap(s.buf) {
+		// The text doubles as it grows, charged before it is allocated:
+		// both buffers while it is copied, the growth after.
+		want := max(2*cap(s.buf), len(s.buf)+n, 64)
+		if err := c.Grow("aggregate string_agg", int64(want)); err != nil {
+			return err
+		}
+		c.Shrink(int64(cap(s.buf)))
+		s.buf = types.WithCap(s.buf, want)
+	}
+	if s.any && !a[1].IsNull() {
+		s.buf = append(s.buf, a[1].S...)
 	}
 	s.any = true
-	s.b.WriteString(a[0].S)
+	s.buf = append(s.buf, a[0].S...)
 	return nil
 }
 
@@ -49,5 +65,6 @@ func (s *stringAgg) Result(*Ctx) (types.Datum, error) {
 	if !s.any {
 		return types.NullDatum, nil
 	}
-	return types.NewString(s.kind, s.b.String()), nil
+	// No copy: the bytes given out are never written again.
+	return types.NewString(s.kind, unsafe.String(unsafe.SliceData(s.buf), len(s.buf))), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/copyfmt"
 	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -309,6 +310,25 @@ func (s *Session) runCopy(ctx context.Context, cp *copyPlan, w server.ResultWrit
 	return fmt.Sprintf("COPY %d", n), nil
 }
 
+// A COPY FROM line counts against the statement's memory budget (R-X3):
+// the decoder's buffers, which grow to the longest line, are charged as
+// they grow (and kept until the COPY ends), and a large value is reserved
+// while it is converted and inserted (its text and the row it becomes),
+// so a line too large for the budget fails with 53200 as it arrives.
+
+func copyLineGrow(c *exec.Ctx) func(int64) error {
+	return func(n int64) error { return c.Mem.Grow("COPY line", n) }
+}
+
+// copyValueHold reserves what converting and inserting a value of n bytes
+// builds, when that is large; the caller gives it back after the insert.
+func copyValueHold(c *exec.Ctx, n int) (int64, error) {
+	if n < funcs.LargeValue {
+		return 0, nil
+	}
+	return 2 * int64(n), c.Mem.Grow("COPY line", 2*int64(n))
+}
+
 // copyBatch is how many lines COPY FROM reads between cancellation checks.
 const copyBatch = 1024
 
@@ -336,6 +356,7 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 		return 0, err
 	}
 	dec := copyfmt.NewDecoder(r, cp.opts)
+	dec.Grow = copyLineGrow(c)
 	fail := func(err error) (int64, error) {
 		return 0, copyContext(err, cp.relName, dec, "", nil)
 	}
@@ -371,6 +392,7 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 		if len(vals) > 0 && nf > len(vals) {
 			return fail(pgerror.New(pgerror.BadCopyFileFormat, "extra data after last expected column"))
 		}
+		var held int64
 		for i, typ := range cp.types {
 			if i >= nf {
 				return fail(pgerror.New(pgerror.BadCopyFileFormat, "missing data for column \"%s\"", cp.names[i]))
@@ -380,6 +402,11 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 				vals[i] = types.NullDatum
 				continue
 			}
+			n, err := copyValueHold(c, len(v))
+			if err != nil {
+				return fail(err)
+			}
+			held += n
 			d, err := types.ParseText(string(v), typ, s.env)
 			if err != nil {
 				return 0, copyContext(err, cp.relName, dec, cp.names[i], v)
@@ -387,6 +414,7 @@ func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, 
 			vals[i] = d
 		}
 		inserted, err := ins.Insert(vals)
+		c.Mem.Shrink(held)
 		if err != nil {
 			return fail(err)
 		}
@@ -414,6 +442,7 @@ func formats(n int, f int16) []int16 {
 // never the data.
 func (s *Session) copyFromBinary(c *exec.Ctx, cp *copyPlan, ins *exec.Inserter, r io.Reader) (int64, error) {
 	dec := copyfmt.NewBinaryDecoder(r)
+	dec.Grow = copyLineGrow(c)
 	if err := dec.ReadHeader(); err != nil {
 		return 0, err // PostgreSQL reads the header before its context applies
 	}
@@ -439,12 +468,18 @@ func (s *Session) copyFromBinary(c *exec.Ctx, cp *copyPlan, ins *exec.Inserter, 
 			}
 			return 0, where(err, dec.Column())
 		}
+		var held int64
 		for i, typ := range cp.types {
 			v, null := dec.Field(i)
 			if null {
 				vals[i] = types.NullDatum
 				continue
 			}
+			n, err := copyValueHold(c, len(v))
+			if err != nil {
+				return 0, where(err, i)
+			}
+			held += n
 			d, err := binaryInput(v, typ)
 			if err != nil {
 				return 0, where(err, i)
@@ -452,6 +487,7 @@ func (s *Session) copyFromBinary(c *exec.Ctx, cp *copyPlan, ins *exec.Inserter, 
 			vals[i] = d
 		}
 		inserted, err := ins.Insert(vals)
+		c.Mem.Shrink(held)
 		if err != nil {
 			return 0, where(err, -1)
 		}

@@ -10,9 +10,11 @@ import (
 
 // Memory budgets (R-X3). Each statement runs with a budget of
 // query_memory_limit bytes (the server's --query-memory-limit unless the
-// session sets it): sorts past it spill to temporary files, and hash
-// aggregation, hash joins, DISTINCT, set operations, window functions and
-// WITH queries past it fail with 53200 instead of growing the process.
+// session sets it): sorts past it spill to temporary files, and what else
+// holds data past it (hash tables, window partitions, WITH queries, cross
+// products' batches, large values functions build, aggregate states, COPY
+// lines: sql/exec's memory.go) fails with 53200 instead of growing the
+// process.
 // Lowering the limit is open to everyone; raising it above the server's,
 // or turning it off (0), needs a superuser.
 
@@ -22,7 +24,7 @@ func init() {
 	addSetting(&setting{name: memorySetting, check: checkMemory,
 		serverDefault: func(e *Engine) string { return exec.FormatBytes(e.QueryMemoryLimit) },
 		authorize:     (*Session).checkMemoryRaise,
-		desc:          "Sets the most memory one statement's sorts, hash tables and buffered rows may use; 0 means no limit."})
+		desc:          "Sets the most memory one statement's sorts, hash tables, buffered rows and large values may use; 0 means no limit."})
 }
 
 // ParseMemory reads a memory size as PostgreSQL's memory settings do: an
