@@ -176,6 +176,7 @@ func TestDatasetPagesFollowPrivileges(t *testing.T) {
 		"CREATE STREAMING TABLE feed AS SELECT k FROM STREAM(src)",
 		"GRANT SELECT ON shared TO alice",
 		"GRANT SELECT ON src TO bob",
+		"GRANT CREATE ON SCHEMA public TO bob", // PostgreSQL 15: PUBLIC has no CREATE on public
 	} {
 		e.exec(q)
 	}
