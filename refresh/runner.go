@@ -461,11 +461,15 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of the aggregate's input", Lines: plan.Explain(input, nil)})
 		}
 	default:
+		of := "rows"
+		if p.technique == "GROUP_AGGREGATE" {
+			of = "the aggregate's input rows" // folded into the states
+		}
 		if p.plus != nil {
-			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of rows gained", Lines: plan.Explain(p.plus, nil)})
+			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of " + of + " gained", Lines: plan.Explain(p.plus, nil)})
 		}
 		if p.minus != nil {
-			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of rows lost", Lines: plan.Explain(p.minus, nil)})
+			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of " + of + " lost", Lines: plan.Explain(p.minus, nil)})
 		}
 	}
 	for id, ver := range versions {
