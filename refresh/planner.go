@@ -373,6 +373,10 @@ func (p *refreshPlan) whyNot(t string) string {
 			return "the view is not partitioned"
 		case "WINDOW_FUNCTION":
 			return "the query has no window function"
+		case "GROUP_AGGREGATE":
+			if an.groupAggWhyNot != "" {
+				return "does not apply: " + an.groupAggWhyNot
+			}
 		}
 		return "does not apply to this query's shape"
 	}
