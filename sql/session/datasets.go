@@ -552,11 +552,40 @@ func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error 
 	return nil
 }
 
-// createRun is a refresh run inside a CREATE, announced at commit.
+// createRun is a refresh run inside a CREATE or a transaction block,
+// announced at commit.
 type createRun struct {
 	cat  *catalog.Catalog
 	view uint32
 	res  *refresh.Result
+	// manual: REFRESH in a transaction block, whose commit the runner's
+	// listeners hear of as a manual run (chains start from it).
+	manual bool
+}
+
+// refreshInBlock runs REFRESH inside the session's transaction, as
+// PostgreSQL does: it reads the transaction's snapshot and own writes, and
+// its effect commits or rolls back with the transaction. A concurrent
+// refresh of the same view that commits first makes this commit fail with
+// 40001 (both write the view's checkpoint: first committer wins). A
+// failure aborts the transaction and is not recorded in refresh_history:
+// nothing of the transaction is.
+func (s *Session) refreshInBlock(ctx context.Context, r *parse.RefreshDataset, t *catalog.Table) error {
+	opt := s.refreshOptions(r.Full, "MANUAL")
+	opt.ResetCheckpoints = r.ResetCheckpoints
+	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, t.ID, opt)
+	if err != nil {
+		return mapStorageErr(err)
+	}
+	if r.Streaming {
+		s.streamRefreshes = append(s.streamRefreshes, t.Name)
+	}
+	s.createRuns = append(s.createRuns, createRun{cat: s.cat, view: t.ID, res: res, manual: true})
+	s.refreshNotice(res)
+	if t.Kind == catalog.KindMaterializedView {
+		s.storedNotices(t)
+	}
+	return nil
 }
 
 // refreshNotice tells the client what the refresh did.
@@ -569,8 +598,10 @@ func (s *Session) logUserAction(t *catalog.Table, action string) error {
 	return refresh.LogUserAction(s.txn, t.ID, t.Name, action, s.info.User, s.eng.now())
 }
 
-// refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4) in its own
-// transaction: not inside a transaction block (R-Q5).
+// refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4): alone, in a
+// transaction of its own that holds the view's refresh lock; inside a
+// transaction block (or after a write of the same implicit transaction),
+// in that transaction (refreshInBlock, R-Q5).
 func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (string, error) {
 	stmt := "REFRESH MATERIALIZED VIEW"
 	if r.Streaming {
@@ -579,12 +610,6 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	if r.Explain {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN REFRESH STREAMING TABLE is not supported").
 			WithHint("DESCRIBE EXTENDED shows the versions of each stream the table consumed; DESCRIBE HISTORY of a stream shows what was committed since.")
-	}
-	if s.explicit {
-		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run inside a transaction block", stmt)
-	}
-	if s.txn != nil && !s.txn.ReadOnly() {
-		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run in a transaction that has written; send it as its own statement", stmt)
 	}
 	t, err := s.resolve(r.Name)
 	if err != nil {
@@ -595,6 +620,9 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	}
 	if err := s.require(t, catalog.PrivMaintain); err != nil {
 		return "", err
+	}
+	if s.explicit || (s.txn != nil && !s.txn.ReadOnly()) {
+		return stmt, s.refreshInBlock(ctx, r, t)
 	}
 	// The refresh takes its own snapshot once it holds the view's lock.
 	s.rollback()

@@ -392,7 +392,14 @@ func (s *Session) commit() error {
 	s.savedVals = nil
 	s.afterCommit()
 	for _, r := range runs {
-		s.eng.Refresher.Announce(r.cat, r.view, r.res, "CREATE")
+		if !r.manual {
+			s.eng.Refresher.Announce(r.cat, r.view, r.res, "CREATE")
+			continue
+		}
+		s.eng.Refresher.Announce(r.cat, r.view, r.res, "MANUAL")
+		if s.eng.Refreshed != nil {
+			s.eng.Refreshed(r.view, r.res)
+		}
 	}
 	if len(ds) > 0 && s.eng.DatasetsChanged != nil {
 		s.eng.DatasetsChanged(ds)
