@@ -324,6 +324,9 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := r.markPopulated(txn, cat, v); err != nil {
+		return nil, err
+	}
 	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, OwnWrites: in.OwnWrites}); err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func init() {
 			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": owner,
 				"relacl":  v.acl(r.table, owner),
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": v.persistence(r), "relreplident": "d",
-				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
+				"relispopulated": populated(r.table), "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
 			case 'S':
 				row["relam"] = uint32(0)
@@ -314,7 +314,7 @@ func init() {
 			if r.kind == 'm' {
 				ns, _ := v.namespaceName(r.ns)
 				b.add(vals{"schemaname": ns, "matviewname": r.name, "matviewowner": v.relOwnerName(r), "tablespace": nil,
-					"hasindexes": hasIndexes(r.table), "ispopulated": true, "definition": v.viewDef(r)})
+					"hasindexes": hasIndexes(r.table), "ispopulated": populated(r.table), "definition": v.viewDef(r)})
 			}
 		}
 	})
@@ -647,4 +647,10 @@ func typStorage(t types.T) byte {
 		}
 	}
 	return 'p'
+}
+
+// populated is pg_class.relispopulated: false for a materialized view
+// created or refreshed WITH NO DATA.
+func populated(t *catalog.Table) bool {
+	return t == nil || t.Dataset == nil || !t.Dataset.Unpopulated
 }
