@@ -597,6 +597,19 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	switch op {
+	case "->", "->>", "#>", "#>>":
+		// json and jsonb members: the operator's function.
+		index := rt.Kind == types.KindInt2 || rt.Kind == types.KindInt4 || rt.Kind == types.KindInt8
+		name := funcs.JSONOperatorFunc(op, lt.Kind, index)
+		if name == "" {
+			return nil, undefined()
+		}
+		f, _ := funcs.Lookup(name)
+		ov, args, err := b.resolveCall(f, name, []Expr{l, r}, loc)
+		if err != nil {
+			return nil, undefined()
+		}
+		return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret([]types.T{args[0].Type(), args[1].Type()})}, nil
 	case "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*":
 		var err error
 		if l, err = b.coerce(l, types.Text, false, loc); err != nil {
