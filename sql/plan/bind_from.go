@@ -96,7 +96,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		}
 		return node, sc, nil
 	}
-	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "FROM item %T is not supported yet", n.Node)
+	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "%s in FROM is not supported yet", parse.NodeWords(n.Node))
 }
 
 // readingView is the view whose query is being bound (the innermost
