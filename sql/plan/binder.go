@@ -28,9 +28,10 @@ type Binder struct {
 	// materialized view that is not populated; a query that runs fails
 	// with 55000 on one, as in PostgreSQL.
 	DefinitionOnly bool
-	// Optimize runs Optimize (access.go: secondary-index scans and index
-	// nested-loop joins) on the plans of the statements it binds. Off for
-	// plans a refresh analyzes: a view's plan does not depend on indexes.
+	// Optimize runs Optimize (optimize.go: join order, secondary-index
+	// scans, index nested-loop joins) on the plans of the statements it
+	// binds. Off for a view's query, which a refresh analyzes as bound and
+	// optimizes only what it evaluates (refresh/evalplan.go).
 	Optimize bool
 	// Stats, when set, tell the optimizer the tables' sizes (estimate.go).
 	Stats Stats
