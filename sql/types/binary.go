@@ -45,6 +45,9 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(buf, uint32(d.M)), nil
 	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return append(buf, d.S...), nil
+	case KindJSONB:
+		// jsonb's binary format: version 1, then the text.
+		return append(append(buf, 1), d.S...), nil
 	case KindArray, KindInt2Vector, KindOidVector:
 		return appendArrayBinary(buf, d, t)
 	case KindRecord:
@@ -121,6 +124,11 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NewBytea(b), nil
 	case KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return ParseText(string(b), t, nil)
+	case KindJSONB:
+		if len(b) == 0 || b[0] != 1 {
+			return Datum{}, pgerror.New(pgerror.InvalidBinaryRepresentation, "unsupported jsonb version number %d", append(b, 0)[0])
+		}
+		return ParseText(string(b[1:]), t, nil)
 	case KindArray, KindInt2Vector, KindOidVector:
 		return parseArrayBinary(b, t)
 	}

@@ -64,7 +64,7 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 			return ApplyStringTypmod(d, t, explicit)
 		}
 		return d, nil
-	case from == KindText || from == KindVarchar || from == KindUnknown || from == KindName || from == KindInternalChar || from == KindJSON:
+	case from == KindText || from == KindVarchar || from == KindUnknown || from == KindName || from == KindInternalChar || from == KindJSON || from == KindJSONB:
 		if t.IsString() {
 			return ApplyStringTypmod(NewString(t.Kind, d.S), t, explicit)
 		}

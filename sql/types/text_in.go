@@ -89,7 +89,19 @@ func ParseText(s string, t T, env *Env) (Datum, error) {
 			return Datum{}, invalidInput(t, s)
 		}
 		return ApplyNumericTypmod(NewNumeric(d), t)
-	case KindText, KindUnknown, KindJSON:
+	case KindJSON, KindJSONB:
+		if !utf8.ValidString(s) {
+			return Datum{}, pgerror.New(pgerror.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
+		}
+		v, err := ParseJSON(s)
+		if err != nil {
+			return Datum{}, err
+		}
+		if t.Kind == KindJSONB {
+			return NewString(KindJSONB, NormalizeJSONB(v)), nil
+		}
+		return NewString(KindJSON, s), nil
+	case KindText, KindUnknown:
 		if !utf8.ValidString(s) {
 			return Datum{}, pgerror.New(pgerror.CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\"")
 		}
