@@ -266,13 +266,16 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	}
 	db.history.prune(oldestSer)
 	db.commitMu.Unlock()
-	db.retireSnap(seq) // the snapshot of the sequence before is stale
 
 	err = b.SyncWait()
-	db.publish(seq, events)
 	if err != nil {
-		return db.logFailed(err)
+		err = db.logFailed(err)
+		db.publish(seq, nil) // in order, but nobody hears of it: it failed
+		return err
 	}
+	db.markDurable(seq)
+	db.snapAfterSync(seq)
+	db.publish(seq, events)
 	t.committed = make(map[TableID]int64, len(events))
 	for _, ev := range events {
 		t.committed[ev.Table] = ev.Version
