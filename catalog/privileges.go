@@ -8,7 +8,8 @@ import (
 // owners and grants. A superuser may do anything. Otherwise:
 //
 //  1. A relation's owner holds every privilege on it; another role holds
-//     what was granted to it or to PUBLIC. Altering, dropping, granting and
+//     what was granted to it, to PUBLIC or to a role it inherits from
+//     (membership.go), and acts as owner of what such a role owns. Altering, dropping, granting and
 //     commenting need ownership (or, for the objects in a schema, DROP
 //     SCHEMA's ownership of the schema: CASCADE then drops everything in
 //     it, whoever owns it, as PostgreSQL does).
