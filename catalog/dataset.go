@@ -27,6 +27,10 @@ type Dataset struct {
 	StatementTimeoutMs int64 `json:"statement_timeout_ms,omitempty"`
 	// QueryText is the definition as the user wrote it (DESCRIBE, pg_matviews).
 	QueryText string `json:"query_text,omitempty"`
+	// Unpopulated: CREATE … WITH NO DATA or REFRESH … WITH NO DATA left
+	// the materialized view without content; reading it fails with 55000
+	// until a refresh populates it (pg_class.relispopulated).
+	Unpopulated bool `json:"unpopulated,omitempty"`
 }
 
 // Schedule is SCHEDULE EVERY n unit or CRON 'expr' [AT TIME ZONE 'tz'].

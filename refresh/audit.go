@@ -152,6 +152,9 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 	if ckpt.Definition != Fingerprint(cat, v) {
 		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" was redefined since its last refresh; refresh it first", v.Name)
 	}
+	if len(ckpt.OwnWrites) > 0 {
+		return nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" was last refreshed in the transaction that changed %s; refresh it first", v.Name, tableNames(cat, ckpt.OwnWrites))
+	}
 	// Time functions read the time of the checkpoint's refresh (R-I5).
 	in.Exec.Funcs.StatementTime = ckpt.At
 	if !sameVersions(ckpt.Sources, versions) {

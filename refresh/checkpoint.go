@@ -26,6 +26,11 @@ type Checkpoint struct {
 	// GroupState: the view's GROUP_AGGREGATE states (groupagg.go) were
 	// written by the refresh that made this checkpoint and match its rows.
 	GroupState bool `json:"group_state,omitempty"`
+	// OwnWrites are the sources whose rows the refresh read with writes of
+	// its own transaction (REFRESH inside a transaction block that changed
+	// them): those writes get their version only at the commit, so Sources
+	// cannot say the content holds them, and the next refresh is full.
+	OwnWrites []uint32 `json:"own_writes,omitempty"`
 }
 
 // LastRun is the outcome of a view's latest refresh (DESCRIBE, SHOW).

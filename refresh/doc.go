@@ -41,6 +41,9 @@
 // (rows gained and lost through select/project/filter/joins/UNION ALL),
 // GROUP_AGGREGATE (stored states), GENERIC_AGGREGATE (touched groups, rows
 // or set-operation keys recomputed on the old and new snapshots).
+// GROUP_AGGREGATE keeps SUM/AVG of decimals only over expressions of one
+// fixed scale (fixed_scale.go), whose states taking rows back print as fresh
+// ones; EXPLAIN REFRESH names the aggregate it refuses and the fix.
 //
 // Streaming tables (streaming.go) share the runner, the writer and the run
 // record but not the planning: a refresh appends the query's result over the

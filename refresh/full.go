@@ -33,6 +33,17 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	var diff, fresh *newRowSet
 	if n, err := in.Txn.RowCount(info.ID); err != nil {
 		return st, err
+	} else if in.Txn.WritesTable(info.ID) {
+		// The transaction already wrote the view (CREATE, or an earlier
+		// REFRESH of the same block): RowCount counts committed rows only,
+		// so start over from empty.
+		if err := in.Txn.Truncate(info); err != nil {
+			return st, err
+		}
+		if err := w.truncated(n); err != nil {
+			return st, err
+		}
+		fresh = &newRowSet{}
 	} else if n == 0 {
 		fresh = &newRowSet{}
 	} else if n <= diffFullLimit && in.Checkpoint != nil {

@@ -78,6 +78,10 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		return full("the view has not been computed yet")
 	case ckpt.Definition != Fingerprint(in.Catalog, v):
 		return full("the definition of the view, or of something it reads, changed")
+	case len(ckpt.OwnWrites) > 0:
+		return full("the last refresh ran in the transaction that changed " + tableNames(in.Catalog, ckpt.OwnWrites))
+	case len(in.OwnWrites) > 0:
+		return full("this transaction changed " + tableNames(in.Catalog, in.OwnWrites) + "; its own writes are not in the change feed before the commit")
 	case sameVersions(ckpt.Sources, versions) && !an.TimeDependent && !an.NonTableSource:
 		p.technique, p.reason = NoOp, "no source has changed since the last refresh"
 		return p, nil
@@ -373,6 +377,10 @@ func (p *refreshPlan) whyNot(t string) string {
 			return "the view is not partitioned"
 		case "WINDOW_FUNCTION":
 			return "the query has no window function"
+		case "GROUP_AGGREGATE":
+			if an.groupAggWhyNot != "" {
+				return "does not apply: " + an.groupAggWhyNot
+			}
 		}
 		return "does not apply to this query's shape"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -323,7 +324,10 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState}); err != nil {
+	if err := r.markPopulated(txn, cat, v); err != nil {
+		return nil, err
+	}
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, OwnWrites: in.OwnWrites}); err != nil {
 		return nil, err
 	}
 	end := r.now()
@@ -498,6 +502,18 @@ func sameVersions(a, b map[uint32]int64) bool {
 	return true
 }
 
+// tableNames lists tables by their qualified names.
+func tableNames(cat *catalog.Catalog, ids []uint32) string {
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = fmt.Sprint(id)
+		if t, ok := cat.Table(id); ok {
+			names[i] = cat.QualifiedName(t)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 func changedSources(cat *catalog.Catalog, before, now map[uint32]int64) string {
 	var names []string
 	for id, v := range now {
@@ -554,7 +570,14 @@ func loadInput(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *c
 	} else {
 		fctx.User, fctx.RequireRoles = "", true
 	}
-	return &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions,
+	var own []uint32
+	for id := range versions {
+		if txn.WritesTable(storage.TableID(id)) {
+			own = append(own, id)
+		}
+	}
+	slices.Sort(own)
+	return &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions, OwnWrites: own,
 		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}, opt, nil
 }
 

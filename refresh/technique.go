@@ -28,7 +28,10 @@ type Input struct {
 	Cols       []plan.Column
 	Checkpoint *Checkpoint
 	Versions   map[uint32]int64
-	Exec       *exec.Ctx
+	// OwnWrites are the sources the refresh's transaction itself changed
+	// (sorted): their rows include those writes, the change feed does not.
+	OwnWrites []uint32
+	Exec      *exec.Ctx
 
 	// expectations are the run's compiled expectations with their counts.
 	expectations []*expectation

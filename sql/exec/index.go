@@ -54,7 +54,7 @@ func IndexInfo(ix *catalog.Index) storage.IndexInfo {
 // Indexable reports whether a column of type t can be an index key.
 func Indexable(t types.T) bool {
 	switch t.Kind {
-	case types.KindInterval, types.KindJSON, types.KindRecord:
+	case types.KindInterval, types.KindJSON, types.KindJSONB, types.KindRecord:
 		return false
 	case types.KindArray:
 		return Indexable(types.T{Kind: t.Elem})

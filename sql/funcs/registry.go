@@ -80,6 +80,12 @@ type Sequences interface {
 type Setting struct {
 	Name, Value, Desc string
 	ReadOnly          bool
+	// PostgreSQL's description of the parameter, where it has one
+	// (pg_settings' vartype, unit, context, category, enumvals, range);
+	// Setting (pg_settings.setting: Value in Unit) and Default in Unit.
+	VarType, Unit, Context, Category string
+	EnumVals                         []string
+	Min, Max, Setting, Default       string
 }
 
 // Register adds a function to the registry (packages that own functions

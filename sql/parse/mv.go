@@ -88,6 +88,9 @@ type CreateMaterializedView struct {
 	Query *Statement
 	// Explain: EXPLAIN CREATE MATERIALIZED VIEW (R-I8).
 	Explain bool
+	// NoData: PostgreSQL's trailing WITH NO DATA: the view is created
+	// unpopulated (WITH DATA, the default, is accepted too).
+	NoData bool
 }
 
 // RefreshDataset is REFRESH MATERIALIZED [LAKE] VIEW name [FULL] and
@@ -98,6 +101,12 @@ type RefreshDataset struct {
 	Full             bool
 	ResetCheckpoints bool
 	Explain          bool // EXPLAIN REFRESH (R-I8)
+	// Concurrently: PostgreSQL's REFRESH MATERIALIZED VIEW CONCURRENTLY
+	// (every refresh here leaves readers unblocked; PostgreSQL's rules
+	// for it are checked). NoData: WITH NO DATA empties the view and
+	// leaves it unpopulated.
+	Concurrently bool
+	NoData       bool
 }
 
 // DropDataset is DROP MATERIALIZED [LAKE] VIEW / STREAMING TABLE (R-M6).
@@ -199,7 +208,14 @@ func (p *extParser) parseCreateDataset(explain bool) error {
 	if p.atEnd() {
 		return p.syntaxErr()
 	}
-	q, err := p.subStatement(p.toks[p.i].start)
+	end := len(p.src)
+	if !c.Streaming {
+		var n int
+		if n, c.NoData = p.trailingData(); n > 0 {
+			end = p.toks[len(p.toks)-n].start
+		}
+	}
+	q, err := p.subStatementTo(p.toks[p.i].start, end)
 	if err != nil {
 		return err
 	}
@@ -211,11 +227,35 @@ func (p *extParser) parseCreateDataset(explain bool) error {
 	return nil
 }
 
+// trailingData reports a trailing WITH [NO] DATA of PostgreSQL's CREATE
+// MATERIALIZED VIEW … AS query: how many tokens it is (0: none) and NO.
+func (p *extParser) trailingData() (int, bool) {
+	word := func(fromEnd int) string {
+		k := len(p.toks) - fromEnd
+		if k < p.i || p.toks[k].kind != tokIdent {
+			return ""
+		}
+		return strings.ToLower(p.toks[k].text(p.src))
+	}
+	switch {
+	case word(1) == "data" && word(2) == "no" && word(3) == "with":
+		return 3, true
+	case word(1) == "data" && word(2) == "with":
+		return 2, false
+	}
+	return 0, false
+}
+
 // subStatement parses src[start:] (the rest of the statement) as a
 // statement of its own, positions mapped into the client's text.
 func (p *extParser) subStatement(start int) (*Statement, error) {
+	return p.subStatementTo(start, len(p.src))
+}
+
+// subStatementTo parses src[start:stop] as a statement of its own.
+func (p *extParser) subStatementTo(start, stop int) (*Statement, error) {
 	abs := p.st.offset + start
-	end := p.st.offset + len(p.src)
+	end := p.st.offset + stop
 	toks := lex(p.st.query[abs:end])
 	for i := range toks {
 		toks[i].start += abs
@@ -586,16 +626,24 @@ func (p *extParser) parseRefresh(explain bool) error {
 	if !ok {
 		return p.syntaxErr()
 	}
+	r := &RefreshDataset{Streaming: streaming, Explain: explain}
+	if !streaming && p.word(0) == "concurrently" && p.peek(1).kind != tokEOF {
+		p.i++
+		r.Concurrently = true
+	}
 	n, err := p.name()
 	if err != nil {
 		return err
 	}
-	r := &RefreshDataset{Streaming: streaming, Name: n, Explain: explain}
+	r.Name = n
 	switch {
 	case p.accept("full"):
 		r.Full = true
 	case streaming && p.accept("reset", "checkpoints"):
 		r.ResetCheckpoints = true
+	case !streaming && p.accept("with", "no", "data"):
+		r.NoData = true
+	case !streaming && p.accept("with", "data"):
 	}
 	p.st.Ext = r
 	return p.end()

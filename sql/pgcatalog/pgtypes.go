@@ -57,6 +57,7 @@ var baseTypes = []pgType{
 	{oid: 2276, name: "any", length: 4, byVal: true, typtype: 'p', category: 'P', input: "any_in", output: "any_out", align: 'i', storage: 'p'},
 	{oid: 2277, name: "anyarray", length: -1, typtype: 'p', category: 'P', input: "anyarray_in", output: "anyarray_out", align: 'd', storage: 'x'},
 	{oid: 2278, name: "void", length: 4, byVal: true, typtype: 'p', category: 'P', input: "void_in", output: "void_out", align: 'i', storage: 'p'},
+	{oid: 3802, name: "jsonb", length: -1, category: 'U', array: 3807, input: "jsonb_in", output: "jsonb_out", align: 'i', storage: 'x', t: types.JSONB},
 	{oid: 4089, name: "regnamespace", length: 4, byVal: true, category: 'N', array: 4090, input: "regnamespacein", output: "regnamespaceout", align: 'i', storage: 'p', t: types.Regnamespace},
 	{oid: 4096, name: "regrole", length: 4, byVal: true, category: 'N', array: 4097, input: "regrolein", output: "regroleout", align: 'i', storage: 'p', t: types.Regrole},
 }

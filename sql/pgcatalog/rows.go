@@ -30,7 +30,7 @@ func init() {
 			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": owner,
 				"relacl":  v.acl(r.table, owner),
 				"relkind": string(r.kind), "relnatts": len(r.cols), "relpersistence": v.persistence(r), "relreplident": "d",
-				"relispopulated": true, "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
+				"relispopulated": populated(r.table), "relfilenode": r.oid, "reltuples": -1, "relpartbound": nil}
 			switch r.kind {
 			case 'S':
 				row["relam"] = uint32(0)
@@ -249,12 +249,38 @@ func init() {
 			return
 		}
 		for _, s := range v.F.Settings() {
-			ctx := "user"
-			if s.ReadOnly {
-				ctx = "internal"
+			ctx, vartype, category := s.Context, s.VarType, s.Category
+			if ctx == "" {
+				ctx = "user"
+				if s.ReadOnly {
+					ctx = "internal"
+				}
 			}
-			b.add(vals{"name": s.Name, "setting": s.Value, "category": "Ungrouped", "short_desc": s.Desc,
-				"context": ctx, "vartype": "string", "source": "default", "boot_val": s.Value, "reset_val": s.Value})
+			if vartype == "" {
+				vartype = "string"
+			}
+			if category == "" {
+				category = "Ungrouped"
+			}
+			setting := s.Setting
+			if setting == "" {
+				setting = s.Value
+			}
+			source := "default"
+			if setting != s.Default {
+				source = "session"
+			}
+			var enumvals any
+			if s.EnumVals != nil {
+				ev := make([]types.Datum, len(s.EnumVals))
+				for i, e := range s.EnumVals {
+					ev[i] = types.NewText(e)
+				}
+				enumvals = types.NewArrayOf(ev...)
+			}
+			b.add(vals{"name": s.Name, "setting": setting, "unit": nullIfEmpty(s.Unit), "category": category, "short_desc": s.Desc,
+				"context": ctx, "vartype": vartype, "source": source, "min_val": nullIfEmpty(s.Min), "max_val": nullIfEmpty(s.Max),
+				"enumvals": enumvals, "boot_val": s.Default, "reset_val": s.Default, "pending_restart": false})
 		}
 	})
 	pg("pg_proc", func(v *View, b *builder) {
@@ -327,7 +353,7 @@ func init() {
 			if r.kind == 'm' {
 				ns, _ := v.namespaceName(r.ns)
 				b.add(vals{"schemaname": ns, "matviewname": r.name, "matviewowner": v.relOwnerName(r), "tablespace": nil,
-					"hasindexes": hasIndexes(r.table), "ispopulated": true, "definition": v.viewDef(r)})
+					"hasindexes": hasIndexes(r.table), "ispopulated": populated(r.table), "definition": v.viewDef(r)})
 			}
 		}
 	})
@@ -660,4 +686,18 @@ func typStorage(t types.T) byte {
 		}
 	}
 	return 'p'
+}
+
+// populated is pg_class.relispopulated: false for a materialized view
+// created or refreshed WITH NO DATA.
+func populated(t *catalog.Table) bool {
+	return t == nil || t.Dataset == nil || !t.Dataset.Unpopulated
+}
+
+// nullIfEmpty is NULL for "", else the text.
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/funcs"
+	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -222,7 +223,7 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	case *pg_query.Node_CollateClause:
 		return b.bindExpr(x.CollateClause.Arg, ec)
 	}
-	return nil, b.errAt(loc, pgerror.FeatureNotSupported, "expression %T is not supported yet", n.Node)
+	return nil, b.errAt(loc, pgerror.FeatureNotSupported, "%s is not supported yet in this position", parse.NodeWords(n.Node))
 }
 
 func boolOpName(op pg_query.BoolExprType) string {
@@ -389,6 +390,11 @@ func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
 	op := opName(a.Name)
 	switch a.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil && op == "@" {
+			// Prefix @ is absolute value: abs(x), with its overflow check.
+			abs := &pg_query.FuncCall{Funcname: []*pg_query.Node{pg_query.MakeStrNode("abs")}, Args: []*pg_query.Node{a.Rexpr}, Location: loc}
+			return b.bindExpr(&pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: abs}}, ec)
+		}
 		if a.Lexpr == nil {
 			r, err := b.bindExpr(a.Rexpr, ec)
 			if err != nil {
@@ -407,6 +413,9 @@ func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
 				return r, nil
 			}
 			return nil, b.errAt(loc, pgerror.UndefinedFunction, "operator does not exist: %s %s", op, r.Type().String())
+		}
+		if lr, rr := a.Lexpr.GetRowExpr(), a.Rexpr.GetRowExpr(); lr != nil && rr != nil {
+			return b.rowComparison(op, lr.Args, rr.Args, ec, loc)
 		}
 		l, err := b.bindExpr(a.Lexpr, ec)
 		if err != nil {
@@ -440,6 +449,32 @@ func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
 	case pg_query.A_Expr_Kind_AEXPR_OP_ANY, pg_query.A_Expr_Kind_AEXPR_OP_ALL:
 		return b.bindArrayQuantified(a, ec)
 	case pg_query.A_Expr_Kind_AEXPR_IN:
+		if lr, list := a.Lexpr.GetRowExpr(), a.Rexpr.GetList(); lr != nil && list != nil {
+			// (a, b) [NOT] IN ((1, 2), …): OR of row equalities (AND of <>).
+			cmp := "="
+			if op == "<>" {
+				cmp = "<>"
+			}
+			var parts []Expr
+			for _, it := range list.Items {
+				rr := it.GetRowExpr()
+				if rr == nil {
+					return nil, b.errAt(loc, pgerror.SyntaxError, "unequal number of entries in row expressions")
+				}
+				e, err := b.rowComparison(cmp, lr.Args, rr.Args, ec, loc)
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, e)
+			}
+			if len(parts) == 1 {
+				return parts[0], nil
+			}
+			if cmp == "=" {
+				return &Or{Args: parts}, nil
+			}
+			return &And{Args: parts}, nil
+		}
 		l, err := b.bindExpr(a.Lexpr, ec)
 		if err != nil {
 			return nil, err
@@ -524,13 +559,18 @@ func negateConst(c *Const, b *Binder, loc int32) (Expr, error) {
 	d := c.D
 	switch d.K {
 	case types.KindInt2, types.KindInt4, types.KindInt8:
-		return &Const{D: types.NewInt(d.K, -d.I), T: c.T}, nil
+		// -(-2147483648)::int is out of range, as int4um says.
+		v, err := types.IntSub(d.K, 0, d.I)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{D: types.NewInt(d.K, v), T: c.T}, nil
 	case types.KindFloat4, types.KindFloat8:
 		return &Const{D: types.NewFloat(d.K, -d.F), T: c.T}, nil
 	case types.KindNumeric:
 		r := new(apd.Decimal)
 		r.Neg(d.D)
-		return &Const{D: types.NewNumeric(r), T: c.T}, nil
+		return &Const{D: types.NewNumeric(r), T: c.T.Unmodified()}, nil
 	case types.KindInterval:
 		return &Const{D: types.NewInterval(-d.M, -d.Dd, -d.I), T: c.T}, nil
 	}
@@ -597,6 +637,19 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	switch op {
+	case "->", "->>", "#>", "#>>":
+		// json and jsonb members: the operator's function.
+		index := rt.Kind == types.KindInt2 || rt.Kind == types.KindInt4 || rt.Kind == types.KindInt8
+		name := funcs.JSONOperatorFunc(op, lt.Kind, index)
+		if name == "" {
+			return nil, undefined()
+		}
+		f, _ := funcs.Lookup(name)
+		ov, args, err := b.resolveCall(f, name, []Expr{l, r}, loc)
+		if err != nil {
+			return nil, undefined()
+		}
+		return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret([]types.T{args[0].Type(), args[1].Type()})}, nil
 	case "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*":
 		var err error
 		if l, err = b.coerce(l, types.Text, false, loc); err != nil {
@@ -668,7 +721,7 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Binary{Op: aop, L: l, R: r, T: l.Type()}, nil
+		return &Binary{Op: aop, L: l, R: r, T: l.Type().Unmodified()}, nil
 	}
 	return nil, undefined()
 }
@@ -1359,4 +1412,82 @@ func (b *Binder) namedArgs(f *funcs.Func, name string, nodes []*pg_query.Node, e
 		out = append(out, callArg{expr: &Const{D: d, T: types.T{Kind: d.K}}})
 	}
 	return out, nil
+}
+
+// rowComparison binds (a, b, …) op (c, d, …), PostgreSQL's row-wise
+// comparison, as its expansion over the pairs: = is every pair equal, <>
+// some pair different, and < <= > >= decide at the first pair that is
+// not equal (a < c OR (a = c AND b < d) …), which gives PostgreSQL's NULLs
+// too (NULL as soon as a pair compared before the deciding one is NULL).
+func (b *Binder) rowComparison(op string, ls, rs []*pg_query.Node, ec *exprCtx, loc int32) (Expr, error) {
+	if len(ls) != len(rs) {
+		return nil, b.errAt(loc, pgerror.SyntaxError, "unequal number of entries in row expressions")
+	}
+	if _, ok := compareOps[op]; !ok {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "operator %s is not supported for row expressions", op).
+			WithHint("Row expressions compare with =, <>, <, <=, > and >=.")
+	}
+	if len(ls) == 0 {
+		return nil, b.errAt(loc, pgerror.FeatureNotSupported, "cannot compare rows of zero length")
+	}
+	var lefts, rights []Expr
+	for i := range ls {
+		l, err := b.bindExpr(ls[i], ec)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(rs[i], ec)
+		if err != nil {
+			return nil, err
+		}
+		lefts, rights = append(lefts, l), append(rights, r)
+	}
+	pair := func(op string, i int) (Expr, error) { return b.binaryOp(op, lefts[i], rights[i], loc) }
+	switch op {
+	case "=", "<>", "!=":
+		var parts []Expr
+		for i := range lefts {
+			e, err := pair(op, i)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, e)
+		}
+		if len(parts) == 1 {
+			return parts[0], nil
+		}
+		if op == "=" {
+			return &And{Args: parts}, nil
+		}
+		return &Or{Args: parts}, nil
+	}
+	// Lexicographic: the last pair takes op itself, earlier ones the
+	// strict form, each guarded by the equality of those before.
+	strict := map[string]string{"<": "<", "<=": "<", ">": ">", ">=": ">"}[op]
+	var ors []Expr
+	var eqs []Expr
+	for i := range lefts {
+		o := strict
+		if i == len(lefts)-1 {
+			o = op
+		}
+		cmp, err := pair(o, i)
+		if err != nil {
+			return nil, err
+		}
+		if len(eqs) == 0 {
+			ors = append(ors, cmp)
+		} else {
+			ors = append(ors, &And{Args: append(append([]Expr(nil), eqs...), cmp)})
+		}
+		eq, err := pair("=", i)
+		if err != nil {
+			return nil, err
+		}
+		eqs = append(eqs, eq)
+	}
+	if len(ors) == 1 {
+		return ors[0], nil
+	}
+	return &Or{Args: ors}, nil
 }

@@ -40,6 +40,10 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		if err := b.checkRead(t, rv.Location); err != nil {
 			return nil, nil, err
 		}
+		if t.Kind == catalog.KindMaterializedView && t.Dataset != nil && t.Dataset.Unpopulated && !b.DefinitionOnly {
+			return nil, nil, pgerror.New(pgerror.ObjectNotInPrerequisiteState, "materialized view \"%s\" has not been populated", t.Name).
+				WithHint("Use the REFRESH MATERIALIZED VIEW command.")
+		}
 		if t.Kind == catalog.KindView {
 			return b.bindView(t, rv)
 		}
@@ -92,7 +96,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		}
 		return node, sc, nil
 	}
-	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "FROM item %T is not supported yet", n.Node)
+	return nil, nil, b.errAt(nodeLocation(n), pgerror.FeatureNotSupported, "%s in FROM is not supported yet", parse.NodeWords(n.Node))
 }
 
 // readingView is the view whose query is being bound (the innermost
@@ -223,7 +227,7 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 		// temporary tables do not hide what it was defined over.
 		path = slices.DeleteFunc(slices.Clone(path), catalog.IsTempSchema)
 	}
-	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl, CheckRead: b.CheckRead, CheckSystem: b.CheckSystem,
+	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl, CheckRead: b.CheckRead, CheckSystem: b.CheckSystem, DefinitionOnly: b.DefinitionOnly,
 		views: append(append([]uint32(nil), b.views...), t.ID), subqueries: b.subqueries}
 	node, cols, err := sub.bindSelect(st.AST.GetSelectStmt())
 	b.subqueries, b.volatile = sub.subqueries, b.volatile+sub.volatile

@@ -23,6 +23,11 @@ type Binder struct {
 	// information_schema relation the statement reads (pg_authid is for
 	// superusers only), with view as for CheckRead.
 	CheckSystem func(r *SystemRelation, view *catalog.Table) error
+	// DefinitionOnly: the statement is bound to be stored, not run (CREATE
+	// VIEW, CREATE MATERIALIZED VIEW … WITH NO DATA), so it may read a
+	// materialized view that is not populated; a query that runs fails
+	// with 55000 on one, as in PostgreSQL.
+	DefinitionOnly bool
 	// Optimize runs Optimize (optimize.go: join order, secondary-index
 	// scans, index nested-loop joins) on the plans of the statements it
 	// binds. Off for a view's query, which a refresh analyzes as bound and

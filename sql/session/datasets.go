@@ -109,6 +109,7 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 	// As in PostgreSQL, defining a view reads nothing: its owner's rights
 	// are checked when it is read (privileges.go), not now.
 	b.CheckRead, b.CheckSystem = nil, nil
+	b.DefinitionOnly = true
 	sel := vs.Query.GetSelectStmt()
 	if sel == nil {
 		return "", st.Errorf(vs.View.Location, pgerror.FeatureNotSupported, "a view must be defined by a SELECT")
@@ -346,12 +347,16 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		return "", err
 	}
 	b := s.binder(c.Query, nil)
+	b.DefinitionOnly = c.NoData
 	q, err := b.BindSelect(c.Query.AST.GetSelectStmt())
 	if err != nil {
 		return "", err
 	}
 	if len(b.Params) > 0 {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "a materialized view's query cannot have parameters")
+	}
+	if c.NoData && c.Mode == parse.CreateOrRefresh {
+		return "", pgerror.New(pgerror.SyntaxError, "WITH NO DATA cannot be combined with CREATE OR REFRESH")
 	}
 	text, err := parse.Deparse(c.Query.AST)
 	if err != nil {
@@ -362,6 +367,14 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	}
 	t, ds := s.newDataset(catalog.KindMaterializedView, schema.ID, name, text, ids, c)
 	ds.Policy = string(parse.PolicyAuto)
+	ds.Unpopulated = c.NoData
+	// populate is the first refresh, none for WITH NO DATA.
+	populate := func(id uint32) error {
+		if c.NoData {
+			return nil
+		}
+		return s.refreshInTxn(ctx, id, false)
+	}
 	datasetClausesToCatalog(&c.Clauses, ds)
 	if err := s.datasetColumns(t, c, q.Cols, "CREATE MATERIALIZED VIEW"); err != nil {
 		return "", err
@@ -443,7 +456,12 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		if err := s.logUserAction(t, "replaced"); err != nil {
 			return "", err
 		}
-		return done(s.refreshInTxn(ctx, t.ID, false))
+		if c.NoData {
+			if err := refresh.Unpopulate(s.txn, t); err != nil {
+				return "", mapStorageErr(err)
+			}
+		}
+		return done(populate(t.ID))
 	}
 	t.ID = cat.AllocID()
 	s.datasets = append(s.datasets, t.ID)
@@ -457,7 +475,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE MATERIALIZED VIEW", map[string]string{"query": text}); err != nil {
 		return "", mapStorageErr(err)
 	}
-	return done(s.refreshInTxn(ctx, t.ID, false))
+	return done(populate(t.ID))
 }
 
 // datasetColumns gives a new materialized view or streaming table t its
@@ -552,11 +570,75 @@ func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error 
 	return nil
 }
 
-// createRun is a refresh run inside a CREATE, announced at commit.
+// unpopulate runs REFRESH MATERIALIZED VIEW … WITH NO DATA in the
+// statement's transaction: the view keeps its definition and loses its
+// rows, and reads fail with 55000 until the next refresh.
+func (s *Session) unpopulate(t *catalog.Table) error {
+	if err := refresh.Unpopulate(s.txn, t); err != nil {
+		return mapStorageErr(err)
+	}
+	if t.Dataset.Unpopulated {
+		return nil
+	}
+	cat := s.cat.Clone()
+	nt := t.Clone()
+	nt.Dataset.Unpopulated = true
+	cat.PutTable(nt)
+	s.datasets = append(s.datasets, t.ID)
+	return s.persist(cat, []uint32{t.ID}, nil)
+}
+
+// reloadCatalog takes s.cat again from the transaction, after a write of
+// the catalog that did not go through persist (a refresh's).
+func (s *Session) reloadCatalog() error {
+	cat, err := s.eng.Catalog.Snapshot(s.txn)
+	if err != nil {
+		return err
+	}
+	s.cat = cat
+	return nil
+}
+
+// createRun is a refresh run inside a CREATE or a transaction block,
+// announced at commit.
 type createRun struct {
 	cat  *catalog.Catalog
 	view uint32
 	res  *refresh.Result
+	// manual: REFRESH in a transaction block, whose commit the runner's
+	// listeners hear of as a manual run (chains start from it).
+	manual bool
+}
+
+// refreshInBlock runs REFRESH inside the session's transaction, as
+// PostgreSQL does: it reads the transaction's snapshot and own writes, and
+// its effect commits or rolls back with the transaction. A concurrent
+// refresh of the same view that commits first makes this commit fail with
+// 40001 (both write the view's checkpoint: first committer wins). A
+// failure aborts the transaction and is not recorded in refresh_history:
+// nothing of the transaction is.
+func (s *Session) refreshInBlock(ctx context.Context, r *parse.RefreshDataset, t *catalog.Table) error {
+	opt := s.refreshOptions(r.Full, "MANUAL")
+	opt.ResetCheckpoints = r.ResetCheckpoints
+	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, t.ID, opt)
+	if err != nil {
+		return mapStorageErr(err)
+	}
+	if t.Dataset != nil && t.Dataset.Unpopulated {
+		// The refresh populated the view: its catalog changed in s.txn.
+		if err := s.reloadCatalog(); err != nil {
+			return err
+		}
+	}
+	if r.Streaming {
+		s.streamRefreshes = append(s.streamRefreshes, t.Name)
+	}
+	s.createRuns = append(s.createRuns, createRun{cat: s.cat, view: t.ID, res: res, manual: true})
+	s.refreshNotice(res)
+	if t.Kind == catalog.KindMaterializedView {
+		s.storedNotices(t)
+	}
+	return nil
 }
 
 // refreshNotice tells the client what the refresh did.
@@ -569,8 +651,10 @@ func (s *Session) logUserAction(t *catalog.Table, action string) error {
 	return refresh.LogUserAction(s.txn, t.ID, t.Name, action, s.info.User, s.eng.now())
 }
 
-// refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4) in its own
-// transaction: not inside a transaction block (R-Q5).
+// refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4): alone, in a
+// transaction of its own that holds the view's refresh lock; inside a
+// transaction block (or after a write of the same implicit transaction),
+// in that transaction (refreshInBlock, R-Q5).
 func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (string, error) {
 	stmt := "REFRESH MATERIALIZED VIEW"
 	if r.Streaming {
@@ -580,21 +664,30 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 		return "", pgerror.New(pgerror.FeatureNotSupported, "EXPLAIN REFRESH STREAMING TABLE is not supported").
 			WithHint("DESCRIBE EXTENDED shows the versions of each stream the table consumed; DESCRIBE HISTORY of a stream shows what was committed since.")
 	}
-	if s.explicit {
-		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run inside a transaction block", stmt)
-	}
-	if s.txn != nil && !s.txn.ReadOnly() {
-		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run in a transaction that has written; send it as its own statement", stmt)
-	}
 	t, err := s.resolve(r.Name)
 	if err != nil {
 		return "", err
 	}
 	if err := datasetKindOf(t, r.Streaming, r.Name); err != nil {
+		if !r.Streaming && t.Kind != catalog.KindStreamingTable {
+			// PostgreSQL's REFRESH of another relation: 0A000.
+			return "", pgerror.New(pgerror.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name)
+		}
 		return "", err
 	}
 	if err := s.require(t, catalog.PrivMaintain); err != nil {
 		return "", err
+	}
+	if r.Concurrently {
+		if err := refresh.CheckConcurrently(s.cat, t, r.NoData); err != nil {
+			return "", err
+		}
+	}
+	if r.NoData {
+		return stmt, s.unpopulate(t)
+	}
+	if s.explicit || (s.txn != nil && !s.txn.ReadOnly()) {
+		return stmt, s.refreshInBlock(ctx, r, t)
 	}
 	// The refresh takes its own snapshot once it holds the view's lock.
 	s.rollback()

@@ -241,7 +241,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 		}
 		seen[k] = true
 		switch t.Columns[i].Type.Kind {
-		case types.KindInterval, types.KindJSON:
+		case types.KindInterval, types.KindJSON, types.KindJSONB:
 			return "", st.Errorf(pkLoc, pgerror.FeatureNotSupported, "a column of type %s cannot be part of a primary key", t.Columns[i].Type.String())
 		}
 		t.Columns[i].NotNull = true
@@ -642,7 +642,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 					}
 				}
 				switch nt.Columns[i].Type.Kind {
-				case types.KindInterval, types.KindJSON:
+				case types.KindInterval, types.KindJSON, types.KindJSONB:
 					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "a column of type %s cannot be part of a primary key", nt.Columns[i].Type.String())
 				}
 				nt.Columns[i].NotNull = true

@@ -175,7 +175,7 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 	case *parse.AlterTblProperties:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.alterTblProperties(x) }
 	default:
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "statement %T is not supported yet", x)
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "%s is not supported yet", commandWords(p.st.Text))
 	}
 	return p, nil
 }

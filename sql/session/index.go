@@ -43,7 +43,7 @@ func indexColumn(st *parse.Statement, t *catalog.Table, name string, loc int32) 
 		return nil, pgerror.New(pgerror.UndefinedColumn, "column \"%s\" does not exist", name)
 	}
 	col := &t.Columns[i]
-	if col.Type.Kind == types.KindJSON {
+	if col.Type.Kind == types.KindJSON || col.Type.Kind == types.KindJSONB {
 		return nil, pgerror.New(pgerror.UndefinedObject, "data type %s has no default operator class for access method \"btree\"", col.Type.String()).
 			WithHint("You must specify an operator class for the index or define a default operator class for the data type.")
 	}

@@ -397,7 +397,14 @@ func (s *Session) commit() error {
 	s.savedVals = nil
 	s.afterCommit()
 	for _, r := range runs {
-		s.eng.Refresher.Announce(r.cat, r.view, r.res, "CREATE")
+		if !r.manual {
+			s.eng.Refresher.Announce(r.cat, r.view, r.res, "CREATE")
+			continue
+		}
+		s.eng.Refresher.Announce(r.cat, r.view, r.res, "MANUAL")
+		if s.eng.Refreshed != nil {
+			s.eng.Refreshed(r.view, r.res)
+		}
 	}
 	if len(ds) > 0 && s.eng.DatasetsChanged != nil {
 		s.eng.DatasetsChanged(ds)
@@ -544,7 +551,7 @@ func (s *Session) setConfig(name, value string) (string, error) {
 		return "", err
 	}
 	if st.readOnly {
-		return "", pgerror.New(pgerror.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.name)
+		return "", st.changeError()
 	}
 	if err := s.set(st, value); err != nil {
 		return "", err
@@ -556,7 +563,14 @@ func (s *Session) setConfig(name, value string) (string, error) {
 func (s *Session) settingsList() []funcs.Setting {
 	out := make([]funcs.Setting, 0, len(settings))
 	for _, st := range settings {
-		out = append(out, funcs.Setting{Name: st.name, Value: s.get(st), Desc: st.desc, ReadOnly: st.readOnly})
+		v := s.get(st)
+		row := funcs.Setting{Name: st.name, Value: v, Desc: st.desc, ReadOnly: st.readOnly, Setting: v, Default: st.def}
+		if p := st.pg; p != nil {
+			row.VarType, row.Unit, row.Context, row.Category = p.VarType, p.Unit, p.Context, p.Category
+			row.EnumVals, row.Min, row.Max = p.EnumVals, p.Min, p.Max
+			row.Setting, row.Default = p.SettingOf(row.Value), p.SettingOf(row.Default)
+		}
+		out = append(out, row)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out

@@ -1,15 +1,17 @@
 package session
 
 import (
-	"github.com/mvserver/mvserver/catalog"
-	"github.com/mvserver/mvserver/refresh"
-	"github.com/mvserver/mvserver/sql/types"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/refresh"
+	pgsettings "github.com/mvserver/mvserver/sql/settings"
+	"github.com/mvserver/mvserver/sql/types"
 )
 
 // setting describes one configuration parameter.
@@ -25,6 +27,38 @@ type setting struct {
 	serverDefault func(*Engine) string
 	// authorize, when set, may refuse the session a value (42501).
 	authorize func(s *Session, v string) error
+	// pg is PostgreSQL's definition of the parameter (pg_settings' type,
+	// unit, context), nil for mvserver's own.
+	pg *pgsettings.Param
+}
+
+// noEffect ends the description of a PostgreSQL parameter mvserver
+// accepts and ignores.
+const noEffect = " (Accepted for compatibility with PostgreSQL; it has no effect in mvserver.)"
+
+// pgSetting is a PostgreSQL parameter mvserver has no definition of: SET,
+// SHOW and RESET take it as PostgreSQL does, and nothing reads it.
+func pgSetting(p *pgsettings.Param) *setting {
+	st := &setting{name: p.Name, def: p.Show, readOnly: p.ChangeError() != nil, check: p.Check, desc: p.Desc + noEffect, pg: p}
+	if p.Context == "superuser" {
+		st.authorize = func(s *Session, _ string) error {
+			if _, super := s.eng.sessionRole(s.cat, s.info.User); !super {
+				return pgerror.New(pgerror.InsufficientPrivilege, "permission denied to set parameter \"%s\"", p.Name)
+			}
+			return nil
+		}
+	}
+	return st
+}
+
+// changeError is the error of SET for a read-only parameter.
+func (st *setting) changeError() error {
+	if st.pg != nil {
+		if err := st.pg.ChangeError(); err != nil {
+			return err
+		}
+	}
+	return pgerror.New(pgerror.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", st.name)
 }
 
 // ServerVersion is reported as server_version; psql and drivers pick
@@ -33,7 +67,12 @@ const ServerVersion = "15.0 (mvserver 0.1)"
 
 var settings = map[string]*setting{}
 
-func addSetting(s *setting) { settings[strings.ToLower(s.name)] = s }
+func addSetting(s *setting) {
+	if s.pg == nil {
+		s.pg, _ = pgsettings.Lookup(s.name)
+	}
+	settings[strings.ToLower(s.name)] = s
+}
 
 func init() {
 	for _, s := range []*setting{
@@ -69,6 +108,13 @@ func init() {
 		{name: "optimal_refresh", def: "on", check: checkBool, desc: "When off, every refresh of every materialized view is a full recompute (R-I7)."},
 	} {
 		addSetting(s)
+	}
+	// Every other PostgreSQL 15 parameter; a definition of the session's
+	// own (here or in another file's init) replaces it.
+	for _, p := range pgsettings.All() {
+		if _, ok := settings[strings.ToLower(p.Name)]; !ok {
+			addSetting(pgSetting(p))
+		}
 	}
 }
 
@@ -220,14 +266,22 @@ func checkDuration(v string) (string, error) {
 	return strconv.FormatInt(ms, 10) + "ms", nil
 }
 
-// sortedSettings lists settings by name (SHOW ALL).
+var (
+	sortedOnce sync.Once
+	sorted     []*setting
+)
+
+// sortedSettings lists settings by name (SHOW ALL). The table is complete
+// once the package's init functions ran.
 func sortedSettings() []*setting {
-	out := make([]*setting, 0, len(settings))
-	for _, s := range settings {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].name) < strings.ToLower(out[j].name) })
-	return out
+	sortedOnce.Do(func() {
+		sorted = make([]*setting, 0, len(settings))
+		for _, s := range settings {
+			sorted = append(sorted, s)
+		}
+		sort.Slice(sorted, func(i, j int) bool { return strings.ToLower(sorted[i].name) < strings.ToLower(sorted[j].name) })
+	})
+	return sorted
 }
 
 // A view's query is evaluated in the time zone in force at its CREATE,

@@ -427,7 +427,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		return "", err
 	}
 	if setting.readOnly {
-		return "", pgerror.New(pgerror.CantChangeRuntimeParam, "parameter \"%s\" cannot be changed", setting.name)
+		return "", setting.changeError()
 	}
 	if v.Kind == pg_query.VariableSetKind_VAR_RESET || v.Kind == pg_query.VariableSetKind_VAR_SET_DEFAULT {
 		if err := s.set(setting, setting.def); err != nil {

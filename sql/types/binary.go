@@ -45,6 +45,9 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(buf, uint32(d.M)), nil
 	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return append(buf, d.S...), nil
+	case KindJSONB:
+		// jsonb's binary format: version 1, then the text.
+		return append(append(buf, 1), d.S...), nil
 	case KindArray, KindInt2Vector, KindOidVector:
 		return appendArrayBinary(buf, d, t)
 	case KindRecord:
@@ -102,12 +105,16 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		if len(b) != 4 {
 			return bad()
 		}
-		return NewDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays), nil
+		return CheckDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays)
 	case KindTimestamp, KindTimestampTZ:
 		if len(b) != 8 {
 			return bad()
 		}
-		return NewTimestamp(t.Kind, int64(binary.BigEndian.Uint64(b))+pgEpochMicros), nil
+		v, err := addMicros(int64(binary.BigEndian.Uint64(b)), pgEpochMicros)
+		if err != nil {
+			return Datum{}, err
+		}
+		return NewTimestamp(t.Kind, v), nil
 	case KindInterval:
 		if len(b) != 16 {
 			return bad()
@@ -117,6 +124,11 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NewBytea(b), nil
 	case KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
 		return ParseText(string(b), t, nil)
+	case KindJSONB:
+		if len(b) == 0 || b[0] != 1 {
+			return Datum{}, pgerror.New(pgerror.InvalidBinaryRepresentation, "unsupported jsonb version number %d", append(b, 0)[0])
+		}
+		return ParseText(string(b[1:]), t, nil)
 	case KindArray, KindInt2Vector, KindOidVector:
 		return parseArrayBinary(b, t)
 	}

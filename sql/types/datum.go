@@ -152,7 +152,7 @@ func Compare(a, b Datum) int {
 		return bytes.Compare([]byte(a.S), []byte(b.S))
 	case KindChar:
 		return strings.Compare(strings.TrimRight(a.S, " "), strings.TrimRight(b.S, " "))
-	case KindText, KindVarchar, KindName, KindInternalChar, KindJSON, KindUnknown:
+	case KindText, KindVarchar, KindName, KindInternalChar, KindJSON, KindJSONB, KindUnknown:
 		return strings.Compare(a.S, b.S)
 	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
 		return compareArrays(a, b)

@@ -53,6 +53,8 @@ const (
 	// set-returning function's row used whole; its Datum holds the fields
 	// in A (record.go).
 	KindRecord
+	// KindJSONB is jsonb: its Datum holds the normalized text (json.go).
+	KindJSONB
 )
 
 // T is a SQL type: its kind and modifiers.
@@ -119,6 +121,7 @@ var (
 	Name         = T{Kind: KindName}
 	Char         = T{Kind: KindChar}
 	JSON         = T{Kind: KindJSON}
+	JSONB        = T{Kind: KindJSONB}
 	Regclass     = T{Kind: KindRegclass}
 	Regtype      = T{Kind: KindRegtype}
 	Regproc      = T{Kind: KindRegproc}
@@ -142,6 +145,7 @@ const (
 	OidText         = 25
 	OidOid          = 26
 	OidJSON         = 114
+	OidJSONB        = 3802
 	OidFloat4       = 700
 	OidFloat8       = 701
 	OidUnknown      = 705
@@ -168,7 +172,7 @@ var arrayOIDs = map[Kind]uint32{
 	KindInt2Vector: 1006, KindInt4: 1007, KindRegproc: 1008, KindText: 1009, KindOid: 1028,
 	KindOidVector: 1013, KindChar: 1014, KindVarchar: 1015, KindInt8: 1016, KindFloat4: 1021,
 	KindFloat8: 1022, KindDate: 1182, KindTimestamp: 1115, KindTimestampTZ: 1185,
-	KindInterval: 1187, KindNumeric: 1231, KindJSON: 199, KindRegclass: 2210,
+	KindInterval: 1187, KindNumeric: 1231, KindJSON: 199, KindJSONB: 3807, KindRegclass: 2210,
 	KindRegtype: 2211, KindRegnamespace: 4090, KindRegrole: 4097,
 }
 
@@ -215,6 +219,8 @@ func (t T) OID() uint32 {
 		return OidBpchar
 	case KindJSON:
 		return OidJSON
+	case KindJSONB:
+		return OidJSONB
 	case KindArray:
 		if o := arrayOIDs[t.Elem]; o != 0 {
 			return o
@@ -283,6 +289,8 @@ func FromOID(oid uint32) (T, bool) {
 		return Name, true
 	case OidJSON:
 		return JSON, true
+	case OidJSONB:
+		return JSONB, true
 	case OidUnknown:
 		return Unknown, true
 	case OidRegclass:
@@ -331,6 +339,17 @@ func (t T) Size() int16 {
 		return 64
 	}
 	return -1
+}
+
+// Unmodified returns t without a NUMERIC(p,s) precision and scale: the type
+// of an operator's result, which in PostgreSQL carries no type modifier
+// (numeric(15,2) / 3 is plain numeric; only a cast or an assignment to a
+// column applies a modifier, and rounds).
+func (t T) Unmodified() T {
+	if t.Kind == KindNumeric {
+		t.Precision, t.Scale = 0, 0
+	}
+	return t
 }
 
 // Modifier is the atttypmod of the type (-1 when none).
@@ -402,6 +421,8 @@ func (t T) String() string {
 		return "name"
 	case KindJSON:
 		return "json"
+	case KindJSONB:
+		return "jsonb"
 	case KindArray:
 		return t.ElemType().String() + "[]"
 	case KindRegclass:
@@ -534,8 +555,10 @@ func ParseTypeName(name string, mods []int32) (T, bool) {
 		t = OidVector
 	case "name":
 		t = Name
-	case "json", "jsonb":
+	case "json":
 		t = JSON
+	case "jsonb":
+		t = JSONB
 	case "unknown":
 		t = Unknown
 	default:

@@ -304,6 +304,53 @@ def returning():
 
 
 @step
+def matview_in_transaction():
+    """REFRESH MATERIALIZED VIEW in psycopg2's default transaction: COMMIT keeps it, ROLLBACK restores the old content"""
+    with conn.cursor() as c:
+        c.execute('CREATE TABLE mv_src (id int PRIMARY KEY, g int)')
+        c.execute('INSERT INTO mv_src VALUES (1, 1), (2, 1)')
+        c.execute('CREATE MATERIALIZED VIEW mv_per_g AS SELECT g, count(*) AS n FROM mv_src GROUP BY g')
+        c.execute('INSERT INTO mv_src VALUES (3, 2)')
+        c.execute('REFRESH MATERIALIZED VIEW mv_per_g')
+        print('transaction status', conn.info.transaction_status)
+        conn.commit()
+        c.execute('SELECT g, n FROM mv_per_g ORDER BY g')
+        show(c.fetchall())
+        c.execute('INSERT INTO mv_src VALUES (4, 3)')
+        c.execute('REFRESH MATERIALIZED VIEW mv_per_g')
+        c.execute('SELECT g, n FROM mv_per_g ORDER BY g')
+        show(c.fetchall())
+        conn.rollback()
+        c.execute('SELECT g, n FROM mv_per_g ORDER BY g')
+        show(c.fetchall())
+        c.execute('REFRESH MATERIALIZED VIEW mv_per_g WITH NO DATA')
+        conn.commit()
+    with conn.cursor() as c:
+        try:
+            c.execute('SELECT * FROM mv_per_g')
+        except psycopg2.Error as e:
+            print('ERROR %s' % e.pgcode)
+            conn.rollback()
+        c.execute('DROP MATERIALIZED VIEW mv_per_g')
+        c.execute('DROP TABLE mv_src')
+        conn.commit()
+
+
+@step
+def json_values():
+    """json and jsonb: parameters, operators, build functions"""
+    with conn.cursor() as c:
+        c.execute("SELECT %s::jsonb ->> 'a', %s::json -> 'b', jsonb_build_object('k', 1, 'l', 'x')",
+                  (psycopg2.extras.Json({'a': 'x'}), '{"b": [1, 2]}'))
+        show(c.fetchall())
+        try:
+            c.execute("SELECT 'not json'::jsonb")
+        except psycopg2.Error as e:
+            print('ERROR %s' % e.pgcode)
+    conn.rollback()
+
+
+@step
 def close():
     """close"""
     conn.close()
