@@ -236,6 +236,12 @@ func Start(cfg Config) (*Server, error) {
 		Authenticator: auth.auth, TLS: auth.tls}, sqlEngine)
 	eng.Activity = wire.Activity
 	eng.CancelBackend = func(pid int64) bool { return pid > 0 && pid <= math.MaxUint32 && wire.CancelBackend(uint32(pid)) }
+	eng.TerminateBackend = func(pid int64, wait time.Duration) (bool, bool) {
+		if pid <= 0 || pid > math.MaxUint32 {
+			return false, false
+		}
+		return wire.TerminateBackend(uint32(pid), wait)
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		db.Close()

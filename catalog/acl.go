@@ -148,7 +148,12 @@ func (c *Catalog) Allowed(user string, requireRoles bool, t *Table, priv byte) b
 		return true
 	}
 	if priv == 0 {
-		return t.Owner != 0 && t.Owner == id
+		return t.Owner != 0 && c.HasPrivsOfRole(id, t.Owner)
 	}
-	return t.Granted(id, priv)
+	for _, r := range c.privRoles(id) {
+		if t.Granted(r, priv) {
+			return true
+		}
+	}
+	return false
 }

@@ -8,7 +8,8 @@ import (
 // owners and grants. A superuser may do anything. Otherwise:
 //
 //  1. A relation's owner holds every privilege on it; another role holds
-//     what was granted to it or to PUBLIC. Altering, dropping, granting and
+//     what was granted to it, to PUBLIC or to a role it inherits from
+//     (membership.go), and acts as owner of what such a role owns. Altering, dropping, granting and
 //     commenting need ownership (or, for the objects in a schema, DROP
 //     SCHEMA's ownership of the schema: CASCADE then drops everything in
 //     it, whoever owns it, as PostgreSQL does).
@@ -61,7 +62,12 @@ func (c *Catalog) Holds(id uint32, t *Table, priv byte) bool {
 	if c.IsSuperuserID(id) || IsSystem(t) && priv == PrivSelect {
 		return true
 	}
-	return t.Granted(id, priv)
+	for _, r := range c.privRoles(id) {
+		if t.Granted(r, priv) {
+			return true
+		}
+	}
+	return false
 }
 
 // Owns reports whether role id may act as t's owner: its owner or a
@@ -70,7 +76,7 @@ func (c *Catalog) Owns(id uint32, t *Table) bool {
 	if id == NoRole {
 		return false
 	}
-	return c.IsSuperuserID(id) || t.Owner != 0 && t.Owner == id
+	return c.IsSuperuserID(id) || t.Owner != 0 && c.HasPrivsOfRole(id, t.Owner)
 }
 
 // Noun is how PostgreSQL's messages name t's kind ("permission denied for
@@ -120,7 +126,7 @@ func (c *Catalog) SchemaOwns(id uint32, s *Schema) bool {
 	if id == NoRole {
 		return false
 	}
-	return c.IsSuperuserID(id) || s.Owner != 0 && s.Owner == id
+	return c.IsSuperuserID(id) || s.Owner != 0 && c.HasPrivsOfRole(id, s.Owner)
 }
 
 // SchemaHolds reports whether role id holds priv (PrivCreate, PrivUsage)
@@ -129,7 +135,15 @@ func (c *Catalog) SchemaHolds(id uint32, s *Schema, priv byte) bool {
 	if c.SchemaOwns(id, s) {
 		return true
 	}
-	return id != NoRole && s.ACL.holds(id, priv)
+	if id == NoRole {
+		return false
+	}
+	for _, r := range c.privRoles(id) {
+		if s.ACL.holds(r, priv) {
+			return true
+		}
+	}
+	return false
 }
 
 // MaySeeDetails reports whether user may see everything about dataset t:
@@ -148,7 +162,12 @@ func (c *Catalog) MaySeeDetails(user string, requireRoles bool, t *Table) bool {
 	if id == NoRole {
 		return false
 	}
-	return t.Owner != 0 && t.Owner == id || t.ACL.GrantsAny(id)
+	for _, r := range c.privRoles(id) {
+		if t.Owner != 0 && t.Owner == r || t.ACL.GrantsAny(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // RedactedError is what a role that may not see a dataset's details

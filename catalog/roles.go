@@ -26,6 +26,8 @@ type Role struct {
 	Password string `json:"password,omitempty"`
 	// ValidUntil is when the password expires; nil means never.
 	ValidUntil *time.Time `json:"valid_until,omitempty"`
+	// MemberOf are the roles granted to this one (membership.go).
+	MemberOf []Membership `json:"member_of,omitempty"`
 }
 
 // Clone returns a copy of r for modification.
@@ -35,6 +37,7 @@ func (r *Role) Clone() *Role {
 		t := *r.ValidUntil
 		c.ValidUntil = &t
 	}
+	c.MemberOf = append([]Membership(nil), r.MemberOf...)
 	return &c
 }
 
@@ -55,12 +58,13 @@ func (s roleSet) clone() roleSet {
 	return n
 }
 
-// Roles lists every role ordered by name.
+// Roles lists every role, the predefined ones too, ordered by name.
 func (c *Catalog) Roles() []*Role {
-	out := make([]*Role, 0, len(c.roles.byID))
+	out := make([]*Role, 0, len(c.roles.byID)+len(predefinedRoles))
 	for _, r := range c.roles.byID {
 		out = append(out, r)
 	}
+	out = append(out, predefinedRoles...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
@@ -68,14 +72,18 @@ func (c *Catalog) Roles() []*Role {
 // Role returns the role with the given name (case-sensitive, as
 // PostgreSQL compares role names after identifier folding).
 func (c *Catalog) Role(name string) (*Role, bool) {
-	r, ok := c.roles.byName[name]
-	return r, ok
+	if r, ok := c.roles.byName[name]; ok {
+		return r, true
+	}
+	return predefinedByName(name)
 }
 
 // RoleByID returns the role with the given id.
 func (c *Catalog) RoleByID(id uint32) (*Role, bool) {
-	r, ok := c.roles.byID[id]
-	return r, ok
+	if r, ok := c.roles.byID[id]; ok {
+		return r, true
+	}
+	return predefinedByID(id)
 }
 
 // PutRole adds or replaces (by ID, also under a new name) a role in a

@@ -60,7 +60,7 @@ func TestRolesPersist(t *testing.T) {
 	change(true, func(c *Catalog) ([]uint32, []uint32) {
 		aliceID, bobID = c.AllocID(), c.AllocID()
 		c.PutRole(&Role{ID: aliceID, Name: "alice", Login: true, Superuser: true, Inherit: true, ConnLimit: -1, Password: "SCRAM-SHA-256$x", ValidUntil: &until})
-		c.PutRole(&Role{ID: bobID, Name: "bob", ConnLimit: 3})
+		c.PutRole(&Role{ID: bobID, Name: "bob", ConnLimit: 3, MemberOf: []Membership{{Role: RoleSignalBackend, Grantor: aliceID, Admin: true}}})
 		return []uint32{aliceID, bobID}, nil
 	})
 	change(false, func(c *Catalog) ([]uint32, []uint32) {
@@ -69,7 +69,12 @@ func TestRolesPersist(t *testing.T) {
 		return []uint32{id}, nil
 	})
 	c := reload()
-	roles := c.Roles()
+	var roles []*Role
+	for _, r := range c.Roles() {
+		if !IsPredefinedRole(r.ID) {
+			roles = append(roles, r)
+		}
+	}
 	if len(roles) != 2 || roles[0].Name != "alice" || roles[1].Name != "bob" {
 		t.Fatalf("roles %+v", roles)
 	}
@@ -77,6 +82,9 @@ func TestRolesPersist(t *testing.T) {
 	if !ok || a.ID != aliceID || !a.Login || !a.Superuser || !a.Inherit || a.ConnLimit != -1 || a.Password != "SCRAM-SHA-256$x" ||
 		a.ValidUntil == nil || !a.ValidUntil.Equal(until) {
 		t.Fatalf("alice %+v", a)
+	}
+	if b, _ := c.Role("bob"); len(b.MemberOf) != 1 || b.MemberOf[0] != (Membership{Role: RoleSignalBackend, Grantor: aliceID, Admin: true}) {
+		t.Fatalf("bob's membership after reload: %+v", b.MemberOf)
 	}
 	if b, ok := c.RoleByID(bobID); !ok || b.Name != "bob" || b.Login || b.ConnLimit != 3 || b.ValidUntil != nil {
 		t.Fatalf("bob %+v", b)
@@ -100,7 +108,7 @@ func TestRolesPersist(t *testing.T) {
 	if r, ok := c.Role("robert"); !ok || r.ID != bobID {
 		t.Fatalf("robert %+v", r)
 	}
-	if _, ok := c.RoleByID(aliceID); ok || len(c.Roles()) != 1 {
+	if _, ok := c.RoleByID(aliceID); ok || len(c.Roles()) != 1+len(predefinedRoles) {
 		t.Fatal("alice not dropped")
 	}
 	// Clones are copy-on-write: changing one leaves the snapshot alone.

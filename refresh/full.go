@@ -74,6 +74,8 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	}
 	var buf []byte
 	var produced int64
+	hold := heldCharge{mem: in.Exec.Mem}
+	defer hold.release()
 	err = exec.Drain(op, func(rows []exec.Row) error {
 		var held int64 // bytes the difference's new rows take in this batch
 		for _, r := range rows {
@@ -92,11 +94,17 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				continue
 			}
 			if fresh != nil {
-				// At most freshChunk rows are held here, not charged:
-				// the write set they go into is (write_budget.go).
+				// At most freshChunk rows are held here, charged while
+				// held (freshHeld); the write set they go into is
+				// charged too (write_budget.go).
 				fresh.add(buf)
+				if err := hold.charge(int64(len(buf)) + heldBytes); err != nil {
+					return err
+				}
 				if len(fresh.ents) >= freshChunk {
-					if err := fresh.insertFresh(ctx, w, &st); err != nil {
+					err := fresh.insertFresh(ctx, w, &st)
+					hold.release()
+					if err != nil {
 						return err
 					}
 					fresh = &newRowSet{}
@@ -124,6 +132,32 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		err = fresh.insertFresh(ctx, w, &st)
 	}
 	return st, err
+}
+
+// heldCharge charges the new rows a full recompute holds before it
+// writes them (in steps of writeStep), and gives the charge back once
+// they are written.
+type heldCharge struct {
+	mem              *exec.Memory
+	pending, charged int64
+}
+
+func (h *heldCharge) charge(n int64) error {
+	h.pending += n
+	if h.pending < writeStep {
+		return nil
+	}
+	n, h.pending = h.pending, 0
+	if err := h.mem.Charge("full refresh's new rows", n); err != nil {
+		return err
+	}
+	h.charged += n
+	return nil
+}
+
+func (h *heldCharge) release() {
+	h.mem.Shrink(h.charged)
+	h.charged, h.pending = 0, 0
 }
 
 // freshChunk is how many new rows of an empty view are sorted and

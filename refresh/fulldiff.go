@@ -32,6 +32,10 @@ type newRowEnt struct {
 	n   uint32
 }
 
+// heldBytes is what s holds per row besides the value: its entry, and
+// the sort's copy of it.
+const heldBytes = 2 * 24
+
 func (s *newRowSet) add(value []byte) {
 	s.ents = append(s.ents, newRowEnt{h: xxhash.Sum64(value), off: uint64(len(s.data)), n: uint32(len(value))})
 	s.data = append(s.data, value...)
@@ -52,12 +56,14 @@ func (s *newRowSet) cmp(a, b newRowEnt) int {
 // sort orders the rows by hash, equal values together. Hashes are
 // uniform: many rows are first distributed by their top bits into about
 // one bucket per 8 rows (two passes over the entries), then each small
-// bucket is sorted.
-func (s *newRowSet) sort() {
+// bucket is sorted. ctx is checked every cancelEvery buckets (a set of
+// millions of rows sorts for a second or more: a cancelled refresh stops
+// there too).
+func (s *newRowSet) sort(ctx context.Context) error {
 	n := len(s.ents)
 	if n < 1<<12 {
 		slices.SortFunc(s.ents, s.cmp)
-		return
+		return nil
 	}
 	nb := min(bits.Len(uint(n/8)), 20)
 	shift := 64 - nb
@@ -75,12 +81,21 @@ func (s *newRowSet) sort() {
 		out[next[b]] = e
 		next[b]++
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for b := 0; b+1 < len(start); b++ {
+		if b%cancelEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		if seg := out[start[b]:start[b+1]]; len(seg) > 1 {
 			slices.SortFunc(seg, s.cmp)
 		}
 	}
 	s.ents = out
+	return nil
 }
 
 // cancelEvery is how many rows the write loops of a full recompute take
@@ -92,7 +107,9 @@ const cancelEvery = 1 << 12
 // insertFresh inserts every row of s, in key order, into a view known to
 // be empty (or to hold only earlier chunks of the same computation).
 func (s *newRowSet) insertFresh(ctx context.Context, w *viewWriter, st *Stats) error {
-	s.sort()
+	if err := s.sort(ctx); err != nil {
+		return err
+	}
 	for k, e := range s.ents {
 		if k%cancelEvery == 0 {
 			if err := ctx.Err(); err != nil {
@@ -116,7 +133,9 @@ func (s *newRowSet) insertFresh(ctx context.Context, w *viewWriter, st *Stats) e
 // one, and a unique index on the view must not see the new row while the
 // old one is still there.
 func (s *newRowSet) mergeInto(ctx context.Context, w *viewWriter, st *Stats) error {
-	s.sort()
+	if err := s.sort(ctx); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -23,7 +24,9 @@ func TestNewRowSetSort(t *testing.T) {
 		}
 		want := slices.Clone(s.ents)
 		slices.SortFunc(want, s.cmp)
-		s.sort()
+		if err := s.sort(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		if len(s.ents) != len(want) {
 			t.Fatalf("n=%d: %d entries after sorting, want %d", n, len(s.ents), len(want))
 		}
@@ -32,5 +35,19 @@ func TestNewRowSetSort(t *testing.T) {
 				t.Fatalf("n=%d: entry %d out of order", n, i)
 			}
 		}
+	}
+}
+
+// The sort of a large set stops when its context ends: a cancelled
+// REFRESH … FULL of millions of rows no longer finishes sorting first.
+func TestNewRowSetSortCancel(t *testing.T) {
+	s := &newRowSet{}
+	for i := range 100000 {
+		s.add([]byte(fmt.Sprint(i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.sort(ctx); err != context.Canceled {
+		t.Fatalf("sort with a cancelled context: %v, want context.Canceled", err)
 	}
 }

@@ -66,6 +66,39 @@ func (s *Server) CancelBackend(pid uint32) bool {
 	return true
 }
 
+// TerminateBackend ends the connection with process id pid as Shutdown
+// does (its statement is canceled and it leaves with FATAL 57P01
+// "terminating connection due to administrator command"):
+// pg_terminate_backend(pid). With wait > 0 it waits that long for the
+// connection to end. found reports whether such a connection exists,
+// ended whether it is gone (always true with wait 0: the connection
+// leaves as soon as its statement returns).
+func (s *Server) TerminateBackend(pid uint32, wait time.Duration) (found, ended bool) {
+	s.mu.Lock()
+	target := s.byPID[pid]
+	s.mu.Unlock()
+	if target == nil {
+		return false, false
+	}
+	target.terminate()
+	if wait <= 0 {
+		return true, true
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		s.mu.Lock()
+		gone := s.byPID[pid] != target
+		s.mu.Unlock()
+		if gone {
+			return true, true
+		}
+		if time.Now().After(deadline) {
+			return true, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // Activity is one session as pg_stat_activity shows it.
 type Activity struct {
 	PID                 uint32

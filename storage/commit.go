@@ -92,7 +92,9 @@ const batchEntryOverhead = 40
 
 // plan also returns an estimate of the batch's size in bytes, so it is
 // allocated once instead of grown by doubling (each growth copies it).
-func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
+// It looks at the commit's context as encode does (commitCheck): planning
+// a commit of millions of writes takes a while too.
+func (t *Txn) plan() ([]*tablePlan, []conflictKey, int, error) {
 	var plans []*tablePlan
 	var keys []conflictKey
 	size := 0
@@ -113,6 +115,9 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
 			keys = slices.Grow(keys, tw.rows.Len())
 		}
 		for w := range tw.rows.All() {
+			if err := t.commitCheck(); err != nil {
+				return nil, nil, 0, err
+			}
 			size += perRow * (tablePrefixLen + batchEntryOverhead + len(w.key) + len(w.value) + len(w.origValue))
 			if w.moved && !w.del {
 				if p.moved == nil {
@@ -153,7 +158,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int) {
 			size += 1 + batchEntryOverhead + len(w.key) + len(w.value)
 		}
 	}
-	return plans, keys, size
+	return plans, keys, size, nil
 }
 
 // Commit makes the transaction's writes durable and visible atomically. It
@@ -183,7 +188,10 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		defer db.commitMu.Unlock()
 		return db.validate(t, nil, nil)
 	}
-	plans, keys, size := t.plan()
+	plans, keys, size, err := t.plan()
+	if err != nil {
+		return err
+	}
 	if t.reads != nil {
 		t.noteOpenReads()
 	}
@@ -238,7 +246,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 
 	db.deleted.forgetSet(plans)
 	db.visMu.Lock()
-	err := db.applyBatch(b)
+	err = db.applyBatch(b)
 	if err == nil {
 		db.seq++
 		db.deleted.noteDeleted(plans, db.seq)
@@ -266,13 +274,16 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	}
 	db.history.prune(oldestSer)
 	db.commitMu.Unlock()
-	db.retireSnap(seq) // the snapshot of the sequence before is stale
 
 	err = b.SyncWait()
-	db.publish(seq, events)
 	if err != nil {
-		return db.logFailed(err)
+		err = db.logFailed(err)
+		db.publish(seq, nil) // in order, but nobody hears of it: it failed
+		return err
 	}
+	db.markDurable(seq)
+	db.snapAfterSync(seq)
+	db.publish(seq, events)
 	t.committed = make(map[TableID]int64, len(events))
 	for _, ev := range events {
 		t.committed[ev.Table] = ev.Version

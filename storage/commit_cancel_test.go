@@ -51,7 +51,7 @@ func TestCommitContextStopsWhileEncoding(t *testing.T) {
 		t.Fatalf("CommitContext: %v, want context.Canceled", err)
 	}
 	if ctx.n != -1 {
-		t.Fatalf("the context was asked %d times, want 2 (once while encoding, then the stop)", 1-ctx.n)
+		t.Fatalf("the context was asked %d times, want 2 (once while planning, then the stop)", 1-ctx.n)
 	}
 
 	after := db.Begin()
@@ -72,4 +72,24 @@ func TestCommitContextStopsWhileEncoding(t *testing.T) {
 	if err := tx.CommitContext(&cancelAfter{Context: context.Background(), n: 1}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Planning a commit (the pass over its writes before the batch is
+// built) looks at the context too: before, only encoding did, so a
+// canceled commit of millions of writes first planned all of them.
+func TestCommitContextStopsWhilePlanning(t *testing.T) {
+	db := openMem(t)
+	createTable(t, db, tA)
+	tx := db.Begin()
+	defer tx.Rollback()
+	for i := range 2 * commitCheckEvery {
+		mustInsert(t, tx, tA, fmt.Sprintf("k%06d", i), "v")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tx.commitCtx, tx.commitN = ctx, 0
+	if _, _, _, err := tx.plan(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("plan with a canceled context: %v, want context.Canceled", err)
+	}
+	tx.commitCtx = nil
 }

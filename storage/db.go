@@ -82,6 +82,7 @@ type DB struct {
 	notify notifier
 
 	guard diskGuard
+	dur   durability // which applied commits are durable (durable.go)
 	// readOnly is set when the store opened read-only for want of space
 	// to replay its log (startup.go); every commit fails with it.
 	readOnly *DiskFullError
@@ -104,6 +105,7 @@ func Open(opts Options) (*DB, error) {
 		db.log = slog.New(slog.DiscardHandler)
 	}
 	db.conflicts.init()
+	db.dur.init()
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = DefaultHistoryLimit
 	}

@@ -57,6 +57,10 @@
 //     are taken atomically under visMu, against which a commit applies and
 //     bumps the sequence). Transactions of one sequence share the snapshot
 //     (snapshot.go).
+//     4a. A Begin sees only durable commits: it waits for the syncs of
+//     applied commits (at most one fsync), and after a failed log write it
+//     reads the last durable snapshot, so a commit whose log write failed
+//     is never visible (durable.go).
 //  5. First committer wins: a commit fails with ErrSerialization when a key it
 //     writes (row or meta) or a CheckUnchanged key was written by a commit
 //     applied after its Begin; an insert whose key a concurrent commit

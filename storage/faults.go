@@ -147,6 +147,7 @@ func (db *DB) writable(size int) error {
 // log is as broken as after any other failed write.
 func (db *DB) logFailed(err error) error {
 	f := &WriteFailedError{Cause: err, First: true}
+	defer db.markLogFailed()
 	if db.guard.failed.CompareAndSwap(nil, f) {
 		db.log.Error("the write-ahead log failed: no more commits are accepted until the server restarts", "err", err)
 	} else {

@@ -12,10 +12,11 @@ import "github.com/cockroachdb/pebble/v2"
 // Pebble's DB mutex and, when it was the earliest, looks for compactions
 // to schedule, which cost a point read about 4% of its CPU.
 //
-// The DB holds a reference on the snapshot of the current sequence; a
-// commit that moves the sequence drops it, so an idle server pins no state
-// older than its last commit (and compactions may drop what that commit
-// overwrote).
+// The DB holds a reference on the latest shared snapshot until a newer
+// one replaces it; a commit takes that newer one right after its sync when
+// no later commit applied meanwhile (durable.go), so an idle server pins
+// no state older than its last commit (and compactions may drop what that
+// commit overwrote). Every shared snapshot shows a durable state.
 
 // sharedSnap is one Pebble snapshot and the sequence it shows.
 type sharedSnap struct {
@@ -52,18 +53,6 @@ func (db *DB) releaseSnap(s *sharedSnap) {
 	if last {
 		db.closeSnap(s)
 	}
-}
-
-// retireSnap drops the DB's reference on the current snapshot when it is
-// older than seq: a commit made it stale.
-func (db *DB) retireSnap(seq uint64) {
-	db.snapMu.Lock()
-	var old *sharedSnap
-	if db.curSnap != nil && db.curSnap.seq < seq {
-		old = db.dropCurrentLocked()
-	}
-	db.snapMu.Unlock()
-	db.closeSnap(old)
 }
 
 // dropCurrentLocked drops the DB's reference on the current snapshot and

@@ -161,8 +161,13 @@ func (db *DB) begin(serializable bool) *Txn {
 		t.err = ErrClosed
 		return t
 	}
-	t.beginSeq = db.seq
-	t.shared = db.acquireSnap(t.beginSeq)
+	t.shared = db.beginSnap() // a durable state (durable.go)
+	if t.shared == nil {
+		db.visMu.RUnlock()
+		t.err = db.WriteFailure()
+		return t
+	}
+	t.beginSeq = t.shared.seq
 	t.snap = t.shared.snap
 	db.activeMu.Lock()
 	db.active[t.beginSeq]++

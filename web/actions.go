@@ -65,6 +65,25 @@ func (a *action) view() actionView {
 	return v
 }
 
+// viewFor is the action as user may see it: nil when user neither ran
+// it nor may read its dataset's page; its error (which may quote data)
+// redacted to the SQLSTATE unless user ran it or may see the dataset's
+// details (catalog.MaySeeDetails), as refresh errors are everywhere.
+func (a *action) viewFor(cat *catalog.Catalog, user string, requireRoles bool) *actionView {
+	v := a.view()
+	if a.User == user {
+		return &v
+	}
+	t, ok := cat.Table(a.View)
+	if !ok || !cat.Allowed(user, requireRoles, t, catalog.PrivSelect) {
+		return nil
+	}
+	if v.Error != "" && !cat.MaySeeDetails(user, requireRoles, t) {
+		v.Error = catalog.RedactedError(v.Code)
+	}
+	return &v
+}
+
 // actionLog keeps the latest actions.
 type actionLog struct {
 	mu   sync.Mutex

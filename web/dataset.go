@@ -127,7 +127,7 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 		return
 	}
 	now := c.now()
-	row, err := c.datasetRow(txn, cat, t, now)
+	row, err := c.datasetRow(txn, cat, rq.User, t, now)
 	if err != nil {
 		c.fail(w, r, rq, http.StatusInternalServerError, "Cannot read the refresh history: "+err.Error())
 		return
@@ -184,17 +184,21 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 	}
 	current := r.URL.Query().Get("action")
 	for _, a := range c.actions.forView(t.ID, 8) {
-		v := a.view()
+		v := a.viewFor(cat, rq.User, c.be.RequireRoles)
+		if v == nil {
+			continue
+		}
 		if a.ID == current {
-			p.Current = &v
+			p.Current = v
 			p.Poll = p.Poll || v.Running
 			continue
 		}
-		p.Actions = append(p.Actions, v)
+		p.Actions = append(p.Actions, *v)
 	}
 	if a := c.actions.get(current); p.Current == nil && a != nil && a.View == t.ID {
-		v := a.view()
-		p.Current, p.Poll = &v, p.Poll || v.Running
+		if v := a.viewFor(cat, rq.User, c.be.RequireRoles); v != nil {
+			p.Current, p.Poll = v, p.Poll || v.Running
+		}
 	}
 	c.render(w, http.StatusOK, "dataset", p)
 }

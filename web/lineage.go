@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mvserver/mvserver/catalog"
@@ -19,6 +20,10 @@ const (
 	lineageMargin  = 10
 	lineageMaxNode = 80 // beyond this the graph is cut (said under it)
 )
+
+// hiddenName stands for the name of a relation the console's user may
+// not read.
+const hiddenName = "(no privilege)"
 
 type lineageNode struct {
 	ID           uint32
@@ -62,7 +67,9 @@ func kindLabel(k catalog.ObjectKind) string {
 
 // buildLineage lays out the graph around focus. A dataset links to its
 // page only when canSee allows its user to read that page (nil: every
-// one).
+// one). A relation the user may not read is shown without its name
+// (hiddenName), unless the focus reads it directly: its definition,
+// which the page shows, names those anyway.
 func buildLineage(cat *catalog.Catalog, focus *catalog.Table, canSee func(*catalog.Table) bool) *lineageGraph {
 	g := &lineageGraph{}
 	dependents := map[uint32][]uint32{}
@@ -102,8 +109,12 @@ func buildLineage(cat *catalog.Catalog, focus *catalog.Table, canSee func(*catal
 			continue
 		}
 		n := &lineageNode{ID: id, Name: cat.QualifiedName(t), Kind: kindLabel(t.Kind), KindClass: string(t.Kind), Focus: id == focus.ID, Level: l}
+		visible := n.Focus || canSee == nil || canSee(t)
+		if !visible && !slices.Contains(focus.DependsOn, id) {
+			n.Name = hiddenName
+		}
 		n.Label = shorten(n.Name, 26)
-		if t.IsDataset() && !n.Focus && (canSee == nil || canSee(t)) {
+		if t.IsDataset() && !n.Focus && visible {
 			n.URL = datasetURL(cat, t)
 		}
 		byID[id] = n

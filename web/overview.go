@@ -60,7 +60,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 			continue
 		}
 		page.Total++
-		row, err := c.datasetRow(txn, cat, t, now)
+		row, err := c.datasetRow(txn, cat, rq.User, t, now)
 		if err != nil {
 			c.fail(w, r, rq, http.StatusInternalServerError, "Cannot read the refresh history: "+err.Error())
 			return
@@ -76,9 +76,10 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 	sort.Slice(page.Rows, func(i, j int) bool { return page.Rows[i].Qualified < page.Rows[j].Qualified })
 	if id := r.URL.Query().Get("action"); id != "" {
 		if a := c.actions.get(id); a != nil {
-			v := a.view()
-			page.Current = &v
-			page.Poll = v.Running
+			if v := a.viewFor(cat, rq.User, c.be.RequireRoles); v != nil {
+				page.Current = v
+				page.Poll = v.Running
+			}
 		}
 	}
 	c.render(w, http.StatusOK, "overview", page)
@@ -86,7 +87,7 @@ func (c *Console) overview(w http.ResponseWriter, r *http.Request, rq *request) 
 
 // datasetRow reads a dataset's state: its newest run (or the one running
 // now), its next run and how it is refreshed.
-func (c *Console) datasetRow(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Table, now time.Time) (datasetRow, error) {
+func (c *Console) datasetRow(txn *storage.Txn, cat *catalog.Catalog, user string, t *catalog.Table, now time.Time) (datasetRow, error) {
 	row := datasetRow{Schema: schemaName(cat, t), Name: t.Name, Qualified: cat.QualifiedName(t), URL: datasetURL(cat, t),
 		Kind: kindLabel(t.Kind), Status: "NEVER", Refresh: "manual"}
 	ds := t.Dataset
@@ -107,6 +108,11 @@ func (c *Console) datasetRow(txn *storage.Txn, cat *catalog.Catalog, t *catalog.
 	}
 	if last != nil {
 		row.Status, row.Technique, row.LastRun, row.LastError = last.Status, last.Technique, last.End, last.Error
+		if !cat.MaySeeDetails(user, c.be.RequireRoles, t) {
+			r := *last
+			r.Redact()
+			row.LastError = r.Error
+		}
 		if row.LastRun.IsZero() {
 			row.LastRun = last.Start
 		}

@@ -205,14 +205,34 @@ func TestDatasetPagesFollowPrivileges(t *testing.T) {
 	if code, _ := alice.get("/datasets/public/no_such_view"); code != http.StatusNotFound {
 		t.Errorf("a dataset that does not exist: %d", code)
 	}
-	// shared's lineage names the view reading it, without a link to it.
+	// shared's lineage shows that a view reads it, but neither its name
+	// nor a link to it: alice may not read secret (before, it named it).
+	// Its source src, which shared's definition names, keeps its name.
 	lin := section(alice.page("/datasets/public/shared"), "lineage")
-	if !strings.Contains(lin, `data-node="public.secret"`) || strings.Contains(lin, `href="/datasets/public/secret"`) {
-		t.Errorf("shared's lineage for alice links secret or lacks it:\n%s", lin)
+	if strings.Contains(lin, "secret") || !strings.Contains(lin, `data-node="(no privilege)"`) || !strings.Contains(lin, `data-node="public.src"`) {
+		t.Errorf("shared's lineage for alice names secret or hides what it should show:\n%s", lin)
 	}
 
 	if over := alice.page("/?status=FAILED"); strings.Contains(over, "division by zero") || strings.Contains(over, "fragile") {
 		t.Errorf("alice's overview shows fragile's failure:\n%s", over)
+	}
+	// The admin's console refresh of fragile fails; its outcome, shown
+	// live at /?action=ID and on the page, is not alice's to read even
+	// with the action's id (before, any role saw it in full).
+	admin := e.browser()
+	admin.login("admin", "s3cret", "/")
+	resp, _ := admin.post("/datasets/public/fragile/refresh", url.Values{"csrf_token": {admin.token("/datasets/public/fragile")}, "return": {"overview"}})
+	loc := resp.Header.Get("Location")
+	if !strings.Contains(loc, "action=") {
+		t.Fatalf("the admin's refresh of fragile: %d %q", resp.StatusCode, loc)
+	}
+	id := loc[strings.Index(loc, "action=")+len("action="):]
+	if i := strings.IndexByte(id, '#'); i >= 0 {
+		id = id[:i]
+	}
+	admin.waitPage("/?action="+id, "the admin's refresh ends", func(b string) bool { return strings.Contains(b, "division by zero") })
+	if body := alice.page("/?action=" + id); strings.Contains(body, "division by zero") || strings.Contains(body, "fragile") {
+		t.Errorf("alice sees the admin's action on fragile:\n%s", body)
 	}
 
 	// bob owns what he creates and sees it; granted SELECT on fragile, he
@@ -242,8 +262,6 @@ func TestDatasetPagesFollowPrivileges(t *testing.T) {
 		t.Errorf("alice's GET of bob's view: %d, want 404", code)
 	}
 	// The admin sees every dataset.
-	admin := e.browser()
-	admin.login("admin", "s3cret", "/")
 	over = admin.page("/")
 	for _, name := range []string{"shared", "secret", "fragile", "feed"} {
 		if !strings.Contains(over, `data-name="public.`+name+`"`) {

@@ -29,10 +29,12 @@ var allowed = map[string][]string{
 	"sql/exec":     {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage"},
 	// sql/pgcatalog: pg_catalog's relations and functions over the catalog.
 	"sql/pgcatalog": {"pgerror", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog"},
+	// sql/acl: privilege rules over roles (membership, other backends).
+	"sql/acl":       {"pgerror", "catalog"},
 	"server":        {"pgerror"},
 	"refresh":       {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
 	"notify":        {"pgerror"},
-	"sql/session":   {"pgerror", "notify", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "catalog", "storage"},
+	"sql/session":   {"pgerror", "notify", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "catalog", "storage"},
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web"},
 	"web":           {"pgerror", "server", "sql/session", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},

@@ -31,6 +31,12 @@ type Ctx struct {
 	// id (pg_cancel_backend), reporting whether there is one, or fails
 	// when the caller may not signal it; nil where it cannot.
 	CancelBackend func(pid int64) (bool, error)
+	// TerminateBackend ends the session with that process id
+	// (pg_terminate_backend), waiting up to timeoutMS for it to end when
+	// that is positive; it reports whether it ended (or, with no wait,
+	// was signalled), or fails when the caller may not signal it; nil
+	// where it cannot.
+	TerminateBackend func(pid, timeoutMS int64) (bool, error)
 	// Activity lists the server's sessions as pg_stat_activity rows; nil
 	// where it cannot.
 	Activity func() [][]types.Datum

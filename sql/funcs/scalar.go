@@ -162,6 +162,26 @@ func init() {
 			// server process.
 			return types.NewBool(found), nil
 		}}}})
+	terminate := func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		if c.TerminateBackend == nil {
+			return types.Datum{}, pgerror.New(pgerror.FeatureNotSupported, "pg_terminate_backend is not available here")
+		}
+		timeout := int64(0)
+		if len(a) > 1 {
+			timeout = a[1].I
+		}
+		if timeout < 0 {
+			return types.Datum{}, pgerror.New(pgerror.NumericValueOutOfRange, "\"timeout\" must not be negative")
+		}
+		ok, err := c.TerminateBackend(a[0].I, timeout)
+		if err != nil {
+			return types.Datum{}, err
+		}
+		return types.NewBool(ok), nil
+	}
+	register(&Func{Name: "pg_terminate_backend", Deterministic: false, Overloads: []*Overload{
+		{Params: []types.T{types.Int4}, Ret: ret(types.Bool), NullStrict: true, Fn: terminate},
+		{Params: []types.T{types.Int4, types.Int8}, Ret: ret(types.Bool), NullStrict: true, Fn: terminate}}})
 	register(&Func{Name: "pg_backend_pid", Deterministic: false, Overloads: []*Overload{{Ret: ret(types.Int4),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) { return types.NewInt4(c.BackendPID), nil }}}})
 }

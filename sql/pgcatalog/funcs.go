@@ -362,9 +362,10 @@ func init() {
 		return types.NewBool(false), nil
 	}
 	regPriv("has_schema_privilege", schemaPriv)
+	regPriv("pg_has_role", roleMembership)
 	for _, name := range []string{"has_database_privilege",
 		"has_column_privilege", "has_function_privilege",
-		"has_tablespace_privilege", "pg_has_role"} {
+		"has_tablespace_privilege"} {
 		yes := func(*funcs.Ctx, []types.Datum) (types.Datum, error) { return types.NewBool(true), nil }
 		var ovs []*funcs.Overload
 		for n := 2; n <= 4; n++ {
@@ -691,4 +692,62 @@ func (v *View) relationArg(d types.Datum) (*relation, error) {
 		return nil, pgerror.New(pgerror.UndefinedTable, "relation with OID %d does not exist", d.I)
 	}
 	return r, nil
+}
+
+// rolePrivs are pg_has_role's privilege names: MEMBER is membership
+// through any grants, USAGE the privileges of the role (inherited
+// membership); WITH ADMIN (or GRANT) OPTION asks for the admin option.
+var rolePrivs = map[string]byte{"MEMBER": 'm', "USAGE": 'u', "MEMBER WITH ADMIN OPTION": 'a', "MEMBER WITH GRANT OPTION": 'a',
+	"USAGE WITH ADMIN OPTION": 'a', "USAGE WITH GRANT OPTION": 'a'}
+
+// roleMembership is pg_has_role([user,] role, privileges).
+func roleMembership(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+	v := ViewFor(c)
+	if v == nil {
+		return types.NullDatum, nil
+	}
+	user, a, err := v.privilegeUser(c, a)
+	if err != nil {
+		return types.Datum{}, err
+	}
+	var role uint32
+	if k := a[0].K; k == types.KindText || k == types.KindUnknown || k == types.KindName || k == types.KindVarchar {
+		r, ok := v.Cat.Role(a[0].S)
+		if !ok {
+			return types.Datum{}, pgerror.New(pgerror.UndefinedObject, "role \"%s\" does not exist", a[0].S)
+		}
+		role = r.ID
+	} else {
+		role = uint32(a[0].I)
+	}
+	var privs []byte
+	for _, p := range strings.Split(a[1].S, ",") {
+		p = strings.Join(strings.Fields(strings.ToUpper(p)), " ")
+		l, ok := rolePrivs[p]
+		if !ok {
+			return types.Datum{}, pgerror.New(pgerror.InvalidParameterValue, "unrecognized privilege type: \"%s\"", strings.TrimSpace(a[1].S))
+		}
+		privs = append(privs, l)
+	}
+	id, super := v.Cat.UserRole(user, c.RequireRoles)
+	if !super {
+		if _, ok := v.Cat.RoleByID(role); !ok {
+			return types.NullDatum, nil
+		}
+	}
+	for _, p := range privs {
+		var yes bool
+		switch p {
+		case 'm':
+			yes = super || v.Cat.IsMemberOfRole(id, role)
+		case 'u':
+			yes = super || v.Cat.HasPrivsOfRole(id, role)
+		case 'a':
+			yes = super || v.Cat.IsAdminOfRole(id, role)
+		}
+		if yes {
+			return types.NewBool(true), nil
+		}
+	}
+	return types.NewBool(false), nil
 }

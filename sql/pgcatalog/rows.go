@@ -219,6 +219,19 @@ func init() {
 				"userepl": boot, "usebypassrls": boot, "passwd": "********"})
 		}
 	})
+	// Role memberships (catalog/membership.go); grantor 0 is the
+	// bootstrap superuser.
+	pg("pg_auth_members", func(v *View, b *builder) {
+		for _, r := range v.Cat.Roles() {
+			for _, m := range r.MemberOf {
+				grantor := m.Grantor
+				if grantor == 0 {
+					grantor = v.ownerOID()
+				}
+				b.add(vals{"roleid": m.Role, "member": r.ID, "grantor": grantor, "admin_option": m.Admin})
+			}
+		}
+	})
 	pg("pg_description", func(v *View, b *builder) {
 		for _, r := range v.relations() {
 			if r.comment != "" {

@@ -5,21 +5,29 @@ import (
 
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/sql/acl"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
 // Other sessions, as PostgreSQL 15 lets a role see and signal them
-// (R-S5). pg_stat_activity shows a session's statement, client address,
-// start times and state only to its own role and to superusers; others
-// see its database, process id, user and application, "<insufficient
-// privilege>" for the query and NULL for the rest. pg_cancel_backend
-// needs the same role, and only a superuser may cancel a superuser's
-// statement. mvserver has no role membership, so neither
-// pg_read_all_stats nor pg_signal_backend exists to widen that.
+// (R-S5; the rules are sql/acl's Backends). pg_stat_activity shows a
+// session's statement, client address, start times and state to its own
+// role, members of that role, members of pg_read_all_stats and
+// superusers; others see its database, process id, user and application,
+// "<insufficient privilege>" for the query and NULL for the rest.
+// pg_cancel_backend and pg_terminate_backend need the privileges of the
+// backend's role or of pg_signal_backend, and only a superuser may signal
+// a superuser's backend.
 
 // insufficientPrivilege is what pg_stat_activity.query shows of a session
 // the reader may not see.
 const insufficientPrivilege = "<insufficient privilege>"
+
+// backends is the session's view of other backends.
+func (s *Session) backends() acl.Backends {
+	id, super := s.subject()
+	return acl.Backends{Cat: s.cat, Actor: id, Super: super, User: s.info.User, RequireRoles: s.eng.RequireRoles}
+}
 
 // activityRows are the pg_stat_activity rows of the server's sessions as
 // the session's role may see them.
@@ -33,10 +41,10 @@ func (s *Session) activityRows() [][]types.Datum {
 		}
 		return types.NewTimestamp(types.KindTimestampTZ, t.UnixMicro())
 	}
-	_, super := s.subject()
+	b := s.backends()
 	var rows [][]types.Datum
 	for _, a := range s.eng.Activity() {
-		if !super && a.User != s.info.User {
+		if !b.MaySee(a.User) {
 			rows = append(rows, []types.Datum{
 				types.NewText(a.Database), types.NewInt4(int64(a.PID)), types.NewText(a.User),
 				types.NewText(a.App), types.NullDatum, types.NullDatum, types.NullDatum,
@@ -53,42 +61,57 @@ func (s *Session) activityRows() [][]types.Datum {
 	return rows
 }
 
+// backend finds the session with process id pid; nil (after PostgreSQL's
+// WARNING) when there is none.
+func (s *Session) backend(pid int64) *server.Activity {
+	if s.eng.Activity != nil {
+		for _, a := range s.eng.Activity() {
+			if int64(a.PID) == pid {
+				return &a
+			}
+		}
+	}
+	s.warning(pgerror.Warning, "PID %d is not a PostgreSQL backend process", pid)
+	return nil
+}
+
 // cancelBackend is pg_cancel_backend(pid) with PostgreSQL 15's checks.
 func (s *Session) cancelBackend(pid int64) (bool, error) {
 	if s.eng.CancelBackend == nil {
 		return false, pgerror.New(pgerror.FeatureNotSupported, "pg_cancel_backend is not available here")
 	}
-	var target *server.Activity
-	if s.eng.Activity != nil {
-		for _, a := range s.eng.Activity() {
-			if int64(a.PID) == pid {
-				target = &a
-				break
-			}
-		}
-	}
+	target := s.backend(pid)
 	if target == nil {
 		return false, nil
 	}
-	if err := s.maySignal(target.User); err != nil {
+	if err := s.backends().MaySignal(target.User, false); err != nil {
 		return false, err
 	}
 	return s.eng.CancelBackend(pid), nil
 }
 
-// maySignal fails with 42501 unless the session may signal a backend of
-// user: a superuser may signal any; another role only its own role's, and
-// never a superuser's.
-func (s *Session) maySignal(user string) error {
-	_, super := s.subject()
-	if super {
-		return nil
+// terminateBackend is pg_terminate_backend(pid, timeout) with PostgreSQL
+// 15's checks: the backend leaves with FATAL 57P01; with a timeout it
+// waits that many milliseconds for it to end, and says false (with a
+// WARNING) when it did not.
+func (s *Session) terminateBackend(pid, timeoutMS int64) (bool, error) {
+	if s.eng.TerminateBackend == nil {
+		return false, pgerror.New(pgerror.FeatureNotSupported, "pg_terminate_backend is not available here")
 	}
-	if _, targetSuper := s.cat.UserRole(user, s.eng.RequireRoles); targetSuper {
-		return pgerror.New(pgerror.InsufficientPrivilege, "must be a superuser to cancel superuser query")
+	target := s.backend(pid)
+	if target == nil {
+		return false, nil
 	}
-	if user != s.info.User {
-		return pgerror.New(pgerror.InsufficientPrivilege, "must be a member of the role whose query is being canceled or member of pg_signal_backend")
+	if err := s.backends().MaySignal(target.User, true); err != nil {
+		return false, err
 	}
-	return nil
+	wait := time.Duration(timeoutMS) * time.Millisecond
+	if pid == int64(s.info.ProcessID) {
+		wait = 0 // this session ends when the statement returns
+	}
+	found, ended := s.eng.TerminateBackend(pid, wait)
+	if found && !ended {
+		s.warning(pgerror.Warning, "backend with PID %d did not terminate within %d milliseconds", pid, timeoutMS)
+	}
+	return found && ended, nil
 }

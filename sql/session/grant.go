@@ -7,6 +7,7 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/acl"
 )
 
 // GRANT and REVOKE of privileges on relations, sequences and schemas
@@ -255,6 +256,58 @@ func (s *Session) grantSchemas(gs *pg_query.GrantStmt, tag string, names []strin
 		c.PutSchema(nsc)
 		changed = append(changed, nsc.ID)
 	}
+	if len(changed) == 0 {
+		return tag, nil
+	}
+	return tag, s.persist(c, changed, nil)
+}
+
+// grantRole runs GRANT role, … TO member, … [WITH ADMIN OPTION] [GRANTED
+// BY CURRENT_USER] and REVOKE [ADMIN OPTION FOR] role, … FROM member, …
+// (sql/acl has the rules).
+func (s *Session) grantRole(gs *pg_query.GrantRoleStmt) (string, error) {
+	tag := "GRANT ROLE"
+	if !gs.IsGrant {
+		tag = "REVOKE ROLE"
+	}
+	g := acl.RoleGrant{Grant: gs.IsGrant}
+	for _, o := range gs.Opt {
+		d := o.GetDefElem()
+		if d == nil {
+			continue
+		}
+		if d.Defname != "admin" {
+			return "", pgerror.New(pgerror.FeatureNotSupported, "%s option %s is not supported", tag, strings.ToUpper(d.Defname)).WithPosition(d.Location + 1)
+		}
+		// WITH ADMIN OPTION, or REVOKE ADMIN OPTION FOR (false there).
+		g.Admin = d.Arg.GetBoolean().GetBoolval() || !gs.IsGrant
+	}
+	if gs.Grantor != nil {
+		name, err := s.roleSpecName(gs.Grantor)
+		if err != nil {
+			return "", err
+		}
+		if name != s.info.User {
+			return "", pgerror.New(pgerror.FeatureNotSupported, "GRANTED BY another role is not supported")
+		}
+	}
+	for _, n := range gs.GrantedRoles {
+		g.Roles = append(g.Roles, n.GetAccessPriv().GetPrivName())
+	}
+	for _, n := range gs.GranteeRoles {
+		name, err := s.roleSpecName(n.GetRoleSpec())
+		if err != nil {
+			return "", err
+		}
+		g.Members = append(g.Members, name)
+	}
+	id, _ := s.subject()
+	c := s.cat.Clone()
+	changed, notes, err := acl.ApplyRoleGrant(c, id, g)
+	if err != nil {
+		return "", err
+	}
+	s.notices = append(s.notices, notes...)
 	if len(changed) == 0 {
 		return tag, nil
 	}

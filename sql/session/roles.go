@@ -10,6 +10,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/server"
+	"github.com/mvserver/mvserver/sql/acl"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -217,6 +218,15 @@ func checkRoleName(name string) error {
 	return nil
 }
 
+// reservedRole fails with 42939 for a predefined role, which ALTER ROLE
+// and RENAME may not change.
+func reservedRole(r *catalog.Role, detail string) error {
+	if catalog.IsPredefinedRole(r.ID) {
+		return pgerror.New(pgerror.ReservedName, "role name \"%s\" is reserved", r.Name).WithDetail("%s", detail)
+	}
+	return nil
+}
+
 func roleNotFound(name string) error {
 	return pgerror.New(pgerror.UndefinedObject, "role \"%s\" does not exist", name)
 }
@@ -284,6 +294,9 @@ func (s *Session) alterRole(as *pg_query.AlterRoleStmt) (string, error) {
 	if !ok {
 		return "", roleNotFound(name)
 	}
+	if err := reservedRole(r, "Cannot alter reserved roles."); err != nil {
+		return "", err
+	}
 	super, createRole := s.privileges()
 	switch {
 	case r.Superuser || o.superuser != nil:
@@ -317,7 +330,7 @@ func (s *Session) dropRoles(ds *pg_query.DropRoleStmt) (string, error) {
 		return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied to drop role")
 	}
 	c := s.cat.Clone()
-	var dropped []uint32
+	var dropped, members []uint32
 	for _, n := range ds.Roles {
 		name, err := s.roleSpecName(n.GetRoleSpec())
 		if err != nil {
@@ -334,6 +347,9 @@ func (s *Session) dropRoles(ds *pg_query.DropRoleStmt) (string, error) {
 		if name == s.info.User {
 			return "", pgerror.New(pgerror.ObjectInUse, "current user cannot be dropped")
 		}
+		if catalog.IsPredefinedRole(r.ID) {
+			return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop role %s because it is required by the database system", name)
+		}
 		if r.Superuser && !super {
 			return "", pgerror.New(pgerror.InsufficientPrivilege, "must be superuser to drop superusers")
 		}
@@ -345,9 +361,10 @@ func (s *Session) dropRoles(ds *pg_query.DropRoleStmt) (string, error) {
 		}
 		c.DropRole(r.ID)
 		dropped = append(dropped, r.ID)
+		members = append(members, acl.DropMemberships(c, r.ID)...)
 	}
 	if len(dropped) > 0 {
-		if err := s.persist(c, nil, dropped); err != nil {
+		if err := s.persist(c, members, dropped); err != nil {
 			return "", err
 		}
 	}
@@ -360,6 +377,9 @@ func (s *Session) renameRole(rs *pg_query.RenameStmt) (string, error) {
 	r, ok := s.cat.Role(rs.Subname)
 	if !ok {
 		return "", roleNotFound(rs.Subname)
+	}
+	if err := reservedRole(r, "Role names starting with \"pg_\" are reserved."); err != nil {
+		return "", err
 	}
 	if rs.Subname == s.info.User {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "session user cannot be renamed")

@@ -48,6 +48,11 @@ type Engine struct {
 	// CancelBackend cancels the running statement of the session with that
 	// process id (pg_cancel_backend, R-S5); nil: not available.
 	CancelBackend func(pid int64) bool
+	// TerminateBackend ends the session with that process id
+	// (pg_terminate_backend), waiting up to wait for it to end; found:
+	// there is one; ended: it is gone (or, with wait 0, signalled). nil:
+	// not available.
+	TerminateBackend func(pid int64, wait time.Duration) (found, ended bool)
 	// Refreshed is told of every successful manual refresh (chains).
 	Refreshed func(view uint32, res *refresh.Result)
 	// NextRun is the next scheduled time of a view (DESCRIBE EXTENDED).
@@ -509,7 +514,7 @@ func storageFaultErr(err error) error {
 
 func (s *Session) funcCtx() *funcs.Ctx {
 	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, StatementStart: s.eng.now(), Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
-		CancelBackend: s.cancelBackend, Activity: s.activityRows,
+		CancelBackend: s.cancelBackend, TerminateBackend: s.terminateBackend, Activity: s.activityRows,
 		Catalog: s.cat, SearchPath: s.resolvePath(), Settings: s.settingsList, Sequences: seqOps{s}, SetSetting: s.setConfig,
 		RequireRoles: s.eng.RequireRoles,
 		RelationSize: func(id uint32, total bool) (int64, error) {

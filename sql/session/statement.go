@@ -249,6 +249,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSchemaOwner(n.AlterOwnerStmt) }
 	case *pg_query.Node_GrantStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.grant(n.GrantStmt) }
+	case *pg_query.Node_GrantRoleStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.grantRole(n.GrantRoleStmt) }
 	case *pg_query.Node_VacuumStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.vacuumPG(n.VacuumStmt) }
 	case *pg_query.Node_ExplainStmt:

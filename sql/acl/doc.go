@@ -1,0 +1,16 @@
+// Package acl holds PostgreSQL 15's privilege rules that act on roles
+// rather than on one object: GRANT and REVOKE of role membership, and who
+// may see and signal another session's backend. It works over a catalog
+// (catalog/membership.go, catalog/privileges.go keep the model) and
+// returns what changed; sql/session persists it and sends the notices.
+//
+// Invariants:
+//  1. Every function is pure over the catalog it is given: nothing is
+//     persisted here, so a failed statement changes nothing.
+//  2. A superuser passes every check; the predefined roles
+//     (pg_read_all_stats, pg_signal_backend) widen a role's reach only
+//     through has_privs_of_role, as in PostgreSQL, so a member without
+//     INHERIT gains nothing by them.
+//
+// Imports: catalog, pgerror.
+package acl
