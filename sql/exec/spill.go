@@ -66,6 +66,9 @@ func (c *Ctx) spillBufSize() int {
 	return int(n)
 }
 
+// isOutOfMemory reports whether err is the budget's 53200.
+func isOutOfMemory(err error) bool { return pgerror.Code(err) == pgerror.OutOfMemory }
+
 // spillError is the error of a failed temporary file write or read.
 func spillError(err error) error {
 	code := pgerror.IOError
