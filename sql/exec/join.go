@@ -112,9 +112,16 @@ func (j *joinOp) build(b []Row) error {
 	if j.table != nil {
 		size += int64(len(b)) * (mapEntryOverhead + 16)
 	}
-	if err := j.mem.grow(size); err != nil {
+	// A join that can spill leaves room for its output's arena (see
+	// combine), else a table filling the budget fails at its first batch.
+	var room int64
+	if j.table != nil && j.c.canSpill() {
+		room = min(int64(BatchSize*(j.lw+j.rw))*datumBytes, j.c.Mem.Limit/2)
+	}
+	if err := j.mem.grow(size + room); err != nil {
 		return err
 	}
+	j.mem.shrink(room)
 	for _, r := range b {
 		idx := len(j.rightRows)
 		j.rightRows = append(j.rightRows, r)

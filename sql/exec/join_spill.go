@@ -21,6 +21,9 @@ type graceJoin struct {
 	nullRight *spillFile
 	// cur is the task being joined.
 	cur joinTask
+	// parts counts the partitionings (the first, then each file pair
+	// partitioned again).
+	parts int
 }
 
 // joinTask is a pair of files to join: the probe rows and the build rows
@@ -54,7 +57,7 @@ func (j *joinOp) startGrace() error {
 	if err != nil {
 		return err
 	}
-	j.grace = &graceJoin{right: parts}
+	j.grace = &graceJoin{right: parts, parts: 1}
 	rows := j.rightRows
 	j.rightRows, j.table, j.matched = nil, nil, nil
 	if err := j.grace.addRight(j, rows); err != nil {
@@ -251,6 +254,7 @@ func (g *graceJoin) load(j *joinOp, t joinTask) (bool, error) {
 			return false, err
 		}
 		// Partition the pair again with the next level's seed.
+		g.parts++
 		right, err := newSpillParts(j.c, "hash join", "hashjoin-*.part", t.level+1, j.rw)
 		if err != nil {
 			return false, err

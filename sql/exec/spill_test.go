@@ -140,15 +140,16 @@ func spilled(op Operator) int {
 		return o.spills
 	case *joinOp:
 		if o.grace != nil {
-			return 1
+			return o.grace.parts
 		}
 	}
 	return 0
 }
 
 // checkSpills runs p in memory and under each tiny budget and wants the
-// same rows, the tiny budgets having spilled.
-func checkSpills(t *testing.T, name string, seed int64, p func() plan.Node, limits ...int64) {
+// same rows, the tiny budgets having spilled; it returns how many passes
+// spilled under the last.
+func checkSpills(t *testing.T, name string, seed int64, p func() plan.Node, limits ...int64) int {
 	t.Helper()
 	want, op, err := runPlan(t, p(), 0, context.Background())
 	if err != nil {
@@ -157,6 +158,7 @@ func checkSpills(t *testing.T, name string, seed int64, p func() plan.Node, limi
 	if n := spilled(op); n != 0 {
 		t.Fatalf("%s: spilled %d times without a budget", name, n)
 	}
+	var n int
 	for _, limit := range limits {
 		got, op, err := runPlan(t, p(), limit, context.Background())
 		if err != nil {
@@ -165,11 +167,12 @@ func checkSpills(t *testing.T, name string, seed int64, p func() plan.Node, limi
 		if spilled(op) == 0 {
 			t.Errorf("%s, limit %d: did not spill", name, limit)
 		}
-		t.Logf("%s, limit %d: %d spilling passes", name, limit, spilled(op))
+		n = spilled(op)
 		if !slices.Equal(got, want) {
 			t.Fatalf("%s (seed %d), limit %d: %d rows differ from the in-memory %d rows", name, seed, limit, len(got), len(want))
 		}
 	}
+	return n
 }
 
 // Hash aggregation past its budget spills the rows of new keys and
@@ -195,7 +198,9 @@ func TestHashAggregateSpills(t *testing.T) {
 	sum := aggCall(t, "sum", false, col(3, types.Numeric))
 	maxS := aggCall(t, "max", false, col(2, types.Text))
 	// States of fixed size: 64kB partitions files again.
-	checkSpills(t, "GROUP BY k: count, sum, max", seed, agg(count, sum, maxS), 1<<20, 256<<10, 64<<10)
+	if n := checkSpills(t, "GROUP BY k: count, sum, max", seed, agg(count, sum, maxS), 1<<20, 256<<10, 64<<10); n < 2 {
+		t.Errorf("64kB: %d passes spilled, want files partitioned again", n)
+	}
 	// Growing states (array_agg keeps its group's values in input order,
 	// count(DISTINCT) its arguments): the groups kept in memory grow past
 	// the share left to them, within the overdraft.
@@ -231,7 +236,9 @@ func TestDistinctSpills(t *testing.T) {
 		}
 		return &plan.Distinct{Input: &plan.Project{Input: spillRows(in), Exprs: exprs, Cols: pc}}
 	}
-	checkSpills(t, "DISTINCT k, s", seed, func() plan.Node { return proj(1, 2) }, 256<<10, 32<<10)
+	if n := checkSpills(t, "DISTINCT k, s", seed, func() plan.Node { return proj(1, 2) }, 256<<10, 32<<10); n < 2 {
+		t.Errorf("32kB: %d passes spilled, want files partitioned again", n)
+	}
 	checkSpills(t, "DISTINCT k, d", seed, func() plan.Node { return proj(1, 3) }, 256<<10, 32<<10)
 }
 
@@ -241,8 +248,8 @@ func TestDistinctSpills(t *testing.T) {
 func TestHashJoinSpills(t *testing.T) {
 	seed := rand.Int63()
 	rng := rand.New(rand.NewSource(seed))
-	left := spillInput(rng, 20000, 6000)
-	right := spillInput(rng, 30000, 9000)
+	left := spillInput(rng, 10000, 3000)
+	right := spillInput(rng, 15000, 4000)
 	for _, kind := range []plan.JoinKind{plan.JoinInner, plan.JoinLeft, plan.JoinRight, plan.JoinFull, plan.JoinSemi, plan.JoinAnti} {
 		for _, residual := range []bool{false, true} {
 			join := func() plan.Node {
@@ -255,6 +262,17 @@ func TestHashJoinSpills(t *testing.T) {
 				return j
 			}
 			checkSpills(t, fmt.Sprintf("join kind %d residual %v", kind, residual), seed, join, 2<<20, 1<<20)
+		}
+	}
+	// A build side four times as big: file pairs are partitioned again.
+	big := spillInput(rng, 60000, 16000)
+	for _, kind := range []plan.JoinKind{plan.JoinFull, plan.JoinAnti} {
+		join := func() plan.Node {
+			return &plan.Join{Kind: kind, Left: spillRows(left), Right: spillRows(big),
+				LeftKeys: []plan.Expr{col(1, types.Int4)}, RightKeys: []plan.Expr{col(1, types.Int4)}}
+		}
+		if n := checkSpills(t, fmt.Sprintf("join kind %d, big build side", kind), seed, join, 1<<20); n < 2 {
+			t.Errorf("join kind %d: partitioned %d times, want file pairs partitioned again", kind, n)
 		}
 	}
 }
