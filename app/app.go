@@ -72,8 +72,8 @@ type Config struct {
 	TLSCert, TLSKey string
 	// QueryMemoryLimit and RefreshMemoryLimit are the memory budgets of a
 	// statement (query_memory_limit's default) and of a refresh, in bytes:
-	// past them sorts spill to <data-dir>/tmp and other operators fail with
-	// 53200. 0 = DefaultMemoryLimit(); negative = no limit.
+	// past them sorts, hash aggregation, hash joins and DISTINCT spill to
+	// <data-dir>/tmp and other operators fail with 53200. 0 = DefaultMemoryLimit(); negative = no limit.
 	QueryMemoryLimit, RefreshMemoryLimit int64
 	// DiskReserve is the free space every commit leaves on the data
 	// directory's disk; past it commits fail with 53100 (0 = storage's

@@ -74,7 +74,7 @@ func run(args []string) int {
 	superuserPassword := fs.String("superuser-password", envDefault("superuser-password", ""), "password the bootstrap superuser gets at startup; alone (no --hba) it turns on SCRAM-SHA-256 from loopback (env MVSERVER_SUPERUSER_PASSWORD; prefer the variable: flags show in ps)")
 	tlsCert := fs.String("tls-cert", envDefault("tls-cert", ""), "PEM certificate (chain) for TLS; with --tls-key, clients may encrypt (env MVSERVER_TLS_CERT)")
 	tlsKey := fs.String("tls-key", envDefault("tls-key", ""), "PEM private key of --tls-cert (env MVSERVER_TLS_KEY)")
-	queryMem := fs.String("query-memory-limit", envDefault("query-memory-limit", "default"), "memory budget of one statement, e.g. 512MB or 4GB (the default of query_memory_limit): past it sorts spill to <data-dir>/tmp and hash tables fail with 53200; 0 = no limit; default a quarter of the machine's memory (env MVSERVER_QUERY_MEMORY_LIMIT)")
+	queryMem := fs.String("query-memory-limit", envDefault("query-memory-limit", "default"), "memory budget of one statement, e.g. 512MB or 4GB (the default of query_memory_limit): past it sorts, hash aggregation, hash joins and DISTINCT spill to <data-dir>/tmp and the other operators fail with 53200; 0 = no limit; default a quarter of the machine's memory (env MVSERVER_QUERY_MEMORY_LIMIT)")
 	diskReserve := fs.String("disk-reserve", envDefault("disk-reserve", "256MB"), "free space every commit leaves on the data directory's disk; commits past it fail with 53100 until space is freed; 0 = none (env MVSERVER_DISK_RESERVE)")
 	refreshMem := fs.String("refresh-memory-limit", envDefault("refresh-memory-limit", "default"), "memory budget of one refresh, as --query-memory-limit (env MVSERVER_REFRESH_MEMORY_LIMIT)")
 	if err := fs.Parse(args); err != nil {

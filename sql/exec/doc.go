@@ -29,6 +29,10 @@
 //     it is allocated (memory.go, func_budget.go), and given back when the
 //     operator is done with it; functions reach the budget through
 //     funcs.Ctx.Mem, which compile sets from Ctx.Mem.
+//  9. Past the budget, sorts spill sorted runs and hash aggregation, hash
+//     joins and DISTINCT spill hash partitions (spill.go) to unlinked files
+//     in Memory.TempDir, closed by the operator's Close; the other
+//     operators fail with 53200.
 //
 // Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
 package exec

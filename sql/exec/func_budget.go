@@ -25,6 +25,9 @@ type stateBudget struct {
 	acct    *memAccount
 	pending int64 // grown, not yet charged to acct
 	charged int64 // charged to acct, given back by reset
+	// overdraft is how far past the budget the states may go (hash
+	// aggregation's groups kept in memory once it spills).
+	overdraft int64
 }
 
 var _ funcs.Budget = (*stateBudget)(nil)
@@ -37,7 +40,7 @@ func (b *stateBudget) Grow(what string, n int64) error {
 	if b.pending < stateStep && n < funcs.LargeValue {
 		return nil
 	}
-	if err := b.acct.growAs(what, b.pending); err != nil {
+	if err := b.acct.growOver(what, b.pending, b.overdraft); err != nil {
 		b.pending -= n
 		return err
 	}

@@ -19,9 +19,12 @@ type joinOp struct {
 	lkeys     []evalFn
 	residual  evalFn
 	lw, rw    int
-	built     bool
-	leftDone  bool
-	pending   []Row
+	rkeys     []evalFn
+	// grace is set once the build side spilled (join_spill.go).
+	grace    *graceJoin
+	built    bool
+	leftDone bool
+	pending  []Row
 
 	// probe state
 	lbatch    []Row
@@ -68,53 +71,88 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 		right.Close()
 		return nil, err
 	}
+	op.rkeys = rkeys
 	if len(rkeys) > 0 {
 		op.table = map[string][]int{}
 	} else {
 		op.mem.what = "nested loop join"
 	}
-	var buf []byte
 	err = Drain(right, func(b []Row) error {
-		// Each kept row costs itself, its slot, its matched flag and, in a
-		// hash table, its key and index.
-		size := rowsBytes(b) + int64(len(b))*(24+1)
-		if op.table != nil {
-			size += int64(len(b)) * (mapEntryOverhead + 16)
+		if op.grace != nil {
+			return op.grace.addRight(op, b)
 		}
-		if err := op.mem.grow(size); err != nil {
-			return err
-		}
-		for _, r := range b {
-			idx := len(op.rightRows)
-			op.rightRows = append(op.rightRows, r)
-			if op.table != nil {
-				buf = buf[:0]
-				null := false
-				for _, f := range rkeys {
-					d, err := f(r)
-					if err != nil {
-						return err
-					}
-					if d.IsNull() {
-						null = true
-						break
-					}
-					buf = types.HashKey(buf, d)
-				}
-				if !null {
-					op.table[string(buf)] = append(op.table[string(buf)], idx)
-				}
+		if err := op.build(b); err != nil {
+			if op.table == nil || !c.canSpill() || !isOutOfMemory(err) {
+				return err
 			}
+			// The build side does not fit: a grace hash join.
+			if err := op.startGrace(); err != nil {
+				return err
+			}
+			return op.grace.addRight(op, b)
 		}
 		return c.Context.Err()
 	})
 	if err != nil {
 		left.Close()
+		op.grace.close()
 		op.mem.release()
 		return nil, err
 	}
 	op.matched = make([]bool, len(op.rightRows))
 	return op, nil
+}
+
+// build adds rows to the build side, charging them first (53200 past the
+// budget, nothing added).
+func (j *joinOp) build(b []Row) error {
+	// Each kept row costs itself, its slot, its matched flag and, in a
+	// hash table, its key and index.
+	size := rowsBytes(b) + int64(len(b))*(24+1)
+	if j.table != nil {
+		size += int64(len(b)) * (mapEntryOverhead + 16)
+	}
+	// A join that can spill leaves room for its output's arena (see
+	// combine), else a table filling the budget fails at its first batch.
+	var room int64
+	if j.table != nil && j.c.canSpill() {
+		room = min(int64(BatchSize*(j.lw+j.rw))*datumBytes, j.c.Mem.Limit/2)
+	}
+	if err := j.mem.grow(size + room); err != nil {
+		return err
+	}
+	j.mem.shrink(room)
+	for _, r := range b {
+		idx := len(j.rightRows)
+		j.rightRows = append(j.rightRows, r)
+		if j.table != nil {
+			key, ok, err := joinKey(j.buf[:0], j.rkeys, r)
+			j.buf = key
+			if err != nil {
+				return err
+			}
+			if ok {
+				j.table[string(key)] = append(j.table[string(key)], idx)
+			}
+		}
+	}
+	return nil
+}
+
+// joinKey appends the hash key of row's join keys to buf; ok is false
+// when one is NULL (the row matches nothing).
+func joinKey(buf []byte, keys []evalFn, row Row) ([]byte, bool, error) {
+	for _, f := range keys {
+		d, err := f(row)
+		if err != nil {
+			return buf, false, err
+		}
+		if d.IsNull() {
+			return buf, false, nil
+		}
+		buf = types.HashKey(buf, d)
+	}
+	return buf, true, nil
 }
 
 // combine returns the joined row l ‖ r. Rows are cut from a batch-sized
@@ -144,7 +182,7 @@ func (j *joinOp) combine(l, r Row) (Row, error) {
 	return row, nil
 }
 
-func (j *joinOp) Next() ([]Row, error) {
+func (j *joinOp) probeNext() ([]Row, error) {
 	kind := j.node.Kind
 	var out []Row
 	for !j.leftDone {
@@ -156,21 +194,13 @@ func (j *joinOp) Next() ([]Row, error) {
 				j.candReady, j.ci, j.anyMatch = true, 0, false
 				j.cands = nil
 				if j.table != nil {
-					j.buf = j.buf[:0]
-					null := false
-					for _, f := range j.lkeys {
-						d, err := f(l)
-						if err != nil {
-							return nil, err
-						}
-						if d.IsNull() {
-							null = true
-							break
-						}
-						j.buf = types.HashKey(j.buf, d)
+					key, ok, err := joinKey(j.buf[:0], j.lkeys, l)
+					j.buf = key
+					if err != nil {
+						return nil, err
 					}
-					if !null {
-						j.cands = j.table[string(j.buf)]
+					if ok {
+						j.cands = j.table[string(key)]
 					}
 				}
 			}
@@ -270,7 +300,23 @@ func (j *joinOp) Next() ([]Row, error) {
 	return nil, nil
 }
 
+func (j *joinOp) Next() ([]Row, error) {
+	for {
+		out, err := j.probeNext()
+		if err != nil || out != nil || j.grace == nil {
+			return out, err
+		}
+		if out, err := j.grace.unmatchedRight(j); err != nil || out != nil {
+			return out, err
+		}
+		if more, err := j.grace.next(j); err != nil || !more {
+			return nil, err
+		}
+	}
+}
+
 func (j *joinOp) Close() {
 	j.left.Close()
+	j.grace.close()
 	j.mem.release()
 }

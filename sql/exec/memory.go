@@ -14,9 +14,10 @@ import (
 // operators that hold rows (sort, hash aggregation, hash join, DISTINCT,
 // set operations, window partitions, WITH queries) charge what they keep
 // to it and give it back when they close. A sort that would go past the
-// budget spills sorted runs to files in TempDir and merges them; the other
-// operators fail with 53200 (out of memory) rather than let the process
-// grow without bound. Functions charge the large values they build and
+// budget spills sorted runs to files in TempDir and merges them; hash
+// aggregation, hash joins and DISTINCT partition rows into files there
+// (spill.go); the other operators, and those with no TempDir, fail with
+// 53200 (out of memory) rather than let the process grow without bound. Functions charge the large values they build and
 // aggregates the state they keep through funcs.Ctx.Mem (funcs/budget.go):
 // the statement's budget for a scalar function, the running operator's
 // share (stateBudget) for an aggregate or a set-returning call. Sizes are
@@ -28,8 +29,8 @@ type Memory struct {
 	// Setting names the knob that sets Limit, for the error's hint: a
 	// session setting, or "--refresh-memory-limit" for a refresh.
 	Setting string
-	// TempDir is where sorts spill ("" = they cannot spill and fail at
-	// the budget like the other operators).
+	// TempDir is where operators spill ("" = they cannot spill and fail
+	// at the budget like the other operators).
 	TempDir string
 
 	used atomic.Int64
@@ -59,10 +60,15 @@ func (m *Memory) Grow(what string, n int64) error {
 		m.used.Add(-n)
 		return m.exceeded(what)
 	}
+	m.notePeak(used)
+	return nil
+}
+
+func (m *Memory) notePeak(used int64) {
 	for {
 		p := m.peak.Load()
 		if used <= p || m.peak.CompareAndSwap(p, used) {
-			return nil
+			return
 		}
 	}
 }
@@ -110,6 +116,26 @@ func (a *memAccount) growAs(what string, n int64) error {
 	}
 	a.n += n
 	return nil
+}
+
+// growOver is growAs allowing overdraft bytes past the budget.
+func (a *memAccount) growOver(what string, n, overdraft int64) error {
+	err := a.growAs(what, n)
+	if err != nil && overdraft > 0 && a.m.used.Load()+n <= a.m.Limit+overdraft {
+		a.force(n)
+		return nil
+	}
+	return err
+}
+
+// force charges n bytes past the budget if need be: what an operator
+// already holds (at most a batch's worth) when it finds the budget spent
+// and turns to spilling the rest.
+func (a *memAccount) force(n int64) {
+	if a.m != nil && n > 0 {
+		a.m.notePeak(a.m.used.Add(n))
+		a.n += n
+	}
 }
 
 // shrink gives back n bytes of what the account charged.

@@ -1,17 +1,10 @@
 package exec
 
 import (
-	"bufio"
 	"cmp"
 	"container/heap"
-	"encoding/binary"
-	"errors"
-	"io"
-	"os"
 	"slices"
-	"syscall"
 
-	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -177,10 +170,7 @@ func (s *sortOp) load() error {
 // spill writes all (sorted) to a new run file.
 func (s *sortOp) spill(all []keyed) error {
 	s.sortRows(all)
-	r, err := newSortRun(s.c.Mem.TempDir)
-	if err != nil {
-		return err
-	}
+	r := newSortRun(s.c)
 	s.runs = append(s.runs, r)
 	s.spills++
 	for i := range all {
@@ -202,10 +192,7 @@ func (s *sortOp) spill(all []keyed) error {
 		}
 		readers[i] = r
 	}
-	merged, err := newSortRun(s.c.Mem.TempDir)
-	if err != nil {
-		return err
-	}
+	merged := newSortRun(s.c)
 	m, err := newRunMerge(s, readers)
 	if err != nil {
 		merged.close()
@@ -265,116 +252,60 @@ func (m *memRun) next() (keyed, bool, error) {
 	return k, true, nil
 }
 
-// sortRun is a spilled run: records of uvarint(length), then the sort keys
-// and the row in the row-value encoding (ids 1…), in a file unlinked as
-// soon as it is created, so nothing is left behind by a crash.
+// sortRun is a spilled run: the sort keys then the row of each record in
+// a spill file (spill.go), created with the first record.
 type sortRun struct {
-	f    *os.File
-	w    *bufio.Writer
-	r    *bufio.Reader
-	buf  []byte
-	ids  []uint32
+	dir  string
+	f    *spillFile
 	vals []types.Datum
-	dec  *types.RowDecoder
 	nk   int // keys per record
-	nr   int // row width (-1 until the first record)
 }
 
-func newSortRun(dir string) (*sortRun, error) {
-	f, err := os.CreateTemp(dir, "sort-*.run")
-	if err != nil {
-		return nil, spillError(err)
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
-		return nil, spillError(err)
-	}
-	return &sortRun{f: f, w: bufio.NewWriterSize(f, 64<<10), nr: -1}, nil
-}
-
-func spillError(err error) error {
-	code := pgerror.IOError
-	if errors.Is(err, syscall.ENOSPC) {
-		code = pgerror.DiskFull
-	}
-	return pgerror.Wrap(err, code, "could not write a sort's temporary file: "+err.Error())
-}
+func newSortRun(c *Ctx) *sortRun { return &sortRun{dir: c.Mem.TempDir} }
 
 func (r *sortRun) write(k *keyed) error {
-	if r.nr < 0 {
-		r.nk, r.nr = len(k.keys), len(k.row)
-	}
-	n := r.nk + r.nr
-	if len(r.ids) != n {
-		r.ids = make([]uint32, n)
-		for i := range r.ids {
-			r.ids[i] = uint32(i + 1)
+	if r.f == nil {
+		r.nk = len(k.keys)
+		f, err := newSpillFile(r.dir, "sort-*.run", r.nk+len(k.row), 64<<10)
+		if err != nil {
+			return err
 		}
-		r.vals = make([]types.Datum, n)
+		r.f, r.vals = f, make([]types.Datum, f.width)
 	}
 	copy(r.vals, k.keys)
 	copy(r.vals[r.nk:], k.row)
-	enc := types.AppendRowValue(r.buf[:0], r.ids, r.vals)
-	var hdr [binary.MaxVarintLen64]byte
-	if _, err := r.w.Write(hdr[:binary.PutUvarint(hdr[:], uint64(len(enc)))]); err != nil {
-		return spillError(err)
-	}
-	if _, err := r.w.Write(enc); err != nil {
-		return spillError(err)
-	}
-	r.buf = enc
-	return nil
+	return r.f.write(r.vals)
 }
 
 func (r *sortRun) finish() error {
-	if err := r.w.Flush(); err != nil {
-		return spillError(err)
+	if r.f == nil {
+		return nil
 	}
-	r.w = nil
-	return nil
+	return r.f.finish()
 }
 
 func (r *sortRun) rewind() error {
-	if _, err := r.f.Seek(0, io.SeekStart); err != nil {
-		return spillError(err)
+	if r.f == nil {
+		return nil
 	}
-	r.r = bufio.NewReaderSize(r.f, 64<<10)
-	if r.nr >= 0 {
-		r.dec = types.NewRowDecoder(r.ids)
-	}
-	return nil
+	return r.f.rewind()
 }
 
 func (r *sortRun) next() (keyed, bool, error) {
-	if r.dec == nil {
+	if r.f == nil {
 		return keyed{}, false, nil
 	}
-	n, err := binary.ReadUvarint(r.r)
-	if err == io.EOF {
-		return keyed{}, false, nil
-	}
-	if err != nil {
-		return keyed{}, false, spillError(err)
-	}
-	if cap(r.buf) < int(n) {
-		r.buf = make([]byte, n)
-	}
-	b := r.buf[:n]
-	if _, err := io.ReadFull(r.r, b); err != nil {
-		return keyed{}, false, spillError(err)
-	}
-	vals := make([]types.Datum, r.nk+r.nr)
-	if err := r.dec.Decode(b, vals); err != nil {
+	vals := make([]types.Datum, r.f.width)
+	ok, err := r.f.readInto(vals)
+	if !ok || err != nil {
 		return keyed{}, false, err
 	}
 	return keyed{keys: vals[:r.nk:r.nk], row: vals[r.nk:]}, true, nil
 }
 
 func (r *sortRun) close() {
-	if r.f != nil {
-		r.f.Close()
-		r.f = nil
-	}
+	r.f.close()
+	r.f = nil
 }
 
 // runMerge merges sorted runs; among equal keys the earlier run wins, so

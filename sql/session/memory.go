@@ -10,8 +10,9 @@ import (
 
 // Memory budgets (R-X3). Each statement runs with a budget of
 // query_memory_limit bytes (the server's --query-memory-limit unless the
-// session sets it): sorts past it spill to temporary files, and what else
-// holds data past it (hash tables, window partitions, WITH queries, cross
+// session sets it): sorts, hash aggregation, hash joins and DISTINCT past
+// it spill to temporary files, and what else holds data past it (set
+// operations' hash tables, window partitions, WITH queries, cross
 // products' batches, large values functions build, aggregate states, COPY
 // lines: sql/exec's memory.go) fails with 53200 instead of growing the
 // process.
