@@ -62,6 +62,7 @@ type Estimator struct {
 	Stats  Stats
 	memo   map[Node]float64
 	tables map[uint32]float64
+	widths map[*Scan]int
 }
 
 // NewEstimator returns an estimator over cat and stats (either may be nil).
@@ -85,6 +86,7 @@ func (e *Estimator) rows(n Node) float64 {
 	case *Scan:
 		// The key bounds repeat conditions of the Filter above, which
 		// counts them.
+		e.scanWidth(x)
 		return e.tableRows(x.Table)
 	case *Filter:
 		in := e.Rows(x.Input)

@@ -31,6 +31,15 @@ func (e *Estimator) columnStats(x Expr, in Node) *catalog.ColumnStats {
 	return e.Stats.Column(t, pos)
 }
 
+// scanColumnStats returns the statistics of column i of a scan's table
+// (nil: none, or i is not a table column).
+func (e *Estimator) scanColumnStats(s *Scan, i int) *catalog.ColumnStats {
+	if e.Stats == nil || i >= len(s.Table.Columns) {
+		return nil
+	}
+	return e.Stats.Column(s.Table, i)
+}
+
 // constValue returns the value of a constant expression the estimator
 // can evaluate: a literal, or a cast of one.
 func constValue(x Expr) (types.Datum, bool) {
