@@ -129,7 +129,7 @@ func (e *Estimator) rowWidth(n Node) int {
 func (e *Estimator) columnWidth(n Node, i int) int {
 	switch x := n.(type) {
 	case *Scan:
-		if cs := e.scanColumnStats(x, i); cs != nil {
+		if cs := e.scanColumnStats(x, i); cs != nil && cs.AvgWidth > 0 {
 			return int(cs.AvgWidth)
 		}
 	case *Project:
@@ -161,7 +161,7 @@ func (e *Estimator) scanWidth(x *Scan) int {
 	w := 0
 	for i, c := range x.Columns() {
 		if i < len(x.Needed) && x.Needed[i] {
-			if cs := e.scanColumnStats(x, i); cs != nil {
+			if cs := e.scanColumnStats(x, i); cs != nil && cs.AvgWidth > 0 {
 				w += int(cs.AvgWidth)
 			} else {
 				w += typeWidth(c.T)
