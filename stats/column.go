@@ -2,7 +2,7 @@ package stats
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/types"
@@ -26,7 +26,7 @@ func computeColumn(col catalog.Column, vals []types.Datum, totalRows float64, ta
 	if sampleRows == 0 {
 		return cs
 	}
-	var nonnull []sampleValue
+	nonnull := make([]sampleValue, 0, len(vals))
 	width := 0.0
 	for i, d := range vals {
 		if d.IsNull() {
@@ -49,7 +49,23 @@ func computeColumn(col catalog.Column, vals []types.Datum, totalRows float64, ta
 	if col.Type.Kind == types.KindJSON {
 		return cs
 	}
-	sort.SliceStable(nonnull, func(i, j int) bool { return types.Compare(nonnull[i].d, nonnull[j].d) < 0 })
+	// By value, ties in key order (PostgreSQL's compare_scalars): sort
+	// indexes, then move each value once.
+	order := make([]int32, len(nonnull))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := types.Compare(nonnull[a].d, nonnull[b].d); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	sorted := make([]sampleValue, len(nonnull))
+	for i, k := range order {
+		sorted[i] = nonnull[k]
+	}
+	nonnull = sorted
 
 	// Runs of equal values: the distinct count, the values seen more than
 	// once (nmultiple) and the target most frequent of them (track).
@@ -139,7 +155,7 @@ func computeColumn(col catalog.Column, vals []types.Datum, totalRows float64, ta
 	// distinct ones remain.
 	if numHist := ndistinct - numMCV; numHist >= 2 {
 		numHist = min(numHist, target+1)
-		var rest []types.Datum
+		rest := make([]types.Datum, 0, len(nonnull))
 		for i, v := range nonnull {
 			if !inMCV[i] {
 				rest = append(rest, v.d)
@@ -165,14 +181,10 @@ func computeColumn(col catalog.Column, vals []types.Datum, totalRows float64, ta
 		sumX2 := n * (n - 1) * (2*n - 1) / 6
 		// Positions are sample row indexes, not 0..n-1 when NULLs are
 		// skipped: rank them.
-		rankPos := make([]int, len(nonnull))
-		for i := range rankPos {
-			rankPos[i] = i
-		}
-		sort.Slice(rankPos, func(a, b int) bool { return nonnull[rankPos[a]].pos < nonnull[rankPos[b]].pos })
+		// order maps sorted rank to the key-order index: invert it.
 		corrXY := 0.0
-		for physRank, idx := range rankPos {
-			corrXY += float64(physRank) * float64(idx)
+		for sortedRank, physRank := range order {
+			corrXY += float64(physRank) * float64(sortedRank)
 		}
 		cs.Correlation = (n*corrXY - sumX*sumX) / (n*sumX2 - sumX*sumX)
 		cs.HasCorrelation = true
