@@ -21,6 +21,7 @@ import (
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/session"
+	"github.com/mvserver/mvserver/stats"
 	"github.com/mvserver/mvserver/storage"
 	"github.com/mvserver/mvserver/web"
 )
@@ -82,6 +83,10 @@ type Config struct {
 	// FS, when set, is the filesystem under the data directory (tests
 	// inject faults through it).
 	FS vfs.FS
+	// AutoAnalyzeOff turns off auto-analyze (stats.Auto): planner
+	// statistics then change only by ANALYZE (PostgreSQL's autovacuum
+	// = off).
+	AutoAnalyzeOff bool
 }
 
 // DefaultMemoryLimit is the default budget of a statement and of a
@@ -155,6 +160,8 @@ type Server struct {
 	ln     net.Listener
 	served chan error
 	sched  *scheduling
+	// auto is auto-analyze (nil when off or read-only).
+	auto *stats.Auto
 	// console serves HTTP (nil without Config.HTTP); mon keeps the
 	// metrics it serves.
 	console *web.Console
@@ -277,6 +284,9 @@ func Start(cfg Config) (*Server, error) {
 		db.Close()
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}
+	if !cfg.AutoAnalyzeOff && db.ReadOnly() == nil {
+		s.auto = stats.StartAuto(db, cat, cfg.Logger)
+	}
 	go func() { s.served <- wire.Serve(ln) }()
 	if s.console != nil {
 		cfg.Logger.Info("mvserver console listening", "url", "http://"+s.console.Addr().String()+"/")
@@ -339,6 +349,9 @@ func (s *Server) Shutdown(grace time.Duration) error {
 	// Scheduled refreshes stop first (a stopped refresh changes nothing),
 	// then the console and the statements of its actions.
 	_ = s.sched.stop(ctx)
+	if s.auto != nil {
+		s.auto.Close()
+	}
 	if s.console != nil {
 		_ = s.console.Shutdown(ctx)
 	}

@@ -7,7 +7,9 @@
 // them (privileges.go; MaySeeDetails is what the session and the web
 // console ask before showing a dataset's refresh errors). Descriptors are
 // persisted through storage's metadata key space in the same transaction
-// as the data they describe.
+// as the data they describe. The planner statistics ANALYZE collects
+// (statistics.go) live in the same key space beside the descriptors, not
+// in them: writing them is not DDL, and they are dropped with their table.
 //
 // Invariants:
 //  1. A *Catalog is an immutable snapshot; DDL works on a Clone and persists

@@ -206,6 +206,9 @@ func (m *Manager) Persist(txn *storage.Txn, c *Catalog, changed, dropped []uint3
 		if err := txn.DeleteMeta(descKey(id)); err != nil {
 			return err
 		}
+		if err := deleteStats(txn, id); err != nil {
+			return err
+		}
 	}
 	c.Gen++
 	if err := txn.PutMeta(keyGen, binary.BigEndian.AppendUint64(nil, c.Gen)); err != nil {

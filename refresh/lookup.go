@@ -108,7 +108,9 @@ func lookupScan(j *plan.Join) (*plan.Scan, int) {
 
 // indexRowsPerKey: a value read through a secondary index costs a key
 // range and, per row, an entry and a lookup of the row: narrowing pays
-// while the values are at most a sixteenth of the table's rows.
+// while the values are at most a sixteenth of the table's rows (or, when
+// ANALYZE knows how many rows a value matches, while reading them costs
+// less than the table: indexKeyCost).
 const indexRowsPerKey = 16
 
 // narrowKeyIn makes k — the rows of touched keys (a window's partitions,
@@ -253,7 +255,13 @@ func (df *differ) narrowScan(s *plan.Scan, c *plan.ColRef, vals []types.Datum) p
 		}
 	}
 	n, err := df.ctx.Txn.RowCount(storage.TableID(t.ID))
-	if err != nil || int64(len(vals))*perKey > n {
+	if err != nil {
+		return nil
+	}
+	if index != nil {
+		perKey = indexKeyCost(df.ctx.Txn, t, col, n)
+	}
+	if int64(len(vals))*perKey > n {
 		return nil
 	}
 	narrowed := *s

@@ -300,8 +300,12 @@ func (s *sizer) cost(n plan.Node) int64 {
 		if x.Point != nil {
 			return 1
 		}
-		if x.In != nil && x.Index != nil {
-			return int64(len(x.In)) * indexRowsPerKey
+		if x.In != nil && x.Index != nil && len(x.Index.Columns) > 0 {
+			per := int64(indexRowsPerKey)
+			if i := x.Table.ColumnByID(x.Index.Columns[0].Col); i >= 0 {
+				per = indexKeyCost(s.txn, x.Table, x.Table.Columns[i], s.rows(x.Table.ID))
+			}
+			return int64(len(x.In)) * per
 		}
 		if x.In != nil {
 			return int64(len(x.In)) * lookupRowsPerKey

@@ -68,6 +68,7 @@ func run(args []string) int {
 	}
 	retention := fs.Duration("history-retention", retDef, "how long each view's event log and refresh history are kept; each refresh prunes older entries (env MVSERVER_HISTORY_RETENTION)")
 	optimal := fs.String("optimal-refresh", envDefault("optimal-refresh", "on"), "off makes every refresh of every view a full recompute, also when nothing changed (env MVSERVER_OPTIMAL_REFRESH)")
+	autoAnalyze := fs.String("autoanalyze", envDefault("autoanalyze", "on"), "off stops analyzing tables automatically once 50 + 10% of their rows changed; planner statistics then change only by ANALYZE (env MVSERVER_AUTOANALYZE)")
 	grace := fs.Duration("shutdown-grace", graceDef, "how long running statements may finish at shutdown; a second signal ends them at once (env MVSERVER_SHUTDOWN_GRACE)")
 	hba := fs.String("hba", envDefault("hba", ""), "pg_hba.conf-style file of authentication rules (env MVSERVER_HBA); without it and without a superuser password, loopback clients are trusted under any user name")
 	superuser := fs.String("superuser", envDefault("superuser", app.DefaultSuperuser), "bootstrap superuser, created at startup when missing (env MVSERVER_SUPERUSER)")
@@ -135,6 +136,14 @@ func run(args []string) int {
 		cfg.OptimalRefreshOff = true
 	default:
 		fmt.Fprintf(os.Stderr, "mvserver: --optimal-refresh must be on or off, not %q\n", *optimal)
+		return 2
+	}
+	switch strings.ToLower(*autoAnalyze) {
+	case "on", "true":
+	case "off", "false":
+		cfg.AutoAnalyzeOff = true
+	default:
+		fmt.Fprintf(os.Stderr, "mvserver: --autoanalyze must be on or off, not %q\n", *autoAnalyze)
 		return 2
 	}
 	cfg.TableDefaults.ChangeDataFeed, cfg.TableDefaults.RowTracking, cfg.TableDefaults.DeletionVectors = false, false, false

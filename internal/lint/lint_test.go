@@ -25,8 +25,10 @@ var allowed = map[string][]string{
 	"sql/settings": {"pgerror"},
 	"sql/funcs":    {"pgerror", "sql/types"},
 	"catalog":      {"pgerror", "sql/types", "storage"},
-	"sql/plan":     {"pgerror", "sql/parse", "sql/funcs", "sql/types", "catalog"},
-	"sql/exec":     {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage"},
+	// stats: ANALYZE's sampling and estimators, auto-analyze.
+	"stats":    {"pgerror", "sql/types", "catalog", "storage"},
+	"sql/plan": {"pgerror", "sql/parse", "sql/funcs", "sql/types", "catalog"},
+	"sql/exec": {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage"},
 	// sql/pgcatalog: pg_catalog's relations and functions over the catalog.
 	"sql/pgcatalog": {"pgerror", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog"},
 	// sql/acl: privilege rules over roles (membership, other backends).
@@ -34,8 +36,8 @@ var allowed = map[string][]string{
 	"server":        {"pgerror"},
 	"refresh":       {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
 	"notify":        {"pgerror"},
-	"sql/session":   {"pgerror", "notify", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "catalog", "storage"},
-	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web"},
+	"sql/session":   {"pgerror", "notify", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "catalog", "storage", "stats"},
+	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web", "stats"},
 	"web":           {"pgerror", "server", "sql/session", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
 	"cmd/mvbench":   {"app"},

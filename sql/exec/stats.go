@@ -6,14 +6,18 @@ import (
 	"github.com/mvserver/mvserver/storage"
 )
 
-// PlanStats tells the planner (plan.Stats) what storage knows of the
-// tables at txn's snapshot: each table's row count, which storage keeps
-// with every commit. Distinct counts are not kept yet (ANALYZE would).
-func PlanStats(txn *storage.Txn) plan.Stats { return txnStats{txn} }
+// PlanStats tells the planner (plan.Stats) what is known of the tables at
+// txn's snapshot: each table's row count, which storage keeps with every
+// commit, and the column statistics ANALYZE stored (catalog.ReadStats),
+// read once per table per statement.
+func PlanStats(txn *storage.Txn) plan.Stats { return &txnStats{txn: txn} }
 
-type txnStats struct{ txn *storage.Txn }
+type txnStats struct {
+	txn    *storage.Txn
+	tables map[uint32]*catalog.TableStats
+}
 
-func (s txnStats) TableRows(t *catalog.Table) (float64, bool) {
+func (s *txnStats) TableRows(t *catalog.Table) (float64, bool) {
 	n, err := s.txn.RowCount(storage.TableID(t.ID))
 	if err != nil {
 		return 0, false
@@ -21,4 +25,35 @@ func (s txnStats) TableRows(t *catalog.Table) (float64, bool) {
 	return float64(n), true
 }
 
-func (txnStats) ColumnDistinct(*catalog.Table, int) (float64, bool) { return 0, false }
+// analyzed returns t's stored statistics (nil: none or unreadable; the
+// planner then uses its defaults).
+func (s *txnStats) analyzed(t *catalog.Table) *catalog.TableStats {
+	if ts, ok := s.tables[t.ID]; ok {
+		return ts
+	}
+	ts, err := catalog.ReadStats(s.txn, t.ID)
+	if err != nil {
+		ts = nil
+	}
+	if s.tables == nil {
+		s.tables = map[uint32]*catalog.TableStats{}
+	}
+	s.tables[t.ID] = ts
+	return ts
+}
+
+func (s *txnStats) Column(t *catalog.Table, col int) *catalog.ColumnStats {
+	return s.analyzed(t).Column(t.Columns[col])
+}
+
+func (s *txnStats) ColumnDistinct(t *catalog.Table, col int) (float64, bool) {
+	cs := s.Column(t, col)
+	if cs == nil || cs.NDistinct == 0 {
+		return 0, false
+	}
+	rows, ok := s.TableRows(t)
+	if !ok {
+		rows = s.analyzed(t).Rows
+	}
+	return cs.Distinct(rows), true
+}

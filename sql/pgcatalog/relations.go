@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -63,6 +64,15 @@ func init() {
 			return nil, nil
 		}
 		v := newView(a.Cat, c.Funcs)
+		if c.Txn != nil {
+			v.Stats = func(id uint32) *catalog.TableStats {
+				ts, err := catalog.ReadStats(c.Txn, id)
+				if err != nil {
+					return nil
+				}
+				return ts
+			}
+		}
 		b := newBuilder(a.Rel)
 		gen(v, b)
 		return b.rows, nil

@@ -1,6 +1,7 @@
 package pgcatalog
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,21 @@ func init() {
 				row["relam"] = uint32(amHeap)
 				row["reltype"] = rowTypeOID(r.oid)
 				row["relhasindex"] = hasIndexes(r.table)
+			}
+			// ANALYZE's row count and size (-1: never analyzed); an
+			// index shows its table's.
+			of := r.table
+			if r.indexOf != nil {
+				of = r.indexOf
+			}
+			if of != nil && r.kind != 'v' && r.kind != 'S' {
+				if ts := v.tableStats(of.ID); ts != nil {
+					row["reltuples"] = ts.Rows
+					row["relpages"] = ts.Pages
+					if r.indexOf != nil {
+						row["relpages"] = indexPages(r, ts)
+					}
+				}
 			}
 			b.add(row)
 		}
@@ -700,4 +716,20 @@ func nullIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// indexPages estimates an index's size in pages from its table's
+// statistics: a B-tree entry is an 8-byte header, its key (the columns'
+// average widths) and a 4-byte line pointer, leaf pages 90% full, plus
+// the metapage.
+func indexPages(r *relation, ts *catalog.TableStats) int32 {
+	width := 12.0
+	for _, c := range r.cols {
+		if i := r.indexOf.ColumnIndex(c.name); i >= 0 {
+			if cs := ts.Column(r.indexOf.Columns[i]); cs != nil {
+				width += float64(cs.AvgWidth)
+			}
+		}
+	}
+	return int32(math.Ceil(ts.Rows*width/(8192*0.9))) + 1
 }

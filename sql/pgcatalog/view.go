@@ -40,6 +40,17 @@ func attrDefOID(id, n uint32) uint32 { return 0x70000000 | (id<<8|n)&0x0fffffff 
 type View struct {
 	Cat *catalog.Catalog
 	F   *funcs.Ctx // nil outside a session
+	// Stats reads a relation's planner statistics at the statement's
+	// snapshot (nil: none known, as for pg_catalog functions).
+	Stats func(id uint32) *catalog.TableStats
+}
+
+// tableStats returns relation id's statistics (nil: never analyzed).
+func (v *View) tableStats(id uint32) *catalog.TableStats {
+	if v.Stats == nil {
+		return nil
+	}
+	return v.Stats(id)
 }
 
 func newView(cat *catalog.Catalog, f *funcs.Ctx) *View { return &View{Cat: cat, F: f} }

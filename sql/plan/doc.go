@@ -76,7 +76,10 @@
 // join graph, closes its equalities transitively, propagates constants,
 // and picks the cheapest tree by dynamic programming over connected
 // subsets (greedily past 10 relations), estimating rows from the tables'
-// row counts (Binder.Stats) and PostgreSQL's default selectivities. A
+// row counts (Binder.Stats) and ANALYZE's column statistics
+// (estimate_stats.go: most common values and n_distinct for equalities,
+// histograms for ranges, null_frac for IS NULL and join keys, avg_width
+// for EXPLAIN's widths), else PostgreSQL's default selectivities. A
 // projection keeps the island's column order; outer joins stay in place.
 //
 // Access paths (pushdown.go, access.go). The binder gives a filtered

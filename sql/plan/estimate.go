@@ -8,9 +8,10 @@ import (
 
 // Cardinality estimates: how many rows a plan node produces, the number
 // the join-order rule (joinorder.go) and EXPLAIN use. The estimator knows
-// what Stats tell — today each table's row count, which storage keeps per
-// table; a later ANALYZE can add distinct counts through the same
-// interface — and otherwise PostgreSQL's default selectivities
+// what Stats tell — each table's row count, which storage keeps per
+// table, and the column statistics ANALYZE collects (estimate_stats.go:
+// distinct counts, NULL shares, most common values, histograms) — and
+// otherwise PostgreSQL's default selectivities
 // (src/include/utils/selfuncs.h): an equality keeps 1/ndv of the rows
 // (0.005 without an ndv), an inequality a third, a range on one column
 // 0.005, LIKE 0.005, IS NULL 0.005.
@@ -23,6 +24,9 @@ type Stats interface {
 	// ColumnDistinct returns how many distinct values column col (its
 	// position in t.Columns) of t holds; ok is false when not known.
 	ColumnDistinct(t *catalog.Table, col int) (ndv float64, ok bool)
+	// Column returns what ANALYZE collected of column col of t (nil:
+	// nothing).
+	Column(t *catalog.Table, col int) *catalog.ColumnStats
 }
 
 // Default estimates, PostgreSQL's where it has one.
@@ -58,6 +62,7 @@ type Estimator struct {
 	Stats  Stats
 	memo   map[Node]float64
 	tables map[uint32]float64
+	widths map[*Scan]int
 }
 
 // NewEstimator returns an estimator over cat and stats (either may be nil).
@@ -81,6 +86,7 @@ func (e *Estimator) rows(n Node) float64 {
 	case *Scan:
 		// The key bounds repeat conditions of the Filter above, which
 		// counts them.
+		e.scanWidth(x)
 		return e.tableRows(x.Table)
 	case *Filter:
 		in := e.Rows(x.Input)
@@ -195,6 +201,13 @@ func (e *Estimator) joinSelectivity(j *Join) float64 {
 	sel := 1.0
 	for i := range j.LeftKeys {
 		sel *= 1 / math.Max(e.ndv(j.LeftKeys[i], j.Left), e.ndv(j.RightKeys[i], j.Right))
+		// NULL keys join nothing (eqjoinsel's (1 − nullfrac) factors).
+		if nf, ok := e.nullFrac(j.LeftKeys[i], j.Left); ok {
+			sel *= 1 - nf
+		}
+		if nf, ok := e.nullFrac(j.RightKeys[i], j.Right); ok {
+			sel *= 1 - nf
+		}
 	}
 	if j.Residual != nil {
 		sel *= e.Selectivity(j.Residual, nil)
@@ -220,7 +233,17 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 		for _, c := range x.Args {
 			if col, ok := rangeColumn(c); ok && ranged[col] > 1 {
 				if !done[col] {
-					sel *= defaultRangeSel
+					var bounds []Expr
+					for _, b := range x.Args {
+						if bc, ok := rangeColumn(b); ok && bc == col {
+							bounds = append(bounds, b)
+						}
+					}
+					if s, ok := e.statsRangeSelectivity(bounds, in); ok {
+						sel *= s
+					} else {
+						sel *= defaultRangeSel
+					}
 					done[col] = true
 				}
 				continue
@@ -241,8 +264,17 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 		case OpEq:
 			return e.eqSelectivity(x.L, x.R, in)
 		case OpNe:
-			return 1 - e.eqSelectivity(x.L, x.R, in)
+			nf := 0.0
+			if _, ok := x.L.(*ColRef); ok {
+				nf, _ = e.nullFrac(x.L, in)
+			} else if _, ok := x.R.(*ColRef); ok {
+				nf, _ = e.nullFrac(x.R, in)
+			}
+			return clampSel(1 - e.eqSelectivity(x.L, x.R, in) - nf)
 		case OpLt, OpLe, OpGt, OpGe:
+			if s, ok := e.statsIneqSelectivity(x, in); ok {
+				return s
+			}
 			return defaultIneqSel
 		case OpLike, OpILike, OpRegex, OpIRegex:
 			return defaultMatchSel
@@ -260,6 +292,12 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 		}
 		return sel
 	case *IsNull:
+		if nf, ok := e.nullFrac(x.E, in); ok {
+			if x.Not {
+				return 1 - nf
+			}
+			return nf
+		}
 		if x.Not {
 			return 1 - defaultNullSel
 		}
@@ -291,6 +329,9 @@ func rangeColumn(c Expr) (int, bool) {
 // eqSelectivity estimates l = r over in's rows: 1/ndv of the column side
 // against a value, 1/max(ndv) between two columns.
 func (e *Estimator) eqSelectivity(l, r Expr, in Node) float64 {
+	if s, ok := e.statsEqSelectivity(l, r, in); ok {
+		return s
+	}
 	_, lc := l.(*ColRef)
 	_, rc := r.(*ColRef)
 	switch {

@@ -53,7 +53,7 @@ func (e *explainer) node(n Node, depth int, top bool) {
 	title, details, children := e.describe(n)
 	if e.costs != nil {
 		c := e.costs.of(n)
-		title += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", c.startup, c.total, e.costs.est.Rows(n), rowWidth(n))
+		title += fmt.Sprintf("  (cost=%.2f..%.2f rows=%.0f width=%d)", c.startup, c.total, e.costs.est.Rows(n), e.costs.est.rowWidth(n))
 	}
 	if e.stats != nil {
 		if st := e.stats(n); st != nil {

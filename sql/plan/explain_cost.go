@@ -81,51 +81,97 @@ func (c *coster) compute(n Node) nodeCost {
 }
 
 // rowWidth estimates the bytes of one of n's rows as PostgreSQL's width
-// does: fixed-size types their size, others 32; a scan counts only the
-// columns the plan reads, and a node passing its input's rows on (a
-// filter, a sort, a join's two sides) what they count.
-func rowWidth(n Node) int {
+// does: a column ANALYZE measured its average width, other fixed-size
+// types their size, others 32; a scan counts only the columns the plan
+// reads, and a node passing its input's rows on (a filter, a sort, a
+// join's two sides) what they count.
+func (e *Estimator) rowWidth(n Node) int {
 	switch x := n.(type) {
 	case *Scan:
-		w := 0
-		for i, c := range x.Columns() {
-			if i < len(x.Needed) && x.Needed[i] {
-				w += typeWidth(c.T)
-			}
-		}
-		return w
+		return e.scanWidth(x)
 	case *Filter:
-		return rowWidth(x.Input)
+		return e.rowWidth(x.Input)
 	case *Project:
 		// A permutation of its input's columns (the join-order rule's).
 		if plainColumns(x) && len(x.Exprs) == len(x.Input.Columns()) {
-			return rowWidth(x.Input)
+			return e.rowWidth(x.Input)
 		}
 	case *Sort:
-		return rowWidth(x.Input)
+		return e.rowWidth(x.Input)
 	case *Limit:
-		return rowWidth(x.Input)
+		return e.rowWidth(x.Input)
 	case *Distinct:
-		return rowWidth(x.Input)
+		return e.rowWidth(x.Input)
 	case *KeyIn:
-		return rowWidth(x.Input)
+		return e.rowWidth(x.Input)
 	case *CTEScan:
-		return rowWidth(x.Input)
+		return e.rowWidth(x.Input)
 	case *Join:
 		if x.Kind == JoinSemi || x.Kind == JoinAnti {
-			return rowWidth(x.Left)
+			return e.rowWidth(x.Left)
 		}
-		return rowWidth(x.Left) + rowWidth(x.Right)
+		return e.rowWidth(x.Left) + e.rowWidth(x.Right)
 	case *Apply:
 		if x.Kind == JoinSemi || x.Kind == JoinAnti {
-			return rowWidth(x.Left)
+			return e.rowWidth(x.Left)
 		}
-		return rowWidth(x.Left) + rowWidth(x.Right)
+		return e.rowWidth(x.Left) + e.rowWidth(x.Right)
 	}
 	w := 0
-	for _, c := range n.Columns() {
-		w += typeWidth(c.T)
+	for i := range n.Columns() {
+		w += e.columnWidth(n, i)
 	}
+	return w
+}
+
+// columnWidth is the width of n's column i: a column read from a table
+// is as wide as ANALYZE measured, a computed one as its type.
+func (e *Estimator) columnWidth(n Node, i int) int {
+	switch x := n.(type) {
+	case *Scan:
+		if cs := e.scanColumnStats(x, i); cs != nil && cs.AvgWidth > 0 {
+			return int(cs.AvgWidth)
+		}
+	case *Project:
+		if c, ok := x.Exprs[i].(*ColRef); ok && c.Idx < len(x.Input.Columns()) {
+			return e.columnWidth(x.Input, c.Idx)
+		}
+	case *Filter:
+		return e.columnWidth(x.Input, i)
+	case *Sort:
+		return e.columnWidth(x.Input, i)
+	case *Limit:
+		return e.columnWidth(x.Input, i)
+	case *Join:
+		if l := len(x.Left.Columns()); i < l {
+			return e.columnWidth(x.Left, i)
+		} else if x.Kind != JoinSemi && x.Kind != JoinAnti {
+			return e.columnWidth(x.Right, i-l)
+		}
+	}
+	return typeWidth(n.Columns()[i].T)
+}
+
+// scanWidth is a scan's row width, memoized with its row estimate (a
+// rendering after the statement's transaction ended still has it).
+func (e *Estimator) scanWidth(x *Scan) int {
+	if w, ok := e.widths[x]; ok {
+		return w
+	}
+	w := 0
+	for i, c := range x.Columns() {
+		if i < len(x.Needed) && x.Needed[i] {
+			if cs := e.scanColumnStats(x, i); cs != nil && cs.AvgWidth > 0 {
+				w += int(cs.AvgWidth)
+			} else {
+				w += typeWidth(c.T)
+			}
+		}
+	}
+	if e.widths == nil {
+		e.widths = map[*Scan]int{}
+	}
+	e.widths[x] = w
 	return w
 }
 

@@ -25,9 +25,12 @@ import (
 // adds tables (columns, PRIMARY KEY, UNIQUE) and indexes to the file's
 // catalog;
 //
-//	stats table=t rows=N [distinct=col:N,…]
+//	stats table=t rows=N [distinct=col:N,…] [nulls=col:F,…] [mcv=col:value:F,…] [hist=col:v1/v2/…,…]
 //
-// sets what the planner's statistics say of t (without: nothing known);
+// sets what the planner's statistics say of t (without: nothing known):
+// its rows, and per column the distinct values, the NULL share, the most
+// common values with their frequencies (most common first) and the
+// histogram bounds, as ANALYZE would store them;
 //
 //	build
 //	SELECT …
@@ -67,6 +70,7 @@ type goldenStats map[string]goldenTableStats
 type goldenTableStats struct {
 	rows     float64
 	distinct map[string]float64
+	cols     map[string]*catalog.ColumnStats
 }
 
 func newGoldenCatalog() *goldenCatalog {
@@ -107,6 +111,7 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 				ts.distinct[col] = f
 			}
 		}
+		g.columnStats(t, d, name, &ts)
 		g.stats[name] = ts
 		return ""
 	case "build", "opt":
@@ -164,6 +169,77 @@ func (g *goldenCatalog) run(t *testing.T, d *datadriven.TestData) string {
 func (s goldenStats) TableRows(t *catalog.Table) (float64, bool) {
 	ts, ok := s[t.Name]
 	return ts.rows, ok
+}
+
+// columnStats reads a stats command's nulls, mcv and hist arguments.
+func (g *goldenCatalog) columnStats(t *testing.T, d *datadriven.TestData, table string, ts *goldenTableStats) {
+	ts.cols = map[string]*catalog.ColumnStats{}
+	tbl, err := g.cat.Resolve([]string{table}, []string{"public"})
+	if err != nil {
+		d.Fatalf(t, "%v", err)
+	}
+	col := func(name string) *catalog.ColumnStats {
+		cs := ts.cols[name]
+		if cs == nil {
+			i := tbl.ColumnIndex(name)
+			if i < 0 {
+				d.Fatalf(t, "no column %s", name)
+			}
+			c := tbl.Columns[i]
+			cs = &catalog.ColumnStats{ColID: c.ID, TypeOID: c.Type.OID(), NDistinct: ts.distinct[name]}
+			ts.cols[name] = cs
+		}
+		return cs
+	}
+	value := func(name, v string) types.Datum {
+		x, err := types.ParseText(v, tbl.Columns[tbl.ColumnIndex(name)].Type, &types.Env{})
+		if err != nil {
+			d.Fatalf(t, "%v", err)
+		}
+		return x
+	}
+	args := func(key string) []string {
+		var vals []string
+		if d.HasArg(key) {
+			d.ScanArgs(t, key, &vals)
+		}
+		return vals
+	}
+	for name := range ts.distinct {
+		col(name)
+	}
+	for _, a := range args("nulls") {
+		name, f, _ := strings.Cut(a, ":")
+		col(name).NullFrac, err = strconv.ParseFloat(f, 64)
+		if err != nil {
+			d.Fatalf(t, "nulls wants col:F, not %q", a)
+		}
+	}
+	for _, a := range args("mcv") {
+		parts := strings.Split(a, ":")
+		if len(parts) != 3 {
+			d.Fatalf(t, "mcv wants col:value:F, not %q", a)
+		}
+		f, err := strconv.ParseFloat(parts[2], 64)
+		if err != nil {
+			d.Fatalf(t, "mcv wants col:value:F, not %q", a)
+		}
+		cs := col(parts[0])
+		cs.MCV = append(cs.MCV, value(parts[0], parts[1]))
+		cs.MCF = append(cs.MCF, f)
+	}
+	for _, a := range args("hist") {
+		name, bounds, _ := strings.Cut(a, ":")
+		cs := col(name)
+		for _, b := range strings.Split(bounds, "/") {
+			cs.Histogram = append(cs.Histogram, value(name, b))
+		}
+	}
+}
+
+// Column reports the column statistics a stats command set.
+func (s goldenStats) Column(t *catalog.Table, col int) *catalog.ColumnStats {
+	return s[t.Name].cols[t.Columns[col].Name]
 }
 
 // ColumnDistinct reports the distinct values a stats command set.

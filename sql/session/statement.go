@@ -252,7 +252,7 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 	case *pg_query.Node_GrantRoleStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.grantRole(n.GrantRoleStmt) }
 	case *pg_query.Node_VacuumStmt:
-		p.action = func(context.Context, []types.Datum) (string, error) { return s.vacuumPG(n.VacuumStmt) }
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.vacuumPG(ctx, n.VacuumStmt) }
 	case *pg_query.Node_ExplainStmt:
 		if err := s.prepareExplain(p, st, n.ExplainStmt); err != nil {
 			return nil, err

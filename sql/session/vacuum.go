@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -44,24 +45,32 @@ func (s *Session) vacuum(v *parse.Vacuum) (string, error) {
 }
 
 // vacuumPG runs PostgreSQL's VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE]
-// [(options)] [table [, …]]: each table's change feed is trimmed to the
-// default retention (the FULL, FREEZE and ANALYZE work PostgreSQL does has
-// no counterpart here); VERBOSE reports what each kept.
-func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
-	tag := "VACUUM"
+// [(options)] [table [, …]] and ANALYZE [VERBOSE] [table [(cols)], …]:
+// VACUUM trims each table's change feed to the default retention (the
+// FULL and FREEZE work PostgreSQL does has no counterpart here); VERBOSE
+// reports what each kept. ANALYZE, alone or in VACUUM, collects the
+// planner statistics (analyze.go).
+func (s *Session) vacuumPG(ctx context.Context, vs *pg_query.VacuumStmt) (string, error) {
+	tag, verb := "VACUUM", "vacuum"
 	if !vs.IsVacuumcmd {
-		tag = "ANALYZE"
+		tag, verb = "ANALYZE", "analyze"
 	}
-	if s.explicit {
+	// PostgreSQL's ANALYZE may run in a transaction block; VACUUM not.
+	if s.explicit && vs.IsVacuumcmd {
 		return "", pgerror.New(pgerror.ActiveSQLTransaction, "%s cannot run inside a transaction block", tag)
 	}
-	verbose := false
+	verbose, analyze := false, !vs.IsVacuumcmd
 	for _, o := range vs.Options {
-		if d := o.GetDefElem(); d != nil && d.Defname == "verbose" {
-			verbose = d.Arg == nil || d.Arg.GetBoolean().GetBoolval() || d.Arg.GetString_().GetSval() == "on"
+		if d := o.GetDefElem(); d != nil && (d.Defname == "verbose" || d.Defname == "analyze") {
+			on := d.Arg == nil || d.Arg.GetBoolean().GetBoolval() || d.Arg.GetString_().GetSval() == "on"
+			if d.Defname == "verbose" {
+				verbose = on
+			} else {
+				analyze = analyze || on
+			}
 		}
 	}
-	var tables []*catalog.Table
+	var targets []analyzeTarget
 	if len(vs.Rels) == 0 {
 		for _, t := range s.cat.Tables() {
 			if s.otherSessionsTemp(t) {
@@ -69,35 +78,46 @@ func (s *Session) vacuumPG(vs *pg_query.VacuumStmt) (string, error) {
 			}
 			if t.Kind == catalog.KindTable || t.Kind == catalog.KindMaterializedView || t.Kind == catalog.KindStreamingTable {
 				if s.requireOwner(t) != nil {
-					s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
+					s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can %s it", t.Name, verb)
 					continue
 				}
-				tables = append(tables, t)
+				targets = append(targets, analyzeTarget{t: t})
 			}
 		}
 	}
 	for _, r := range vs.Rels {
-		rv := r.GetVacuumRelation().GetRelation()
+		vr := r.GetVacuumRelation()
+		rv := vr.GetRelation()
 		t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
 		if err != nil {
 			return "", err
 		}
+		cols, err := analyzeColumns(t, vr.GetVaCols(), analyze)
+		if err != nil {
+			return "", err
+		}
 		if t.Kind == catalog.KindView || t.Kind == catalog.KindSequence {
-			s.notice("skipping \"%s\" --- cannot vacuum non-tables or special system tables", t.Name)
+			s.warning(pgerror.Warning, "skipping \"%s\" --- cannot %s non-tables or special system tables", t.Name, verb)
 			continue
 		}
 		if s.requireOwner(t) != nil {
-			s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can vacuum it", t.Name)
+			s.warning(pgerror.Warning, "skipping \"%s\" --- only table or database owner can %s it", t.Name, verb)
 			continue
 		}
-		tables = append(tables, t)
+		targets = append(targets, analyzeTarget{t: t, cols: cols})
 	}
-	if !vs.IsVacuumcmd {
-		return tag, nil // ANALYZE: mvserver keeps no planner statistics
+	if vs.IsVacuumcmd {
+		for _, a := range targets {
+			if err := s.vacuumTable(a.t, -1, verbose); err != nil {
+				return "", err
+			}
+		}
 	}
-	for _, t := range tables {
-		if err := s.vacuumTable(t, -1, verbose); err != nil {
-			return "", err
+	if analyze {
+		for _, a := range targets {
+			if err := s.analyzeTable(ctx, a, verbose); err != nil {
+				return "", err
+			}
 		}
 	}
 	return tag, nil
