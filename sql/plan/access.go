@@ -334,7 +334,7 @@ func estimateRows(n Node) (rows int64, ok bool) {
 	case *Join:
 		l, lok := estimateRows(x.Left)
 		r, rok := estimateRows(x.Right)
-		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+		if x.Kind.LeftOnly() {
 			return l, lok
 		}
 		return l * r, lok && rok && x.Kind != JoinFull
@@ -358,6 +358,9 @@ func indexJoin(j *Join, est *Estimator) Node {
 	}
 	if drives(j.Left, j.Right, est) {
 		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
+			return a
+		}
+		if a := lookupGroups(j); a != nil {
 			return a
 		}
 	}
@@ -433,6 +436,34 @@ func lookupJoin(kind JoinKind, outer, inner Node, outerKeys, innerKeys []Expr, r
 		return nil // the join columns are no key of the table
 	}
 	return &Apply{Kind: kind, Left: outer, Right: &Filter{Input: &cp, Cond: andOf(conds)}, Params: outerKeys, Residual: residual}
+}
+
+// lookupGroups builds the index nested-loop join of a left join whose
+// right side groups a table by the join keys (a decorrelated scalar
+// subquery, decorrelate_scalar.go): each left row looks its keys up and
+// aggregates the rows found, the scalar subquery's per-row form. nil
+// when j is not such a join or the keys are no key of the table.
+func lookupGroups(j *Join) Node {
+	agg, ok := j.Right.(*Aggregate)
+	if !ok || j.Kind != JoinLeft || len(agg.GroupBy) == 0 {
+		return nil
+	}
+	inner := make([]Expr, len(j.RightKeys))
+	for i, k := range j.RightKeys {
+		c, ok := k.(*ColRef)
+		if !ok || c.Idx >= len(agg.GroupBy) {
+			return nil
+		}
+		inner[i] = agg.GroupBy[c.Idx]
+	}
+	a, ok := lookupJoin(JoinLeft, j.Left, agg.Input, j.LeftKeys, inner, j.Residual).(*Apply)
+	if !ok {
+		return nil
+	}
+	grouped := *agg
+	grouped.Input = a.Right
+	a.Right = &grouped
+	return a
 }
 
 // keyReadsOuter reports whether the scan's key values read the outer row.

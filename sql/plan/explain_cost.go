@@ -112,7 +112,7 @@ func rowWidth(n Node) int {
 	case *CTEScan:
 		return rowWidth(x.Input)
 	case *Join:
-		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+		if x.Kind.LeftOnly() {
 			return rowWidth(x.Left)
 		}
 		return rowWidth(x.Left) + rowWidth(x.Right)
