@@ -15,13 +15,16 @@ type joinOp struct {
 	left      Operator
 	rightRows []Row
 	table     map[string][]int // key → right row indexes
-	matched   []bool
-	lkeys     []evalFn
-	residual  evalFn
-	lw, rw    int
-	built     bool
-	leftDone  bool
-	pending   []Row
+	// keys, for a semi or anti join on keys alone (no residual), holds
+	// the right rows' keys instead of the rows: a match needs nothing more.
+	keys     map[string]struct{}
+	matched  []bool
+	lkeys    []evalFn
+	residual evalFn
+	lw, rw   int
+	built    bool
+	leftDone bool
+	pending  []Row
 
 	// probe state
 	lbatch    []Row
@@ -68,7 +71,9 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 		right.Close()
 		return nil, err
 	}
-	if len(rkeys) > 0 {
+	if len(rkeys) > 0 && j.Kind.LeftOnly() && j.Residual == nil {
+		op.keys = map[string]struct{}{}
+	} else if len(rkeys) > 0 {
 		op.table = map[string][]int{}
 	} else {
 		op.mem.what = "nested loop join"
@@ -83,6 +88,9 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 		}
 		if err := op.mem.grow(size); err != nil {
 			return err
+		}
+		if op.keys != nil {
+			return op.addKeys(b, rkeys, &buf)
 		}
 		for _, r := range b {
 			idx := len(op.rightRows)
@@ -144,7 +152,78 @@ func (j *joinOp) combine(l, r Row) (Row, error) {
 	return row, nil
 }
 
+// addKeys keeps the keys of the right rows b (keys-only semi and anti
+// joins); a key with a NULL matches nothing and is left out.
+func (j *joinOp) addKeys(b []Row, rkeys []evalFn, buf *[]byte) error {
+	for _, r := range b {
+		*buf = (*buf)[:0]
+		null := false
+		for _, f := range rkeys {
+			d, err := f(r)
+			if err != nil {
+				return err
+			}
+			if d.IsNull() {
+				null = true
+				break
+			}
+			*buf = types.HashKey(*buf, d)
+		}
+		if null {
+			continue
+		}
+		if _, ok := j.keys[string(*buf)]; !ok {
+			if err := j.mem.grow(int64(len(*buf)) + mapEntryOverhead); err != nil {
+				return err
+			}
+			j.keys[string(*buf)] = struct{}{}
+		}
+	}
+	return j.c.Context.Err()
+}
+
+// nextKeys is Next of a keys-only semi or anti join.
+func (j *joinOp) nextKeys() ([]Row, error) {
+	for {
+		if err := j.c.Context.Err(); err != nil {
+			return nil, err
+		}
+		b, err := j.left.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		var out []Row
+		for _, l := range b {
+			j.buf = j.buf[:0]
+			match := true
+			for _, f := range j.lkeys {
+				d, err := f(l)
+				if err != nil {
+					return nil, err
+				}
+				if d.IsNull() {
+					match = false
+					break
+				}
+				j.buf = types.HashKey(j.buf, d)
+			}
+			if match {
+				_, match = j.keys[string(j.buf)]
+			}
+			if match == (j.node.Kind == plan.JoinSemi) {
+				out = append(out, l)
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+}
+
 func (j *joinOp) Next() ([]Row, error) {
+	if j.keys != nil {
+		return j.nextKeys()
+	}
 	kind := j.node.Kind
 	var out []Row
 	for !j.leftDone {
