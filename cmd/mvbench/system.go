@@ -146,11 +146,16 @@ type lastRun struct {
 
 func (s *system) lastRefresh(ctx context.Context, view string) (lastRun, error) {
 	var r lastRun
-	var errText *string
+	// A run that failed before choosing a technique (a statement
+	// timeout, say) has none.
+	var errText, technique *string
 	err := s.conn.QueryRow(ctx, `SELECT technique, rows_read, rows_written, status, error FROM refresh_history
-WHERE view_name = $1 ORDER BY start_time DESC LIMIT 1`, view).Scan(&r.technique, &r.rowsRead, &r.rowsWrite, &r.status, &errText)
+WHERE view_name = $1 ORDER BY start_time DESC LIMIT 1`, view).Scan(&technique, &r.rowsRead, &r.rowsWrite, &r.status, &errText)
 	if err != nil {
 		return r, fmt.Errorf("%s: refresh_history of %s: %w", s.name, view, err)
+	}
+	if technique != nil {
+		r.technique = *technique
 	}
 	if errText != nil {
 		r.errText = *errText
