@@ -22,7 +22,7 @@ var oracleFiles = []string{
 	"alter_table.slt", "array.slt", "cte.slt", "cursor.slt", "from.slt", "onconflict.slt", "returning.slt",
 	"sequence.slt", "setop.slt", "srf.slt", "subquery.slt", "types.slt", "window.slt",
 	"select.slt", "dml.slt", "errors.slt", "txn.slt", "readonly.slt", "serializable.slt", "index.slt", "unique.slt", "temp.slt",
-	"func_string.slt", "func_math.slt", "func_datetime.slt", "func_agg.slt", "func_misc.slt", "join_order.slt",
+	"func_string.slt", "func_math.slt", "func_datetime.slt", "func_agg.slt", "func_misc.slt", "join_order.slt", "numbers.slt",
 	"decorrelate.slt",
 }
 

@@ -65,6 +65,9 @@ type Analysis struct {
 	// groupAgg is set when the top of the query is an aggregate that
 	// GROUP_AGGREGATE maintains.
 	groupAgg *groupAggShape
+	// groupAggWhyNot says why GROUP_AGGREGATE cannot maintain a query
+	// that ends in an aggregate (EXPLAIN REFRESH's candidate line).
+	groupAggWhyNot string
 	// partition is set when the view's partition columns trace to one
 	// source (PARTITION_OVERWRITE).
 	partition *partitionShape
@@ -182,7 +185,7 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 		}
 	}
 	walk(q)
-	a.groupAgg = findGroupAgg(q)
+	a.groupAgg, a.groupAggWhyNot = findGroupAgg(q)
 	switch {
 	case hasWindow:
 		a.Shape = []string{"WINDOW_FUNCTION"}

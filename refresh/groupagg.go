@@ -28,21 +28,21 @@ type groupAggShape struct {
 	agg   *plan.Aggregate
 }
 
-func findGroupAgg(q plan.Node) *groupAggShape {
+func findGroupAgg(q plan.Node) (*groupAggShape, string) {
 	g := topAggregateChain(q)
 	if g == nil {
-		return nil
+		return nil, ""
 	}
 	for _, n := range g.above {
 		for _, e := range plan.NodeExprs(n) {
 			if exprBlocker(e, false) != nil {
-				return nil
+				return nil, "an expression above the aggregate cannot be maintained"
 			}
 		}
 	}
 	for _, e := range g.agg.GroupBy {
 		if exprBlocker(e, false) != nil {
-			return nil
+			return nil, "a grouping expression cannot be maintained"
 		}
 		// A group's key is the value its first row brought; keys whose
 		// equal values print apart (1.5 / 1.50, -0 / 0, '1 day' /
@@ -50,24 +50,21 @@ func findGroupAgg(q plan.Node) *groupAggShape {
 		// touched group whole.
 		switch t := e.Type(); t.Kind {
 		case types.KindFloat4, types.KindFloat8, types.KindInterval:
-			return nil
+			return nil, "a group key is of type " + t.String() + ", whose equal values can print apart"
 		case types.KindNumeric:
-			if t.Precision == 0 {
-				return nil
-			}
-			switch e.(type) {
-			case *plan.ColRef, *plan.Cast:
-			default:
-				return nil
+			_, isCol := e.(*plan.ColRef)
+			_, isCast := e.(*plan.Cast)
+			if t.Precision == 0 || !isCol && !isCast {
+				return nil, "a group key is a decimal of no fixed scale, whose equal values can print apart (fix: CAST(… AS DECIMAL(p,s)))"
 			}
 		}
 	}
 	for _, c := range g.agg.Aggs {
-		if !retractable(c) {
-			return nil
+		if why := notRetractable(c); why != "" {
+			return nil, why
 		}
 	}
-	return g
+	return g, ""
 }
 
 // topAggregateChain finds an aggregate at the top of a query, under
@@ -91,48 +88,44 @@ func topAggregateChain(q plan.Node) *groupAggShape {
 	}
 }
 
-// retractable: the aggregates whose state GROUP_AGGREGATE maintains. A SUM,
-// AVG or variance of decimals needs one fixed scale (DECIMAL(p,s)) so that
-// a state that has taken values back prints as a fresh one.
-func retractable(c plan.AggCall) bool {
-	if c.Distinct {
-		return false
-	}
+// notRetractable says why GROUP_AGGREGATE cannot maintain an aggregate's
+// state, "" when it can. A SUM, AVG or variance of decimals needs one fixed
+// scale (fixed_scale.go) so that a state that has taken values back prints
+// as a fresh one.
+func notRetractable(c plan.AggCall) string {
 	name := strings.ToLower(c.Name)
+	if c.Distinct {
+		return name + "(DISTINCT …) keeps no state that can take a row back"
+	}
 	switch name {
 	case "count", "min", "max":
 	case "sum", "avg", "variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop", "std":
 		// (the variance family keeps exact sums of x and x² over
 		// integers and decimals: funcs.varNumeric)
 		if len(c.Args) != 1 {
-			return false
+			return name + "() of several arguments keeps no state that can take a row back"
 		}
-		switch t := c.Args[0].Type(); t.Kind {
+		arg := c.Args[0]
+		switch t := arg.Type(); t.Kind {
 		case types.KindInt2, types.KindInt4, types.KindInt8:
 		case types.KindNumeric:
-			// One fixed scale: a DECIMAL(p,s) column or an explicit CAST
-			// (an expression typed DECIMAL(p,s), like v / w, may still
-			// carry another scale per row).
-			if t.Precision == 0 {
-				return false
-			}
-			switch c.Args[0].(type) {
-			case *plan.ColRef, *plan.Cast:
-			default:
-				return false
+			if _, ok := fixedScale(arg); !ok {
+				return name + "() adds decimals of no fixed scale, such as a quotient or a NUMERIC without (p,s), so a group that takes rows back could print another scale than a fresh one (fix: " + name + "(CAST(… AS DECIMAL(p,s))); DECIMAL(p,s) columns and casts, and their +, - and *, have one scale)"
 			}
 		default:
-			return false
+			return name + "() of " + t.String() + " keeps no state that can take a row back"
 		}
 	default:
-		return false
+		return name + "() keeps no state that can take a row back"
 	}
 	newState, ok := c.Def.NewState.(func() funcs.AggState)
 	if !ok {
-		return false
+		return name + "() keeps no state that can take a row back"
 	}
-	_, ok = newState().(funcs.Retractable)
-	return ok
+	if _, ok := newState().(funcs.Retractable); !ok {
+		return name + "() keeps no state that can take a row back"
+	}
+	return ""
 }
 
 // over rebuilds the nodes above the aggregate on another input (Sort is
@@ -367,7 +360,7 @@ func (r *groupAggRun) project(ctx context.Context, n plan.Node, fn func(exec.Row
 		}
 		fns[i] = f
 	}
-	op, err := exec.Build(r.in.Exec, n)
+	op, err := buildOptimized(r.in.Exec, r.in.estimator(), n)
 	if err != nil {
 		return err
 	}

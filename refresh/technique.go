@@ -32,6 +32,10 @@ type Input struct {
 
 	// expectations are the run's compiled expectations with their counts.
 	expectations []*expectation
+	// est is the estimator of Txn's snapshot and eval the optimized
+	// Query (evalplan.go), made when first needed.
+	est  *plan.Estimator
+	eval plan.Node
 }
 
 // Stats are what a refresh did.

@@ -146,9 +146,9 @@ type lastRun struct {
 
 func (s *system) lastRefresh(ctx context.Context, view string) (lastRun, error) {
 	var r lastRun
-	// A run that failed before choosing a technique (a statement
-	// timeout, say) has none.
-	var errText, technique *string
+	// A run that failed or was cancelled before it chose a technique
+	// (a statement timeout, say) has none: NULL.
+	var technique, errText *string
 	err := s.conn.QueryRow(ctx, `SELECT technique, rows_read, rows_written, status, error FROM refresh_history
 WHERE view_name = $1 ORDER BY start_time DESC LIMIT 1`, view).Scan(&technique, &r.rowsRead, &r.rowsWrite, &r.status, &errText)
 	if err != nil {

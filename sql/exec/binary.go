@@ -197,12 +197,11 @@ func arithFn(op plan.Op, lt, rt, out types.T, env *types.Env) func(a, b types.Da
 			return types.NewFloat(k, v), err
 		}
 	case lt.Kind == types.KindDate && rt.IsInteger():
-		return func(a, b types.Datum) (types.Datum, error) {
-			if op == plan.OpSub {
-				return types.NewDate(a.I - b.I), nil
-			}
-			return types.NewDate(a.I + b.I), nil
+		sign := 1
+		if op == plan.OpSub {
+			sign = -1
 		}
+		return func(a, b types.Datum) (types.Datum, error) { return types.DateAddDays(a.I, b.I, sign) }
 	case lt.Kind == types.KindDate && rt.Kind == types.KindDate:
 		return func(a, b types.Datum) (types.Datum, error) { return types.NewInt4(a.I - b.I), nil }
 	case (lt.Kind == types.KindTimestamp || lt.Kind == types.KindTimestampTZ) && rt.Kind == types.KindInterval:

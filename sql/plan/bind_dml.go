@@ -196,7 +196,7 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 				proj.Exprs = append(proj.Exprs, e)
 				proj.Cols = append(proj.Cols, Column{Name: t.Columns[ins.Targets[i]].Name, T: targetTypes[i]})
 			}
-			ins.Source = proj
+			ins.Source = foldAssignment(proj)
 		}
 	}
 	ins.Defaults = make([]Expr, len(t.Columns))
@@ -224,6 +224,28 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		ins.With = b.modifyingWith()
 	}
 	return ins, nil
+}
+
+// foldAssignment moves the assignment casts of INSERT … SELECT into the
+// select's own projection when it ends in one, so that each row is computed
+// and cast before the next one is computed (a batch would otherwise compute
+// every row first): the first row in error is the one reported, as in
+// PostgreSQL (22003 for row 1's overflow, not 22012 for row 3's division).
+func foldAssignment(proj *Project) Node {
+	sp, ok := proj.Input.(*Project)
+	if !ok {
+		return proj
+	}
+	out := &Project{Input: sp.Input, Cols: proj.Cols}
+	for _, e := range proj.Exprs {
+		out.Exprs = append(out.Exprs, Rewrite(e, func(x Expr) Expr {
+			if c, ok := x.(*ColRef); ok && c.Idx < len(sp.Exprs) {
+				return sp.Exprs[c.Idx]
+			}
+			return x
+		}))
+	}
+	return out
 }
 
 // columnDefault binds a column's stored default expression (nil if none).

@@ -389,6 +389,11 @@ func (b *Binder) bindAExpr(a *pg_query.A_Expr, ec *exprCtx) (Expr, error) {
 	op := opName(a.Name)
 	switch a.Kind {
 	case pg_query.A_Expr_Kind_AEXPR_OP:
+		if a.Lexpr == nil && op == "@" {
+			// Prefix @ is absolute value: abs(x), with its overflow check.
+			abs := &pg_query.FuncCall{Funcname: []*pg_query.Node{pg_query.MakeStrNode("abs")}, Args: []*pg_query.Node{a.Rexpr}, Location: loc}
+			return b.bindExpr(&pg_query.Node{Node: &pg_query.Node_FuncCall{FuncCall: abs}}, ec)
+		}
 		if a.Lexpr == nil {
 			r, err := b.bindExpr(a.Rexpr, ec)
 			if err != nil {
@@ -524,13 +529,18 @@ func negateConst(c *Const, b *Binder, loc int32) (Expr, error) {
 	d := c.D
 	switch d.K {
 	case types.KindInt2, types.KindInt4, types.KindInt8:
-		return &Const{D: types.NewInt(d.K, -d.I), T: c.T}, nil
+		// -(-2147483648)::int is out of range, as int4um says.
+		v, err := types.IntSub(d.K, 0, d.I)
+		if err != nil {
+			return nil, err
+		}
+		return &Const{D: types.NewInt(d.K, v), T: c.T}, nil
 	case types.KindFloat4, types.KindFloat8:
 		return &Const{D: types.NewFloat(d.K, -d.F), T: c.T}, nil
 	case types.KindNumeric:
 		r := new(apd.Decimal)
 		r.Neg(d.D)
-		return &Const{D: types.NewNumeric(r), T: c.T}, nil
+		return &Const{D: types.NewNumeric(r), T: c.T.Unmodified()}, nil
 	case types.KindInterval:
 		return &Const{D: types.NewInterval(-d.M, -d.Dd, -d.I), T: c.T}, nil
 	}
@@ -668,7 +678,7 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Binary{Op: aop, L: l, R: r, T: l.Type()}, nil
+		return &Binary{Op: aop, L: l, R: r, T: l.Type().Unmodified()}, nil
 	}
 	return nil, undefined()
 }

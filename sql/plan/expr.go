@@ -229,7 +229,7 @@ func (e *Const) Type() types.T      { return e.T }
 func (e *Param) Type() types.T      { return e.T }
 func (e *Cast) Type() types.T       { return e.T }
 func (e *Binary) Type() types.T     { return e.T }
-func (e *Neg) Type() types.T        { return e.E.Type() }
+func (e *Neg) Type() types.T        { return e.E.Type().Unmodified() }
 func (e *Not) Type() types.T        { return types.Bool }
 func (e *And) Type() types.T        { return types.Bool }
 func (e *Or) Type() types.T         { return types.Bool }

@@ -145,13 +145,12 @@ func AddInterval(k Kind, micros int64, iv Datum, sign int, env *Env) (int64, err
 			d = dm
 		}
 		t2 := dateIn(y, m, d, t, loc).AddDate(0, 0, int(days))
-		micros = t2.UnixMicro()
+		var err error
+		if micros, err = timeMicros(t2); err != nil {
+			return 0, err
+		}
 	}
-	r := micros + us
-	if (us > 0 && r < micros) || (us < 0 && r > micros) {
-		return 0, pgerror.New(pgerror.DatetimeFieldOverflow, "timestamp out of range")
-	}
-	return r, nil
+	return addMicros(micros, us)
 }
 
 func floorDivInt(a, b int) int {

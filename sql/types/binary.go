@@ -102,12 +102,16 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		if len(b) != 4 {
 			return bad()
 		}
-		return NewDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays), nil
+		return CheckDate(int64(int32(binary.BigEndian.Uint32(b))) + pgEpochDays)
 	case KindTimestamp, KindTimestampTZ:
 		if len(b) != 8 {
 			return bad()
 		}
-		return NewTimestamp(t.Kind, int64(binary.BigEndian.Uint64(b))+pgEpochMicros), nil
+		v, err := addMicros(int64(binary.BigEndian.Uint64(b)), pgEpochMicros)
+		if err != nil {
+			return Datum{}, err
+		}
+		return NewTimestamp(t.Kind, v), nil
 	case KindInterval:
 		if len(b) != 16 {
 			return bad()

@@ -177,28 +177,44 @@ func Cast(d Datum, t T, env *Env, explicit bool) (Datum, error) {
 	case KindTimestamp:
 		switch from {
 		case KindDate:
-			return NewTimestamp(KindTimestamp, d.I*86400e6), nil
+			v, err := DateToTimestamp(d.I)
+			if err != nil {
+				return Datum{}, err
+			}
+			return NewTimestamp(KindTimestamp, v), nil
 		case KindTimestampTZ:
 			t := time.UnixMicro(d.I).In(env.loc())
 			_, off := t.Zone()
-			return NewTimestamp(KindTimestamp, d.I+int64(off)*1e6), nil
+			v, err := addMicros(d.I, int64(off)*1e6)
+			if err != nil {
+				return Datum{}, err
+			}
+			return NewTimestamp(KindTimestamp, v), nil
 		}
 	case KindTimestampTZ:
 		switch from {
 		case KindDate:
-			return localToUTC(d.I*86400e6, env.loc()), nil
+			v, err := DateToTimestamp(d.I)
+			if err != nil {
+				return Datum{}, err
+			}
+			return localToUTC(v, env.loc())
 		case KindTimestamp:
-			return localToUTC(d.I, env.loc()), nil
+			return localToUTC(d.I, env.loc())
 		}
 	}
 	return Datum{}, cannotCast(from, t)
 }
 
 // localToUTC interprets micros as a wall-clock time in loc.
-func localToUTC(micros int64, loc *time.Location) Datum {
+func localToUTC(micros int64, loc *time.Location) (Datum, error) {
 	w := time.UnixMicro(micros).UTC()
 	lt := time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc)
-	return NewTimestamp(KindTimestampTZ, lt.UnixMicro())
+	v, err := timeMicros(lt)
+	if err != nil {
+		return Datum{}, err
+	}
+	return NewTimestamp(KindTimestampTZ, v), nil
 }
 
 func floorDiv(a, b int64) int64 {

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"math/big"
 	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
@@ -67,21 +68,51 @@ func DivScale(a, b *apd.Decimal) int32 {
 	return rscale
 }
 
-// NumericDiv divides with PostgreSQL's result scale.
+// NumericDiv divides with PostgreSQL's result scale, rounding the exact
+// quotient half away from zero at that scale (as div_var does): computed on
+// the integer coefficients, so no intermediate rounding can creep in (a
+// quotient far larger than its dividend, 69.5 / 4.9e-13, keeps every digit).
 func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.DivisionByZero, "division by zero")
 	}
 	scale := DivScale(a, b)
+	if a.Form != apd.Finite || b.Form != apd.Finite {
+		return numericDivSpecial(a, b, scale)
+	}
+	// a/b * 10^scale = ca/cb * 10^k
+	k := int64(a.Exponent) - int64(b.Exponent) + int64(scale)
+	if k > int64(DecimalCtx.MaxExponent) || -k > int64(DecimalCtx.MaxExponent) {
+		return nil, pgerror.New(pgerror.NumericValueOutOfRange, "value overflows numeric format")
+	}
+	num := new(big.Int).Set(a.Coeff.MathBigInt())
+	den := new(big.Int).Set(b.Coeff.MathBigInt())
+	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(abs64(k)), nil)
+	if k >= 0 {
+		num.Mul(num, p)
+	} else {
+		den.Mul(den, p)
+	}
+	q, r := new(big.Int).QuoRem(num, den, new(big.Int))
+	if r.Lsh(r, 1).Cmp(den) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	out := new(apd.Decimal)
+	out.Coeff.SetMathBigInt(q)
+	out.Exponent = -scale
+	out.Negative = a.Negative != b.Negative && q.Sign() != 0
+	return out, nil
+}
+
+// numericDivSpecial divides when NaN or an infinity is involved.
+func numericDivSpecial(a, b *apd.Decimal, scale int32) (*apd.Decimal, error) {
 	r := new(apd.Decimal)
 	ctx := DecimalCtx
-	// enough precision for the integer digits plus the scale
-	ctx.Precision = uint32(int32(a.NumDigits()) + a.Exponent + scale + int32(b.NumDigits()) + 8)
-	if ctx.Precision < 20 {
-		ctx.Precision = 20
-	}
 	if _, err := ctx.Quo(r, a, b); err != nil {
 		return nil, pgerror.New(pgerror.NumericValueOutOfRange, "numeric value out of range")
+	}
+	if r.Form != apd.Finite {
+		return r, nil
 	}
 	out := new(apd.Decimal)
 	if _, err := DecimalCtx.Quantize(out, r, -scale); err != nil {

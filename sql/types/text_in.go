@@ -251,7 +251,11 @@ func parseDate(s string, t T) (Datum, error) {
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return Datum{}, pgerror.New(pgerror.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 	}
-	return NewDate(daysFromCivil(y, m, d)), nil
+	days := daysFromCivil(y, m, d)
+	if !DateInRange(days) {
+		return Datum{}, pgerror.New(pgerror.DatetimeFieldOverflow, "date out of range: \"%s\"", s)
+	}
+	return NewDate(days), nil
 }
 
 func splitYMD(s string) (int, int, int, bool) {
@@ -366,7 +370,10 @@ func parseTimestamp(s string, t T, env *Env) (Datum, error) {
 			return Datum{}, pgerror.New(pgerror.DatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 		}
 	}
-	micros := daysFromCivil(y, mo, d)*86400e6 + hh*3600e6 + mi*60e6 + ss*1e6 + us
+	micros, ok := civilMicros(daysFromCivil(y, mo, d), hh*3600e6+mi*60e6+ss*1e6+us)
+	if !ok {
+		return Datum{}, pgerror.New(pgerror.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+	}
 	if t.Kind == KindTimestamp {
 		return NewTimestamp(KindTimestamp, micros), nil
 	}
@@ -387,7 +394,11 @@ func parseTimestamp(s string, t T, env *Env) (Datum, error) {
 		lt := time.Date(wall.Year(), wall.Month(), wall.Day(), wall.Hour(), wall.Minute(), wall.Second(), wall.Nanosecond(), loc)
 		return NewTimestamp(KindTimestampTZ, lt.UnixMicro()), nil
 	}
-	return NewTimestamp(KindTimestampTZ, micros-int64(off)*1e6), nil
+	utc, err := addMicros(micros, -int64(off)*1e6)
+	if err != nil {
+		return Datum{}, pgerror.New(pgerror.DatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+	}
+	return NewTimestamp(KindTimestampTZ, utc), nil
 }
 
 // parseZoneOffset parses Z, ±HH, ±HH:MM, ±HHMM into seconds east of UTC.

@@ -333,6 +333,17 @@ func (t T) Size() int16 {
 	return -1
 }
 
+// Unmodified returns t without a NUMERIC(p,s) precision and scale: the type
+// of an operator's result, which in PostgreSQL carries no type modifier
+// (numeric(15,2) / 3 is plain numeric; only a cast or an assignment to a
+// column applies a modifier, and rounds).
+func (t T) Unmodified() T {
+	if t.Kind == KindNumeric {
+		t.Precision, t.Scale = 0, 0
+	}
+	return t
+}
+
 // Modifier is the atttypmod of the type (-1 when none).
 func (t T) Modifier() int32 {
 	switch t.Kind {
