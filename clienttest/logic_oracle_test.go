@@ -24,6 +24,7 @@ var oracleFiles = []string{
 	"select.slt", "dml.slt", "errors.slt", "txn.slt", "readonly.slt", "serializable.slt", "index.slt", "unique.slt", "temp.slt",
 	"func_string.slt", "func_math.slt", "func_datetime.slt", "func_agg.slt", "func_misc.slt", "join_order.slt", "numbers.slt",
 	"analyze.slt",
+	"decorrelate.slt",
 }
 
 // TestLogicOnPostgres is the PostgreSQL differential suite of the query

@@ -153,6 +153,10 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			if x.Kind != plan.JoinInner && x.Kind != plan.JoinCross {
 				monotone = false
 			}
+			if x.Kind == plan.JoinAntiNullAware {
+				addB(&Blocker{Code: ReasonUnsupported, Object: "NOT IN", Message: "NOT IN (subquery) cannot be maintained incrementally yet",
+					Fix: "write NOT EXISTS (SELECT … WHERE col = outer_col), which differs only when NULLs occur", Permanent: true})
+			}
 		case *plan.Rows, *plan.TableChanges:
 			a.NonTableSource = true
 		case *plan.Scan:

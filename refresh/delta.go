@@ -431,6 +431,8 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		ap, am := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
 		add(&plus, ap)
 		add(&minus, am)
+	case plan.JoinAntiNullAware:
+		return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "NOT IN (subquery) cannot be maintained incrementally yet (NOT EXISTS can)", Permanent: true}}
 	default:
 		return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "this join kind cannot be maintained incrementally", Permanent: true}}
 	}

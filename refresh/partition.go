@@ -127,7 +127,7 @@ func traceColumn(n plan.Node, idx int) (*plan.Scan, int, bool) {
 	case *plan.Join:
 		nl := len(x.Left.Columns())
 		switch {
-		case idx < nl && (x.Kind == plan.JoinInner || x.Kind == plan.JoinCross || x.Kind == plan.JoinLeft || x.Kind == plan.JoinSemi || x.Kind == plan.JoinAnti):
+		case idx < nl && (x.Kind == plan.JoinInner || x.Kind == plan.JoinCross || x.Kind == plan.JoinLeft || x.Kind.LeftOnly()):
 			return traceColumn(x.Left, idx)
 		case idx >= nl && (x.Kind == plan.JoinInner || x.Kind == plan.JoinCross || x.Kind == plan.JoinRight):
 			return traceColumn(x.Right, idx-nl)

@@ -119,7 +119,7 @@ func streamReads(n plan.Node, streams map[uint32]bool) (int, string, error) {
 		switch {
 		case x.Kind == plan.JoinFull:
 			return 0, "", notStreamable(name, "it is a side of a FULL JOIN, whose unmatched rows would change as more rows arrive", "Use an inner join or a LEFT JOIN with the stream on the left.")
-		case r > 0 && (x.Kind == plan.JoinLeft || x.Kind == plan.JoinSemi || x.Kind == plan.JoinAnti):
+		case r > 0 && (x.Kind == plan.JoinLeft || x.Kind.LeftOnly()):
 			return 0, "", notStreamable(name, "it is on the right of a LEFT, SEMI or ANTI join (or in IN/EXISTS), where a row it adds later would change rows already appended", "Put the stream on the left side, or use an inner join.")
 		case l > 0 && x.Kind == plan.JoinRight:
 			return 0, "", notStreamable(name, "it is on the left of a RIGHT JOIN, where a row it adds later would change rows already appended", "Put the stream on the right side of a RIGHT JOIN, or use an inner join.")

@@ -73,6 +73,9 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 		}
 		return newDistinct(c, in, x.Columns()), nil
 	case *plan.Join:
+		if x.Kind == plan.JoinAntiNullAware {
+			return newNullAwareAnti(c, x)
+		}
 		return newJoin(c, x)
 	case *plan.TableChanges:
 		return newTableChanges(c, x)

@@ -15,11 +15,15 @@ type joinOp struct {
 	left      Operator
 	rightRows []Row
 	table     map[string][]int // key → right row indexes
-	matched   []bool
-	lkeys     []evalFn
-	residual  evalFn
-	lw, rw    int
-	rkeys     []evalFn
+	// keys, for a semi or anti join on keys alone (no residual), holds
+	// the right rows' keys instead of the rows: a match needs nothing
+	// more. It does not spill: it holds one entry per distinct key.
+	keys     map[string]struct{}
+	matched  []bool
+	lkeys    []evalFn
+	residual evalFn
+	lw, rw   int
+	rkeys    []evalFn
 	// grace is set once the build side spilled (join_spill.go).
 	grace    *graceJoin
 	built    bool
@@ -72,7 +76,9 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 		return nil, err
 	}
 	op.rkeys = rkeys
-	if len(rkeys) > 0 {
+	if len(rkeys) > 0 && (j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti) && j.Residual == nil {
+		op.keys = map[string]struct{}{}
+	} else if len(rkeys) > 0 {
 		op.table = map[string][]int{}
 	} else {
 		op.mem.what = "nested loop join"
@@ -80,6 +86,9 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 	err = Drain(right, func(b []Row) error {
 		if op.grace != nil {
 			return op.grace.addRight(op, b)
+		}
+		if op.keys != nil {
+			return op.addKeys(b)
 		}
 		if err := op.build(b); err != nil {
 			if op.table == nil || !c.canSpill() || !isOutOfMemory(err) {
@@ -300,7 +309,62 @@ func (j *joinOp) probeNext() ([]Row, error) {
 	return nil, nil
 }
 
+// addKeys keeps the keys of the right rows b (keys-only semi and anti
+// joins); a key with a NULL matches nothing and is left out.
+func (j *joinOp) addKeys(b []Row) error {
+	for _, r := range b {
+		key, ok, err := joinKey(j.buf[:0], j.rkeys, r)
+		j.buf = key
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if _, seen := j.keys[string(key)]; !seen {
+			if err := j.mem.grow(int64(len(key)) + mapEntryOverhead); err != nil {
+				return err
+			}
+			j.keys[string(key)] = struct{}{}
+		}
+	}
+	return j.c.Context.Err()
+}
+
+// nextKeys is Next of a keys-only semi or anti join.
+func (j *joinOp) nextKeys() ([]Row, error) {
+	for {
+		if err := j.c.Context.Err(); err != nil {
+			return nil, err
+		}
+		b, err := j.left.Next()
+		if err != nil || b == nil {
+			return nil, err
+		}
+		var out []Row
+		for _, l := range b {
+			key, match, err := joinKey(j.buf[:0], j.lkeys, l)
+			j.buf = key
+			if err != nil {
+				return nil, err
+			}
+			if match {
+				_, match = j.keys[string(key)]
+			}
+			if match == (j.node.Kind == plan.JoinSemi) {
+				out = append(out, l)
+			}
+		}
+		if len(out) > 0 {
+			return out, nil
+		}
+	}
+}
+
 func (j *joinOp) Next() ([]Row, error) {
+	if j.keys != nil {
+		return j.nextKeys()
+	}
 	for {
 		out, err := j.probeNext()
 		if err != nil || out != nil || j.grace == nil {

@@ -286,6 +286,39 @@ func drives(side, other Node, est *Estimator) bool {
 	return r <= smallSide && est.Rows(other) >= lookupGain*r
 }
 
+// lookupRowCost is how many rows a scan reads in the time one key lookup
+// takes (measured on workload T at SF 0.1: a lineitem key-prefix lookup
+// cost as much as reading 13 (Q21) to 47 (Q4) lineitem rows in a full
+// scan).
+const lookupRowCost = 25
+
+// lookupsWin reports whether side's rows looking their keys up in other
+// (a Scan, or a Filter or grouping over one) cost less than the hash
+// join's reading other's whole table, for a join that produces at most
+// one row per row of side (semi and anti joins, a left join with a side
+// grouped by the join keys), so the lookups' count is side's rows alone.
+func lookupsWin(side, other Node, est *Estimator) bool {
+	if est == nil || est.Stats == nil {
+		return false
+	}
+	for {
+		switch x := other.(type) {
+		case *Filter:
+			other = x.Input
+			continue
+		case *Aggregate:
+			other = x.Input
+			continue
+		}
+		break
+	}
+	scan, ok := other.(*Scan)
+	if !ok {
+		return false
+	}
+	return est.Rows(side)*lookupRowCost <= est.tableRows(scan.Table)
+}
+
 // estimateRows bounds the rows a plan produces when its shape tells; ok
 // is false when it does not.
 func estimateRows(n Node) (rows int64, ok bool) {
@@ -335,7 +368,7 @@ func estimateRows(n Node) (rows int64, ok bool) {
 	case *Join:
 		l, lok := estimateRows(x.Left)
 		r, rok := estimateRows(x.Right)
-		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+		if x.Kind.LeftOnly() {
 			return l, lok
 		}
 		return l * r, lok && rok && x.Kind != JoinFull
@@ -357,8 +390,13 @@ func indexJoin(j *Join, est *Estimator) Node {
 	default:
 		return nil
 	}
-	if drives(j.Left, j.Right, est) {
+	if drives(j.Left, j.Right, est) || j.Kind.LeftOnly() && lookupsWin(j.Left, j.Right, est) {
 		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
+			return a
+		}
+	}
+	if drives(j.Left, j.Right, est) || lookupsWin(j.Left, j.Right, est) {
+		if a := lookupGroups(j); a != nil {
 			return a
 		}
 	}
@@ -434,6 +472,34 @@ func lookupJoin(kind JoinKind, outer, inner Node, outerKeys, innerKeys []Expr, r
 		return nil // the join columns are no key of the table
 	}
 	return &Apply{Kind: kind, Left: outer, Right: &Filter{Input: &cp, Cond: andOf(conds)}, Params: outerKeys, Residual: residual}
+}
+
+// lookupGroups builds the index nested-loop join of a left join whose
+// right side groups a table by the join keys (a decorrelated scalar
+// subquery, decorrelate_scalar.go): each left row looks its keys up and
+// aggregates the rows found, the scalar subquery's per-row form. nil
+// when j is not such a join or the keys are no key of the table.
+func lookupGroups(j *Join) Node {
+	agg, ok := j.Right.(*Aggregate)
+	if !ok || j.Kind != JoinLeft || len(agg.GroupBy) == 0 {
+		return nil
+	}
+	inner := make([]Expr, len(j.RightKeys))
+	for i, k := range j.RightKeys {
+		c, ok := k.(*ColRef)
+		if !ok || c.Idx >= len(agg.GroupBy) {
+			return nil
+		}
+		inner[i] = agg.GroupBy[c.Idx]
+	}
+	a, ok := lookupJoin(JoinLeft, j.Left, agg.Input, j.LeftKeys, inner, j.Residual).(*Apply)
+	if !ok {
+		return nil
+	}
+	grouped := *agg
+	grouped.Input = a.Right
+	a.Right = &grouped
+	return a
 }
 
 // keyReadsOuter reports whether the scan's key values read the outer row.

@@ -303,7 +303,7 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 		if cond, err = b.boolArg(cond, nodeLocation(where), "WHERE"); err != nil {
 			return nil, nil, nil, err
 		}
-		input = filterWhere(scan, cond, len(sc.cols))
+		input = filterWhere(scan, cond, len(sc.cols), false)
 	}
 	return t, input, sc, nil
 }

@@ -108,7 +108,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		if cond, err = b.boolArg(cond, nodeLocation(s.WhereClause), "WHERE"); err != nil {
 			return nil, nil, err
 		}
-		input = filterWhere(input, cond, len(sc.cols))
+		input = filterWhere(input, cond, len(sc.cols), true)
 	}
 	// Target list: bind against the FROM scope, collecting aggregates and
 	// window calls.

@@ -37,9 +37,14 @@
 // wrote read a copy taken at the statement's start (bind_modifying_with.go).
 // Set operations type each column with the common type of
 // their inputs. NATURAL and USING joins put a projection of merged columns
-// over the join. WHERE [NOT] EXISTS conjuncts correlated by equalities
-// become semi/anti joins (decorrelate.go); other subqueries stay
-// expressions evaluated per row.
+// over the join. WHERE conjuncts with subqueries are decorrelated when
+// bound (decorrelate.go): [NOT] EXISTS correlated by equalities and IN /
+// = ANY become semi/anti joins, NOT IN of one column a null-aware anti
+// join (decorrelate_in.go), a correlated scalar count/sum/avg/min/max a
+// left join with the subquery grouped by its correlation, count read as
+// COALESCE(count, 0) (decorrelate_scalar.go); other subqueries stay
+// expressions evaluated per row. The index-join rule turns such a join
+// back into a key lookup per outer row when that is estimated cheaper.
 //
 // Window functions (bind_window.go, node_window.go). Window calls are
 // collected like aggregates from the select list, ORDER BY and QUALIFY,

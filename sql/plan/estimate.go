@@ -133,7 +133,7 @@ func (e *Estimator) rows(n Node) float64 {
 			return math.Max(inner, math.Max(l, r))
 		case JoinSemi:
 			return l * math.Min(1, r*sel)
-		case JoinAnti:
+		case JoinAnti, JoinAntiNullAware:
 			return l * math.Max(0.1, 1-math.Min(1, r*sel))
 		}
 		return inner

@@ -190,7 +190,7 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 		return "HashAggregate", []string{"Group Key: " + strings.Join(colNames(x.Input.Columns()), ", ")}, []Node{x.Input}
 	case *Join:
 		kind := map[JoinKind]string{JoinInner: "", JoinLeft: " Left Join", JoinRight: " Right Join", JoinFull: " Full Join",
-			JoinCross: "", JoinSemi: " Semi Join", JoinAnti: " Anti Join"}[x.Kind]
+			JoinCross: "", JoinSemi: " Semi Join", JoinAnti: " Anti Join", JoinAntiNullAware: " Null-Aware Anti Join"}[x.Kind]
 		lc, rc := x.Left.Columns(), x.Right.Columns()
 		var d []string
 		title := "Nested Loop" + kind

@@ -107,12 +107,12 @@ func (e *Estimator) rowWidth(n Node) int {
 	case *CTEScan:
 		return e.rowWidth(x.Input)
 	case *Join:
-		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+		if x.Kind.LeftOnly() {
 			return e.rowWidth(x.Left)
 		}
 		return e.rowWidth(x.Left) + e.rowWidth(x.Right)
 	case *Apply:
-		if x.Kind == JoinSemi || x.Kind == JoinAnti {
+		if x.Kind.LeftOnly() {
 			return e.rowWidth(x.Left)
 		}
 		return e.rowWidth(x.Left) + e.rowWidth(x.Right)
@@ -145,7 +145,7 @@ func (e *Estimator) columnWidth(n Node, i int) int {
 	case *Join:
 		if l := len(x.Left.Columns()); i < l {
 			return e.columnWidth(x.Left, i)
-		} else if x.Kind != JoinSemi && x.Kind != JoinAnti {
+		} else if !x.Kind.LeftOnly() {
 			return e.columnWidth(x.Right, i-l)
 		}
 	}

@@ -223,7 +223,18 @@ const (
 	// EXISTS; LEFT ANTI JOIN). Both output the left columns only.
 	JoinSemi
 	JoinAnti
+	// JoinAntiNullAware is NOT IN (subquery) (decorrelate_in.go): each left
+	// row that has no right row with its correlation keys (all keys but
+	// the last), or whose last key is not NULL and matches no such right
+	// row's, none of which has a NULL last key. Left columns only.
+	JoinAntiNullAware
 )
+
+// LeftOnly reports whether a join of kind k outputs the left columns only
+// (semi and anti joins).
+func (k JoinKind) LeftOnly() bool {
+	return k == JoinSemi || k == JoinAnti || k == JoinAntiNullAware
+}
 
 // Join combines Left and Right rows; output = left columns ++ right columns
 // (left columns only for JoinSemi and JoinAnti).
@@ -241,7 +252,7 @@ type Join struct {
 // Columns returns left columns then right columns.
 func (j *Join) Columns() []Column {
 	if j.cols == nil {
-		if j.Kind == JoinSemi || j.Kind == JoinAnti {
+		if j.Kind.LeftOnly() {
 			return j.Left.Columns()
 		}
 		j.cols = append(append([]Column(nil), j.Left.Columns()...), j.Right.Columns()...)
