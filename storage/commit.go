@@ -42,11 +42,11 @@ type tablePlan struct {
 	// when the row existed in the snapshot (an update, not an insert).
 	moved map[int64]*movedRow
 
-	version       int64 // assigned version (valid when makesVersion)
-	ins, upd, del int64 // net row changes, counted while encoding
+	version       int64   // assigned version (valid when makesVersion)
+	ins, upd, del int64   // net row changes, counted while encoding
 	newRows       TableID // rows id after the commit (encodeVersions)
-	dels          int   // rows deleted that the snapshot has (deleted.go)
-	rowCount      int64 // rows after the commit (valid when makesVersion)
+	dels          int     // rows deleted that the snapshot has (deleted.go)
+	rowCount      int64   // rows after the commit (valid when makesVersion)
 	ts            time.Time
 }
 

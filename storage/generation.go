@@ -111,9 +111,9 @@ type Rewrite struct {
 	n       int64   // rows written
 	uniq    []int64 // unique-form entries written, by index of info.Indexes
 	buf     []byte
-	err     error   // sticky
-	sealed  bool    // every batch applied and synced, unique indexes checked
-	done    bool    // switched, or its outcome unknown: never discarded
+	err     error // sticky
+	sealed  bool  // every batch applied and synced, unique indexes checked
+	done    bool  // switched, or its outcome unknown: never discarded
 	chunks  int
 }
 

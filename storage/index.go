@@ -530,7 +530,7 @@ func indexConflictKeys(keys []conflictKey, tw *tableWrites) []conflictKey {
 // then entries written.
 func (t *Txn) encodeIndexes(b *pebble.Batch, p *tablePlan) error {
 	tw := p.tw
-	tbl := p.rows // the snapshot's key space (generation.go)
+	tbl := p.rows     // the snapshot's key space (generation.go)
 	if tw.truncated { // Truncate or DropTable: every entry on disk goes
 		s, e := tableSpan(prefixIndex, tbl)
 		if err := b.DeleteRange(s, e, nil); err != nil {

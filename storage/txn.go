@@ -79,8 +79,8 @@ type tableWrites struct {
 	vacuumBelow int64
 
 	// Secondary indexes (index.go).
-	indexSet     []IndexID // the table's indexes as this txn sees them (once indexLoaded)
-	indexLoaded  bool
+	indexSet    []IndexID // the table's indexes as this txn sees them (once indexLoaded)
+	indexLoaded bool
 	// rewrite is the table's new content (RewriteRows, generation.go).
 	rewrite *Rewrite
 
