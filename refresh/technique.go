@@ -32,6 +32,9 @@ type Input struct {
 
 	// expectations are the run's compiled expectations with their counts.
 	expectations []*expectation
+	// rewriteAt is the size (rows) from which a full recompute writes the
+	// view as a new generation (rewrite.go); <= 0: never.
+	rewriteAt int64
 }
 
 // Stats are what a refresh did.

@@ -88,6 +88,13 @@ func errRewriting(tbl TableID) error {
 	return fmt.Errorf("storage: table %d is being rewritten in this transaction: its rows are written through the Rewrite", tbl)
 }
 
+// errRewriteRead: the transaction rewriting a table reads it. Its new
+// rows are not in its write set; rather than answer without them, the
+// read fails (callers rewrite only where they do not read back).
+func errRewriteRead(tbl TableID) error {
+	return fmt.Errorf("storage: table %d is being rewritten in this transaction and cannot be read in it", tbl)
+}
+
 // rowsKey is the Pebble key of tbl's row key as this snapshot stores it.
 func (t *Txn) rowsKey(dst []byte, tbl TableID, key []byte) ([]byte, error) {
 	id, err := t.rowsOf(tbl)
@@ -255,9 +262,11 @@ func (r *Rewrite) flush(sync bool) error {
 	return nil
 }
 
-// seal applies the last batch and checks the unique indexes: called by
-// the commit before it plans.
-func (r *Rewrite) seal() error {
+// Seal applies the last batch and checks the unique indexes: a new row
+// that repeats a unique key fails with a *DuplicateKeyError naming the
+// index. The commit seals a rewrite its caller did not. After it the
+// rewrite takes no more rows.
+func (r *Rewrite) Seal() error {
 	if r.err != nil || r.sealed {
 		return r.err
 	}
@@ -363,7 +372,7 @@ func deleteKeySpace(b *pebble.Batch, id TableID) {
 func (t *Txn) sealRewrites() error {
 	for _, id := range t.order {
 		if r := t.tables[id].rewrite; r != nil {
-			if err := r.seal(); err != nil {
+			if err := r.Seal(); err != nil {
 				return err
 			}
 		}

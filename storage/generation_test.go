@@ -88,8 +88,11 @@ func TestRewriteSwitchesAtomically(t *testing.T) {
 	}
 	// Neither the writer (whose snapshot rows are gone for it) nor anyone
 	// else sees the half-written content.
-	if got := scanAll(t, tx, tA.ID, nil, nil); len(got) != 0 {
-		t.Fatalf("the rewriting txn sees %v", got)
+	if it := tx.Scan(tA.ID, nil, nil); it.Next() || it.Close() == nil {
+		t.Fatal("the rewriting txn reads the table")
+	}
+	if _, _, err := tx.Get(tA.ID, k("k001")); err == nil {
+		t.Fatal("the rewriting txn gets a row of the table")
 	}
 	mid := db.Begin()
 	if got := scanAll(t, mid, tA.ID, nil, nil); !slices.Equal(got, oldRows) {

@@ -371,6 +371,9 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 	tw := t.tables[tbl]
 	var ix *indexWrites
 	if tw != nil {
+		if tw.rewrite != nil {
+			return Row{}, false, errRewriteRead(tbl)
+		}
 		ix = tw.idx[idx]
 	}
 	var rowKey []byte
@@ -436,6 +439,10 @@ func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexItera
 	tw := t.tables[tbl]
 	var ix *indexWrites
 	if tw != nil {
+		if tw.rewrite != nil {
+			ei.err, ei.done = errRewriteRead(tbl), true
+			return it
+		}
 		ix = tw.idx[idx]
 	}
 	if (tw == nil || !tw.truncated) && (ix == nil || !ix.fresh) {

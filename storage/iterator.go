@@ -55,6 +55,10 @@ func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
 		return it
 	}
 	tw := t.tables[tbl]
+	if tw != nil && tw.rewrite != nil {
+		it.err, it.done = errRewriteRead(tbl), true
+		return it
+	}
 	if tw == nil || !tw.truncated {
 		rows, err := t.rowsOf(tbl)
 		if err != nil {

@@ -328,6 +328,9 @@ func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
 		return Row{}, false, err
 	}
 	if tw := t.tables[tbl]; tw != nil {
+		if tw.rewrite != nil {
+			return Row{}, false, errRewriteRead(tbl)
+		}
 		if w, ok := tw.rows.Get(key); ok {
 			if w.del {
 				return Row{}, false, nil
