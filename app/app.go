@@ -80,6 +80,10 @@ type Config struct {
 	// generation in bounded chunks (refresh/rewrite.go): 0 =
 	// refresh.DefaultRewriteThreshold, negative = never.
 	RewriteThreshold int64
+	// FullDiffLimit is the largest view (rows) whose full refresh is
+	// written as a difference (refresh.Runner.DiffLimit): 0 = the
+	// default, negative = none.
+	FullDiffLimit int64
 	// DiskReserve is the free space every commit leaves on the data
 	// directory's disk; past it commits fail with 53100 (0 = storage's
 	// default, 256 MiB; negative = none).
@@ -207,7 +211,7 @@ func Start(cfg Config) (*Server, error) {
 	runner := &refresh.Runner{DB: db, Catalog: cat, HistoryRetention: cfg.HistoryRetention, OnRun: func(ev refresh.RunEvent) {
 		publish(ev)
 		mon.OnRun(ev)
-	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir, RewriteThreshold: cfg.RewriteThreshold}
+	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir, RewriteThreshold: cfg.RewriteThreshold, DiffLimit: cfg.FullDiffLimit}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	sched.optimalRefreshOff = cfg.OptimalRefreshOff
 	sched.onResult = mon.OnResult

@@ -35,7 +35,7 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		return st, err
 	} else if n == 0 {
 		fresh = &newRowSet{}
-	} else if n <= diffFullLimit && in.Checkpoint != nil {
+	} else if n <= in.diffLimit() && in.Checkpoint != nil {
 		diff = &newRowSet{}
 	} else if in.rewriteAt > 0 && n >= in.rewriteAt {
 		// Big: the new content is written as a new generation.

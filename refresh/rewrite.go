@@ -36,6 +36,15 @@ func (r *Runner) rewriteThreshold() int64 {
 	return r.RewriteThreshold
 }
 
+// diffLimit is the largest view (rows) a full recompute writes as a
+// difference: Runner.DiffLimit, or diffFullLimit.
+func (in *Input) diffLimit() int64 {
+	if in.diffAt != 0 {
+		return in.diffAt
+	}
+	return diffFullLimit
+}
+
 // freshChunkRows is how many new rows of an empty view a full recompute
 // holds before it writes them.
 func (in *Input) freshChunkRows() int {
@@ -82,5 +91,5 @@ func (s *newRowSet) insertRewrite(ctx context.Context, w *viewWriter, st *Stats)
 		}
 	}
 	st.RowsWritten += int64(len(s.ents))
-	return nil
+	return w.rw.Flush()
 }

@@ -40,6 +40,11 @@ type Runner struct {
 	// writes the view's new content as a generation, in bounded memory
 	// (rewrite.go); 0: DefaultRewriteThreshold, < 0: never.
 	RewriteThreshold int64
+	// DiffLimit is the largest view (rows) whose full recompute is
+	// written as a difference, so its change feed holds the real row
+	// changes (fulldiff.go); the new rows are held in memory. 0: 2000000,
+	// < 0: none.
+	DiffLimit int64
 
 	mu      sync.Mutex
 	locks   map[uint32]*sync.Mutex
@@ -278,6 +283,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if !opt.InTransactionBlock {
 		in.rewriteAt = r.rewriteThreshold()
 	}
+	in.diffAt = r.DiffLimit
 	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	res := &Result{Versions: versions, RunID: newID()}
 	an := Analyze(cat, v, q, v.DependsOn)

@@ -35,6 +35,8 @@ type Input struct {
 	// rewriteAt is the size (rows) from which a full recompute writes the
 	// view as a new generation (rewrite.go); <= 0: never.
 	rewriteAt int64
+	// diffAt is Runner.DiffLimit (0: diffFullLimit).
+	diffAt int64
 }
 
 // Stats are what a refresh did.

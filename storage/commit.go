@@ -260,7 +260,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 
 	db.deleted.forgetSet(plans)
 	rewrites := markRewrites(db, plans)
-	killPoint("rewrite-switch")
+	if len(rewrites) > 0 {
+		killPoint("rewrite-switch")
+	}
 	db.visMu.Lock()
 	err = db.applyBatch(b)
 	if err == nil {

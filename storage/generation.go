@@ -234,6 +234,18 @@ func (r *Rewrite) Insert(key, value []byte) error {
 	return nil
 }
 
+// Flush applies the rows buffered so far (the caller's chunk ends; a
+// batch is applied anyway once it holds rewriteBatchBytes).
+func (r *Rewrite) Flush() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.sealed || r.done {
+		return errors.New("storage: flush of a finished rewrite")
+	}
+	return r.flush(false)
+}
+
 // Rows is how many rows the rewrite has written.
 func (r *Rewrite) Rows() int64 { return r.n }
 
