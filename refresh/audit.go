@@ -117,7 +117,11 @@ func compareContent(ctx context.Context, in *Input, q plan.Node) (*ContentDiff, 
 // checkInvariant compares the view, as the refresh leaves it, with a full
 // evaluation of its query on the refresh's snapshot (build tag invariants).
 func checkInvariant(ctx context.Context, in *Input) error {
-	d, err := compareContent(ctx, in, in.Query)
+	q, err := in.evalQuery()
+	if err != nil {
+		return err
+	}
+	d, err := compareContent(ctx, in, q)
 	if err != nil {
 		return err
 	}
@@ -169,7 +173,7 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 			}
 			deltas[id] = d
 		}
-		df := &differ{ctx: in.Exec, deltas: deltas, then: ckpt.At}
+		df := &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}
 		d, err := df.diff(q)
 		if err != nil {
 			var be *blockedError
@@ -180,6 +184,9 @@ func Check(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, view uin
 			return nil, err
 		}
 		q = d.old
+	}
+	if q, err = in.optimized(q); err != nil {
+		return nil, err
 	}
 	return compareContent(ctx, in, q)
 }

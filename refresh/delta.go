@@ -137,7 +137,10 @@ type diffResult struct {
 
 // differ builds the change plans of a view's query.
 type differ struct {
-	ctx    *exec.Ctx
+	ctx *exec.Ctx
+	// est estimates rows for the optimizer, which every plan the differ
+	// runs goes through (evalplan.go).
+	est    *plan.Estimator
 	deltas map[uint32]*sourceDelta
 	// recomputes is set when a node's change is computed by recomputing
 	// touched groups (GENERIC_AGGREGATE).
@@ -371,6 +374,12 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR. The executor builds its hash
 		// table on the right input: ΔL ⋈ R_new is run as R_new ⋈ ΔL so the
 		// table holds the change, not the whole other side.
+		if l.changed && r.changed {
+			// ΔL takes part in several terms: computed once.
+			if err := df.materializeChange(l); err != nil {
+				return nil, err
+			}
+		}
 		for _, t := range []struct {
 			dst   *[]plan.Node
 			delta plan.Node
@@ -384,8 +393,28 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 			}
 			add(t.dst, deltaOnRight(j, ik, right, rows))
 		}
-		add(&plus, withKind(j, ik, l.old, r.plus))
-		add(&minus, withKind(j, ik, l.old, r.minus))
+		if l.changed {
+			// L_old = L_new − ΔL⁺ + ΔL⁻ (as bags), so L_old ⋈ ΔR is
+			// L_new ⋈ ΔR − ΔL⁺ ⋈ ΔR + ΔL⁻ ⋈ ΔR. L_new reads L's sources as
+			// they are: the optimizer joins outward from ΔR through their
+			// keys (evalplan.go), where L_old — scans leaving the changed
+			// rows out, united with their old images — is read whole. The
+			// corrections join two changes.
+			for _, t := range []struct {
+				delta     plan.Node
+				same, opp *[]plan.Node
+			}{{r.plus, &plus, &minus}, {r.minus, &minus, &plus}} {
+				if t.delta == nil {
+					continue
+				}
+				add(t.same, withKind(j, ik, j.Left, t.delta))
+				add(t.same, withKind(j, ik, l.minus, t.delta))
+				add(t.opp, withKind(j, ik, l.plus, t.delta))
+			}
+		} else {
+			add(&plus, withKind(j, ik, l.old, r.plus))
+			add(&minus, withKind(j, ik, l.old, r.minus))
+		}
 		if j.Kind == plan.JoinLeft || j.Kind == plan.JoinFull {
 			ap, am := df.antiSemi(j, plan.JoinAnti, j.Left, l, j.Right, r)
 			add(&plus, padRight(ap, cols, len(j.Left.Columns())))
@@ -571,18 +600,17 @@ func allColumns(cols []plan.Column) []plan.Expr {
 }
 
 // touchedKeys runs the change plans and collects the keys (keys evaluated
-// on each row) they touch.
-func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]struct{}, []types.Datum, error) {
+// on each row) they touch: as hash keys, and as distinct tuples (nil when
+// one holds a NULL), which narrowKeyIn reads by index or joins with.
+func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]struct{}, [][]types.Datum, error) {
 	set := map[string]struct{}{}
-	// With one key, its distinct values too (nil when one is NULL): what
-	// narrowKeyIn reads by index.
-	var vals []types.Datum
+	var tuples [][]types.Datum
 	null := false
 	for _, n := range nodes {
 		if n == nil {
 			continue
 		}
-		op, err := exec.Build(df.ctx, &plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
+		op, err := buildOptimized(df.ctx, df.est, &plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -597,10 +625,10 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 					continue
 				}
 				set[string(buf)] = struct{}{}
-				if len(r) == 1 {
-					null = null || r[0].IsNull()
-					vals = append(vals, r[0])
+				for _, d := range r {
+					null = null || d.IsNull()
 				}
+				tuples = append(tuples, append([]types.Datum(nil), r...))
 			}
 			return nil
 		})
@@ -608,10 +636,10 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 			return nil, nil, err
 		}
 	}
-	if null || len(keys) != 1 {
-		vals = nil
+	if null {
+		tuples = nil
 	}
-	return set, vals, nil
+	return set, tuples, nil
 }
 
 // aggregate recomputes the groups the changes touch, as of the checkpoint
@@ -721,7 +749,7 @@ func (df *differ) crossed(n plan.Node, c1, c2 plan.Expr) (agedIn, agedOut plan.N
 	if err != nil {
 		return nil, nil, err
 	}
-	op, err := exec.Build(df.ctx, n)
+	op, err := buildOptimized(df.ctx, df.est, n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -761,9 +789,30 @@ func (df *differ) crossed(n plan.Node, c1, c2 plan.Expr) (agedIn, agedOut plan.N
 	return agedIn, agedOut, nil
 }
 
+// materializeChange replaces d's change plans by their rows.
+func (df *differ) materializeChange(d *diffResult) error {
+	for _, p := range []*plan.Node{&d.plus, &d.minus} {
+		if *p == nil {
+			continue
+		}
+		if _, done := (*p).(*plan.Given); done {
+			continue
+		}
+		g, err := df.materialize(*p)
+		if err != nil {
+			return err
+		}
+		*p = g
+		if len(g.Rows) == 0 {
+			*p = nil
+		}
+	}
+	return nil
+}
+
 // materialize runs n and returns its rows as a plan.
 func (df *differ) materialize(n plan.Node) (*plan.Given, error) {
-	op, err := exec.Build(df.ctx, n)
+	op, err := buildOptimized(df.ctx, df.est, n)
 	if err != nil {
 		return nil, err
 	}

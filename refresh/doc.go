@@ -22,6 +22,13 @@
 //     or, for a query ending in COUNT/SUM/AVG/MIN/MAX, by folding the
 //     input's change into stored per-group states (groupagg.go); the cost
 //     model weighs it against a full recompute;
+//     what is analyzed and differentiated is the query as bound; what is
+//     evaluated — the full recompute, the change plans, the invariants
+//     check — is first optimized as a SELECT's plan is (evalplan.go), the
+//     change set a relation of its real size, so each change joins outward
+//     from itself through the other sources' keys (a changed left side is
+//     joined as L_new ⋈ ΔR with corrections, not L_old ⋈ ΔR, and touched
+//     groups over a join are a join with their keys: delta.go, lookup.go);
 //  5. writes the view's change (apply.go: rows gained minus rows lost,
 //     consolidated by content) or its full recompute (full.go: only the
 //     rows that differ, found by merging the sorted new rows with the

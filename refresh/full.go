@@ -58,10 +58,9 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		}
 	} else if err := clearGroupStates(in.Txn, v.ID); err != nil {
 		return st, err
-	} else if q, err = plan.OrderJoins(q, plan.NewEstimator(in.Catalog, exec.PlanStats(in.Txn))); err != nil {
-		// The recompute joins in the cheapest order found (the same rows,
-		// in the same columns): a view over a many-table join written out
-		// of order is computed without its cross products.
+	} else if q, err = in.evalQuery(); err != nil {
+		// The recompute runs the plan a SELECT of the query gets
+		// (evalplan.go): its join order, index scans and lookups.
 		return st, err
 	}
 	op, err := exec.Build(in.Exec, q)

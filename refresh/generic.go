@@ -73,7 +73,7 @@ func (t *topAggregate) change(df *differ) (plus, minus plan.Node, err error) {
 	var input plan.Node = agg.Input
 	var keys map[string]struct{}
 	if len(agg.GroupBy) > 0 {
-		var vals []types.Datum
+		var vals [][]types.Datum
 		if keys, vals, err = df.touchedKeys(agg.GroupBy, d.plus, d.minus); err != nil {
 			return nil, nil, err
 		}

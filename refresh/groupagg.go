@@ -367,7 +367,7 @@ func (r *groupAggRun) project(ctx context.Context, n plan.Node, fn func(exec.Row
 		}
 		fns[i] = f
 	}
-	op, err := exec.Build(r.in.Exec, n)
+	op, err := buildOptimized(r.in.Exec, r.in.estimator(), n)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,8 @@
 package refresh
 
 import (
+	"fmt"
+
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -110,26 +112,88 @@ func lookupScan(j *plan.Join) (*plan.Scan, int) {
 const indexRowsPerKey = 16
 
 // narrowKeyIn makes k — the rows of touched keys (a window's partitions,
-// an aggregate's groups) out of a whole-table scan — read only those
-// rows, when its key is one column that leads the table's primary key or
-// one of its indexes: the scan becomes an IN scan of the touched values
-// (vals, distinct, none NULL). The KeyIn stays on top and still checks
-// every row. k.Input may be the scan, a filter over it, or the scan
-// united with a change's rows (the old side of a changed table); any
-// other shape, or too many values for the table's size, keeps k as is.
-func (df *differ) narrowKeyIn(k *plan.KeyIn, vals []types.Datum) plan.Node {
-	if len(vals) == 0 || len(k.Keys) != 1 {
+// an aggregate's groups) — read only those rows, given the touched key
+// tuples (distinct, none NULL; nil: not known):
+//
+//   - out of a whole-table scan, when its key is one column that leads
+//     the table's primary key or one of its indexes: the scan becomes an
+//     IN scan of the touched values. k.Input may be the scan, a filter over
+//     it, or the scan united with a change's rows (the old side of a
+//     changed table); too many values for the table's size keep the scan;
+//   - out of anything else (a join), by joining k.Input with the tuples on
+//     its keys (keyJoin): the optimizer then starts the join from the
+//     touched keys and looks the sources up through their keys
+//     (evalplan.go), instead of computing the whole input.
+//
+// The KeyIn stays on top and still checks every row.
+func (df *differ) narrowKeyIn(k *plan.KeyIn, tuples [][]types.Datum) plan.Node {
+	if len(tuples) == 0 || len(k.Keys) == 0 {
 		return k
 	}
-	c, ok := k.Keys[0].(*plan.ColRef)
-	if !ok {
-		return k
+	if c, ok := k.Keys[0].(*plan.ColRef); ok && len(k.Keys) == 1 {
+		vals := make([]types.Datum, len(tuples))
+		for i, t := range tuples {
+			vals[i] = t[0]
+		}
+		if in := df.narrowScanIn(k.Input, c, vals); in != nil {
+			return rebuild(k, in)
+		}
 	}
-	in := df.narrowScanIn(k.Input, c, vals)
-	if in == nil {
-		return k
+	if in := keyJoin(k.Input, k.Keys, tuples); in != nil {
+		return rebuild(k, in)
 	}
-	return rebuild(k, in)
+	return k
+}
+
+// keyJoin is input ⋈ tuples on keys = the tuples' columns, projected back
+// to input's columns: the same rows as KeyIn, as the tuples are distinct
+// and hold no NULL, and the keys are of kinds whose join equality is the
+// equality of their hash keys. nil when a key is of another kind, or when
+// input is not a join (a scan is narrowed by narrowScanIn, or read whole).
+func keyJoin(input plan.Node, keys []plan.Expr, tuples [][]types.Datum) plan.Node {
+	if !hasJoin(input) {
+		return nil
+	}
+	cols := make([]plan.Column, len(keys))
+	rkeys := make([]plan.Expr, len(keys))
+	for i, k := range keys {
+		t := k.Type()
+		switch t.Kind {
+		case types.KindInt2, types.KindInt4, types.KindInt8, types.KindDate, types.KindText, types.KindVarchar:
+		default:
+			return nil
+		}
+		cols[i] = plan.Column{Name: fmt.Sprintf("touched%d", i+1), T: t}
+		rkeys[i] = &plan.ColRef{Idx: i, T: t, Name: cols[i].Name}
+	}
+	for _, tu := range tuples {
+		for i, d := range tu {
+			if d.K != cols[i].T.Kind {
+				return nil
+			}
+		}
+	}
+	j := &plan.Join{Kind: plan.JoinInner, Left: input, Right: &plan.Given{Cols: cols, Rows: tuples}, LeftKeys: keys, RightKeys: rkeys}
+	in := input.Columns()
+	exprs := make([]plan.Expr, len(in))
+	for i, c := range in {
+		exprs[i] = &plan.ColRef{Idx: i, T: c.T, Name: c.Name}
+	}
+	return &plan.Project{Input: j, Exprs: exprs, Cols: in}
+}
+
+// hasJoin reports whether n computes a join at its own level (below
+// filters and projections).
+func hasJoin(n plan.Node) bool {
+	switch x := n.(type) {
+	case *plan.Join:
+		return true
+	case *plan.Filter:
+		return hasJoin(x.Input)
+	case *plan.Project:
+		return hasJoin(x.Input)
+	}
+	return false
 }
 
 // narrowScanIn returns n with its scan narrowed to rows whose column c

@@ -89,7 +89,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	}
 	// A change that is most of the sources is not even read: a full
 	// recompute is cheaper, and the change could be larger than memory.
-	sizes := &sizer{txn: in.Txn, cache: map[uint32]int64{}}
+	sizes := &sizer{txn: in.Txn, est: in.estimator(), cache: map[uint32]int64{}}
 	if policy != "INCREMENTAL STRICT" {
 		var estimate, sourceRows int64
 		for id, ver := range versions {
@@ -157,7 +157,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		p.candidates = append(p.candidates, Candidate{Technique: tech})
 		p.partitions = touched
 	} else {
-		df := &differ{ctx: in.Exec, deltas: deltas, then: ckpt.At}
+		df := &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}
 		var err error
 		useGA := an.groupAgg != nil && has(an.Techniques, "GROUP_AGGREGATE")
 		if useGA && !ckpt.GroupState {
@@ -206,6 +206,16 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		if !has(an.Techniques, tech) {
 			return fallback(tech + " is not possible: " + an.Summary())
 		}
+	}
+	// The change plans run as a SELECT's plans do (evalplan.go): each
+	// term joins outward from its change set, through keys where the
+	// other sources have them.
+	var err error
+	if p.plus, err = in.optimized(p.plus); err != nil {
+		return nil, err
+	}
+	if p.minus, err = in.optimized(p.minus); err != nil {
+		return nil, err
 	}
 	// Cost model (R-I6), in rows-scanned units: a change row costs about
 	// five scanned rows (decode, hash, lookups by key); a written view row
@@ -256,6 +266,7 @@ func has(list []string, s string) bool {
 // sizer estimates the rows a plan reads.
 type sizer struct {
 	txn   *storage.Txn
+	est   *plan.Estimator // rows driving an index nested-loop join
 	cache map[uint32]int64
 	err   error // the first read error (its count reads as 0)
 }
@@ -291,7 +302,16 @@ func (s *sizer) cost(n plan.Node) int64 {
 		if x.In != nil {
 			return int64(len(x.In)) * lookupRowsPerKey
 		}
+		if x.Keyed() {
+			return lookupRowsPerKey
+		}
 		return s.rows(x.Table.ID)
+	case *plan.Apply:
+		// An index nested-loop join (the index-join rule): a lookup per
+		// row of its outer side.
+		if s.est != nil {
+			return s.cost(x.Left) + int64(s.est.Rows(x.Left))*lookupRowsPerKey
+		}
 	case *plan.Given:
 		return int64(len(x.Rows))
 	}

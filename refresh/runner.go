@@ -432,6 +432,16 @@ type Explanation struct {
 	// ChangedRows is the number of source rows changed since the
 	// checkpoint (net, per row).
 	ChangedRows int64
+	// Plans are the plans the refresh would run, as EXPLAIN prints them
+	// (evalplan.go): the full recompute's, or the change's — for
+	// GROUP_AGGREGATE, the change of the aggregate's input.
+	Plans []ExplainedPlan
+}
+
+// ExplainedPlan is one plan of a refresh, named, as EXPLAIN's lines.
+type ExplainedPlan struct {
+	Name  string
+	Lines []string
 }
 
 // Explain plans a refresh of view without running it (EXPLAIN REFRESH).
@@ -451,6 +461,35 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 		return nil, err
 	}
 	e := &Explanation{Technique: p.technique, Reason: p.reason, Candidates: p.allCandidates(), Analysis: an, ChangedRows: p.changed}
+	switch p.technique {
+	case NoOp:
+	case FullRecompute:
+		if an.groupAgg == nil {
+			full, err := in.evalQuery()
+			if err != nil {
+				return nil, err
+			}
+			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan", Lines: plan.Explain(full, nil)})
+		} else {
+			// GROUP_AGGREGATE's states are folded from the input.
+			input, err := in.optimized(an.groupAgg.agg.Input)
+			if err != nil {
+				return nil, err
+			}
+			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of the aggregate's input", Lines: plan.Explain(input, nil)})
+		}
+	default:
+		of := "rows"
+		if p.technique == "GROUP_AGGREGATE" {
+			of = "the aggregate's input rows" // folded into the states
+		}
+		if p.plus != nil {
+			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of " + of + " gained", Lines: plan.Explain(p.plus, nil)})
+		}
+		if p.minus != nil {
+			e.Plans = append(e.Plans, ExplainedPlan{Name: "plan of " + of + " lost", Lines: plan.Explain(p.minus, nil)})
+		}
+	}
 	for id, ver := range versions {
 		t, _ := cat.Table(id)
 		s := SourceState{Name: cat.QualifiedName(t), Kind: string(t.Kind), CheckpointVersion: -1, CurrentVersion: ver, ChangeDataFeed: t.ChangeDataFeed(), RowTracking: t.RowTracking()}

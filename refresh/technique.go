@@ -37,6 +37,10 @@ type Input struct {
 	rewriteAt int64
 	// diffAt is Runner.DiffLimit (0: diffFullLimit).
 	diffAt int64
+	// est is the estimator of Txn's snapshot and eval the optimized
+	// Query (evalplan.go), made when first needed.
+	est  *plan.Estimator
+	eval plan.Node
 }
 
 // Stats are what a refresh did.

@@ -20,8 +20,9 @@ import (
 //
 // The Filter stays above the scan, so results are those of a full scan
 // whatever the key encoding. Both are rules of Optimize (optimize.go).
-// Refresh plans do not go through Optimize: indexes on a view's sources
-// do not change what a refresh reads.
+// A refresh analyzes a view's bound plan and runs what it builds from it
+// through Optimize too (refresh/evalplan.go): indexes change how it reads
+// a view's sources, never what.
 
 // keyAccess is one way to read a scan through a key.
 type keyAccess struct {

@@ -23,9 +23,10 @@ type Binder struct {
 	// information_schema relation the statement reads (pg_authid is for
 	// superusers only), with view as for CheckRead.
 	CheckSystem func(r *SystemRelation, view *catalog.Table) error
-	// Optimize runs Optimize (access.go: secondary-index scans and index
-	// nested-loop joins) on the plans of the statements it binds. Off for
-	// plans a refresh analyzes: a view's plan does not depend on indexes.
+	// Optimize runs Optimize (optimize.go: join order, secondary-index
+	// scans, index nested-loop joins) on the plans of the statements it
+	// binds. Off for a view's query, which a refresh analyzes as bound and
+	// optimizes only what it evaluates (refresh/evalplan.go).
 	Optimize bool
 	// Stats, when set, tell the optimizer the tables' sizes (estimate.go).
 	Stats Stats

@@ -66,9 +66,10 @@
 // The optimizer (optimize.go) is a table of rules (Rules), each a named
 // function of a whole plan returning the rewritten plan and whether it
 // changed, run pass after pass until none changes anything; each rule has
-// a golden file, testdata/plan/<rule>.txt. Optimize runs only on the
-// statements a session executes (Binder.Optimize), never on the plans a
-// refresh analyzes.
+// a golden file, testdata/plan/<rule>.txt. Optimize runs on the
+// statements a session executes (Binder.Optimize) and on the plans a
+// refresh evaluates (refresh/evalplan.go), never on the bound plan a
+// refresh analyzes and differentiates.
 //
 // Join order (joinorder.go, estimate.go). The join-order rule takes each
 // island of inner joins (with JOIN … USING's column projections) as a

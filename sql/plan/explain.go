@@ -38,6 +38,8 @@ type explainer struct {
 	lines []string
 	stats func(Node) *NodeStats
 	costs *coster
+	// shown are the subqueries whose plans were printed (by ID).
+	shown map[int]bool
 }
 
 func (e *explainer) node(n Node, depth int, top bool) {
@@ -65,6 +67,19 @@ func (e *explainer) node(n Node, depth int, top bool) {
 	for _, d := range details {
 		e.lines = append(e.lines, detailIndent+d)
 	}
+	// The plans of the subqueries the line's expressions run, below its
+	// details, as PostgreSQL prints them ("SubPlan 1", then the plan).
+	for _, sq := range lineSubqueries(n) {
+		if e.shown == nil {
+			e.shown = map[int]bool{}
+		}
+		if e.shown[sq.ID] || sq.Plan == nil {
+			continue
+		}
+		e.shown[sq.ID] = true
+		e.lines = append(e.lines, detailIndent+fmt.Sprintf("SubPlan %d", sq.ID))
+		e.node(sq.Plan, len(detailIndent)+2, false)
+	}
 	childDepth := depth + 2
 	if !top {
 		childDepth = depth + 6
@@ -72,6 +87,36 @@ func (e *explainer) node(n Node, depth int, top bool) {
 	for _, c := range children {
 		e.node(c, childDepth, false)
 	}
+}
+
+// lineSubqueries returns the subqueries in the expressions of the nodes
+// describe prints as n's one line (a projection and what it reads, a
+// filter over its scan), outermost first.
+func lineSubqueries(n Node) []*Subquery {
+	var out []*Subquery
+	for n != nil {
+		for _, x := range ownExprs(n) {
+			Walk(x, func(e Expr) bool {
+				if sq, ok := e.(*Subquery); ok {
+					out = append(out, sq)
+					return false
+				}
+				return true
+			})
+		}
+		switch x := n.(type) {
+		case *Project:
+			n = x.Input
+		case *Filter:
+			if _, isScan := x.Input.(*Scan); !isScan {
+				return out
+			}
+			n = x.Input
+		default:
+			return out
+		}
+	}
+	return out
 }
 
 // describe returns a node's title line, its detail lines and its children.

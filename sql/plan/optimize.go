@@ -52,15 +52,6 @@ func Optimize(n Node, est *Estimator) (Node, error) {
 	return optimizeWith(&Optimizer{est: orDefault(est)}, n, Rules)
 }
 
-// OrderJoins runs only the join-order rule over n (and its subqueries):
-// the plan computes the same rows in the same columns, its inner joins in
-// the cheapest order found. Refresh runs a view's full recompute so; the
-// other rules pick indexes, which refresh plans do not depend on.
-func OrderJoins(n Node, est *Estimator) (Node, error) {
-	r, _ := ruleNamed("join-order")
-	return optimizeWith(&Optimizer{est: orDefault(est)}, n, []Rule{r})
-}
-
 func ruleNamed(name string) (Rule, bool) {
 	for _, r := range Rules {
 		if r.Name == name {

@@ -78,6 +78,11 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 		}
 		rows = append(rows, kv("candidate "+c.Technique, v))
 	}
+	for _, p := range e.Plans {
+		for _, l := range p.Lines {
+			rows = append(rows, kv(p.Name, l))
+		}
+	}
 	va := locate(s.cat, datasetSearchPath(t), storedQuery(t), e.Analysis)
 	for _, b := range va.Blockers {
 		rows = append(rows, kv("blocker "+b.Code, va.blockerValue(b)))
