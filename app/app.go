@@ -76,6 +76,15 @@ type Config struct {
 	// past them sorts, hash aggregation, hash joins and DISTINCT spill to
 	// <data-dir>/tmp and other operators fail with 53200. 0 = DefaultMemoryLimit(); negative = no limit.
 	QueryMemoryLimit, RefreshMemoryLimit int64
+	// RewriteThreshold is the size in rows past which a full refresh or
+	// CREATE MATERIALIZED VIEW writes the view's new content as a new
+	// generation in bounded chunks (refresh/rewrite.go): 0 =
+	// refresh.DefaultRewriteThreshold, negative = never.
+	RewriteThreshold int64
+	// FullDiffLimit is the largest view (rows) whose full refresh is
+	// written as a difference (refresh.Runner.DiffLimit): 0 = the
+	// default, negative = none.
+	FullDiffLimit int64
 	// DiskReserve is the free space every commit leaves on the data
 	// directory's disk; past it commits fail with 53100 (0 = storage's
 	// default, 256 MiB; negative = none).
@@ -178,6 +187,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Database == "" {
 		cfg.Database = "mvserver"
 	}
+	storage.SetKillPointFromEnv() // tests of crashes only (generation.go)
 	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve})
 	if err != nil {
 		return nil, err
@@ -208,7 +218,7 @@ func Start(cfg Config) (*Server, error) {
 	runner := &refresh.Runner{DB: db, Catalog: cat, HistoryRetention: cfg.HistoryRetention, OnRun: func(ev refresh.RunEvent) {
 		publish(ev)
 		mon.OnRun(ev)
-	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir}
+	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir, RewriteThreshold: cfg.RewriteThreshold, DiffLimit: cfg.FullDiffLimit}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	sched.optimalRefreshOff = cfg.OptimalRefreshOff
 	sched.onResult = mon.OnResult

@@ -28,6 +28,7 @@ const (
 	ReasonExpectationsView  = "EXPECTATIONS_IN_SOURCE_VIEW"
 	ReasonDropRowNotNull    = "DROP_ROW_WITH_NOT_NULL"
 	ReasonFeedVacuumed      = "CHANGE_FEED_VACUUMED"
+	ReasonSourceRewritten   = "SOURCE_REWRITTEN"
 	ReasonUnsupported       = "UNSUPPORTED_OPERATOR"
 	ReasonWindowNoPartition = "WINDOW_WITHOUT_PARTITION_BY"
 )

@@ -42,6 +42,10 @@ type viewWriter struct {
 	key  []byte // insertCopy's (storage copies keys it keeps)
 	// writes charges what the writer writes (write_budget.go).
 	writes writeBudget
+	// rw is the view's new generation when a full recompute writes one
+	// (rewrite.go), chunks the chunks written to it.
+	rw     *storage.Rewrite
+	chunks int
 }
 
 func newViewWriter(in *Input) (*viewWriter, error) {

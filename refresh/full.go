@@ -46,8 +46,14 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		fresh = &newRowSet{}
 	} else if n == 0 {
 		fresh = &newRowSet{}
-	} else if n <= diffFullLimit && in.Checkpoint != nil {
+	} else if n <= in.diffLimit() && in.Checkpoint != nil {
 		diff = &newRowSet{}
+	} else if in.rewriteAt > 0 && n >= in.rewriteAt {
+		// Big: the new content is written as a new generation.
+		if err := w.startRewrite(); err != nil {
+			return st, err
+		}
+		fresh = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
 		return st, err
 	} else if err := w.truncated(n); err != nil {
@@ -76,6 +82,20 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	var produced int64
 	hold := heldCharge{mem: in.Exec.Mem}
 	defer hold.release()
+	chunk := in.freshChunkRows()
+	flush := func(s *newRowSet) error {
+		if w.rw == nil && in.rewriteAt > 0 && st.RowsWritten == 0 && int64(len(s.ents)) >= in.rewriteAt {
+			// An empty view getting at least a chunk of rows: written as a
+			// new generation from the start.
+			if err := w.startRewrite(); err != nil {
+				return err
+			}
+		}
+		if w.rw != nil {
+			return s.insertRewrite(ctx, w, &st)
+		}
+		return s.insertFresh(ctx, w, &st)
+	}
 	err = exec.Drain(op, func(rows []exec.Row) error {
 		var held int64 // bytes the difference's new rows take in this batch
 		for _, r := range rows {
@@ -101,8 +121,8 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 				if err := hold.charge(int64(len(buf)) + heldBytes); err != nil {
 					return err
 				}
-				if len(fresh.ents) >= freshChunk {
-					err := fresh.insertFresh(ctx, w, &st)
+				if len(fresh.ents) >= chunk {
+					err := flush(fresh)
 					hold.release()
 					if err != nil {
 						return err
@@ -129,7 +149,12 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		err = diff.mergeInto(ctx, w, &st)
 	}
 	if err == nil && fresh != nil {
-		err = fresh.insertFresh(ctx, w, &st)
+		err = flush(fresh)
+	}
+	if err == nil && w.rw != nil {
+		// Here, not in the commit: a new row repeating a unique key of
+		// the view's indexes is the refresh's error (23505).
+		err = w.rw.Seal()
 	}
 	return st, err
 }

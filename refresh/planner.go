@@ -415,6 +415,8 @@ func (p *refreshPlan) whyNot(t string) string {
 // since the checkpoint (R-I3, R-T9).
 func feedGap(name string, from int64, cu *storage.ChangesUnavailableError) string {
 	switch {
+	case !cu.Vacuumed && cu.Rewritten >= 0:
+		return fmt.Sprintf("%s: version %d of %s rewrote it whole (a full refresh written as a new generation) without recording row changes", ReasonSourceRewritten, cu.Rewritten, name)
 	case cu.Vacuumed && cu.AvailableFrom < 0:
 		return fmt.Sprintf("%s: the change feed of %s was vacuumed past version %d, the last one this view consumed (no versions are kept)", ReasonFeedVacuumed, name, from)
 	case cu.Vacuumed:

@@ -37,6 +37,15 @@ type Runner struct {
 	// refresh fails with 53200 and changes nothing.
 	MemoryLimit int64
 	TempDir     string
+	// RewriteThreshold is the size in rows past which a full recompute
+	// writes the view's new content as a generation, in bounded memory
+	// (rewrite.go); 0: DefaultRewriteThreshold, < 0: never.
+	RewriteThreshold int64
+	// DiffLimit is the largest view (rows) whose full recompute is
+	// written as a difference, so its change feed holds the real row
+	// changes (fulldiff.go); the new rows are held in memory. 0: 2000000,
+	// < 0: none.
+	DiffLimit int64
 
 	mu      sync.Mutex
 	locks   map[uint32]*sync.Mutex
@@ -120,6 +129,11 @@ type Options struct {
 	// ResetCheckpoints: REFRESH STREAMING TABLE … RESET CHECKPOINTS
 	// reprocesses every source row and keeps the table's rows (R-ST3).
 	ResetCheckpoints bool
+	// InTransactionBlock: the refresh runs in a transaction that may go
+	// on to read the view (a CREATE inside BEGIN … COMMIT), so it keeps
+	// its rows in the transaction's write set instead of writing a new
+	// generation (rewrite.go).
+	InTransactionBlock bool
 }
 
 // Result is what a refresh did.
@@ -267,6 +281,10 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	}
 	in.Exec.Mem = r.budget()
 	in.Exec.Funcs.StatementTime = start
+	if !opt.InTransactionBlock {
+		in.rewriteAt = r.rewriteThreshold()
+	}
+	in.diffAt = r.DiffLimit
 	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	res := &Result{Versions: versions, RunID: newID()}
 	an := Analyze(cat, v, q, v.DependsOn)

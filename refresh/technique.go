@@ -35,6 +35,11 @@ type Input struct {
 
 	// expectations are the run's compiled expectations with their counts.
 	expectations []*expectation
+	// rewriteAt is the size (rows) from which a full recompute writes the
+	// view as a new generation (rewrite.go); <= 0: never.
+	rewriteAt int64
+	// diffAt is Runner.DiffLimit (0: diffFullLimit).
+	diffAt int64
 	// est is the estimator of Txn's snapshot and eval the optimized
 	// Query (evalplan.go), made when first needed.
 	est  *plan.Estimator

@@ -119,11 +119,14 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 	}
 	it.start = start
 	it.timestamps = make([]time.Time, end-start+1)
-	off := int64(-1)
+	off, rewritten := int64(-1), int64(-1)
 	if err := t.scanHistory(tbl, start, end, false, func(h HistoryEntry) bool {
 		it.timestamps[h.Version-start] = h.Timestamp
 		if !h.ChangeDataFeed {
 			off = h.Version
+		}
+		if h.Rewritten {
+			rewritten = h.Version
 		}
 		return true
 	}); err != nil {
@@ -135,7 +138,7 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 			return err
 		}
 		return &ChangesUnavailableError{Table: tbl, Start: start, AvailableFrom: from,
-			Vacuumed: off < 0}
+			Vacuumed: off < 0, Rewritten: rewritten}
 	}
 	lower := cdfKey(nil, tbl, start, 0)
 	upper := cdfKey(nil, tbl, end+1, 0)

@@ -30,6 +30,11 @@ type tablePlan struct {
 	tw *tableWrites
 	st *tableState
 
+	// rows is the key-space id the snapshot holds the table's rows and
+	// index entries under (generation.go): the commit deletes and writes
+	// them there.
+	rows TableID
+
 	makesVersion bool // a new version: rows, Truncate, CreateTable or RecordVersion
 	wipes        bool // Truncate (not Drop): snapshot rows get delete records
 	writesRows   bool
@@ -37,10 +42,11 @@ type tablePlan struct {
 	// when the row existed in the snapshot (an update, not an insert).
 	moved map[int64]*movedRow
 
-	version       int64 // assigned version (valid when makesVersion)
-	ins, upd, del int64 // net row changes, counted while encoding
-	dels          int   // rows deleted that the snapshot has (deleted.go)
-	rowCount      int64 // rows after the commit (valid when makesVersion)
+	version       int64   // assigned version (valid when makesVersion)
+	ins, upd, del int64   // net row changes, counted while encoding
+	newRows       TableID // rows id after the commit (encodeVersions)
+	dels          int     // rows deleted that the snapshot has (deleted.go)
+	rowCount      int64   // rows after the commit (valid when makesVersion)
 	ts            time.Time
 }
 
@@ -104,6 +110,10 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int, error) {
 		p.makesVersion = tw.created || tw.recorded || (tw.truncated && !tw.dropped) || tw.rows.Len() > 0
 		if !p.makesVersion && !tw.dropped && !tw.vacuum && !tw.indexChanged {
 			continue // NoteOperation only
+		}
+		var err error
+		if p.rows, err = t.rowsOf(id); err != nil {
+			return nil, nil, 0, err
 		}
 		p.wipes = tw.truncated && !tw.dropped
 		p.writesRows = tw.rows.Len() > 0 || p.wipes
@@ -180,6 +190,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	t.commitCtx, t.commitN = ctx, 0
 	defer func() { t.commitCtx = nil }()
 	db := t.db
+	if err := t.sealRewrites(); err != nil {
+		return err
+	}
 	if t.ReadOnly() {
 		if len(t.checks) == 0 {
 			return nil
@@ -234,6 +247,12 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		if v := p.nextVersion(); v != guess[i] {
 			stale, p.version = true, v
 		}
+		if r := p.tw.rewrite; r != nil && p.version != r.version {
+			// Its rows carry the version it expected as their commit
+			// version.
+			db.commitMu.Unlock()
+			return serializationError("table %d got a new version from a concurrent transaction while it was rewritten", p.tw.id)
+		}
 	}
 	if stale { // a concurrent commit to one of our tables took the version
 		b.Reset()
@@ -245,6 +264,10 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
 
 	db.deleted.forgetSet(plans)
+	rewrites := markRewrites(db, plans)
+	if len(rewrites) > 0 {
+		killPoint("rewrite-switch")
+	}
 	db.visMu.Lock()
 	err = db.applyBatch(b)
 	if err == nil {
@@ -257,12 +280,20 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		db.commitMu.Unlock()
 		var wf *WriteFailedError
 		if errors.As(err, &wf) { // Pebble's commit pipeline gave up
+			// The switch may be applied: its new content must stay
+			// (a restart deletes it when it was not).
+			for _, r := range rewrites {
+				r.done = true
+			}
 			return err
 		}
 		_ = b.SyncWait()
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	applyPlans(plans, seq)
+	for _, r := range rewrites {
+		r.done = true
+	}
 	t.deregister()
 	oldest, oldestSer := db.oldestActive(seq)
 	if oldest < seq && len(keys) > 0 {
@@ -311,7 +342,9 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 			return serializationError("table %d was created by a concurrent transaction", tw.id)
 		case tw.indexBuilt && st.rowWriteSeq > begin:
 			return serializationError("table %d was written by a concurrent transaction", tw.id)
-		case (tw.indexChanged || tw.rows.Len() > 0 || tw.writesEntries()) && st.indexSeq > begin:
+		case tw.dropped && st.switchSeq > begin:
+			return serializationError("table %d was rewritten by a concurrent transaction", tw.id)
+		case (tw.indexChanged || tw.rows.Len() > 0 || tw.writesEntries() || tw.rewrite != nil) && st.indexSeq > begin:
 			return serializationError("the indexes of table %d were changed by a concurrent transaction", tw.id)
 		}
 	}
@@ -328,7 +361,7 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 		if k.insert {
 			// PostgreSQL reports a concurrent insert of the same key as a
 			// unique violation, not a serialization failure.
-			exists, err := db.latestHas(buf)
+			exists, err := db.latestHas(db.latestKey(k, buf))
 			if err != nil {
 				return err
 			}
@@ -405,18 +438,28 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 	tw := p.tw
 	tbl := tw.id
 	if tw.dropped {
-		for _, prefix := range []byte{prefixRows, prefixCDF, prefixHistory} {
+		for _, prefix := range []byte{prefixCDF, prefixHistory} {
 			s, e := tableSpan(prefix, tbl)
 			if err := b.DeleteRange(s, e, nil); err != nil {
 				return err
 			}
 		}
+		s, e := tableSpan(prefixRows, p.rows)
+		if err := b.DeleteRange(s, e, nil); err != nil {
+			return err
+		}
 		if err := b.Delete(stateKey(tbl), nil); err != nil {
 			return err
 		}
 	} else if p.wipes {
-		s, e := tableSpan(prefixRows, tbl)
+		s, e := tableSpan(prefixRows, p.rows)
 		if err := b.DeleteRange(s, e, nil); err != nil {
+			return err
+		}
+	}
+	if r := tw.rewrite; r != nil {
+		// The switch: the shadow becomes the table's content.
+		if err := b.Delete(shadowKey(r.rows), nil); err != nil {
 			return err
 		}
 	}
@@ -427,7 +470,7 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 		}
 	}
 	if !p.makesVersion {
-		return t.encodeIndexes(b, tw)
+		return t.encodeIndexes(b, p)
 	}
 	// Change records (0x05), then rows (0x06), then index entries (0x07),
 	// each in key order: a one-table commit's batch is then (nearly)
@@ -444,7 +487,7 @@ func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
 			return err
 		}
 	}
-	return t.encodeIndexes(b, tw)
+	return t.encodeIndexes(b, p)
 }
 
 // commitCheckEvery is how many writes a commit encodes between checks of
@@ -467,6 +510,16 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 	tw := p.tw
 	tbl := tw.id
 	p.ins, p.upd, p.del = 0, 0, 0
+	if r := tw.rewrite; r != nil {
+		// A rewrite keeps no change records (its version has the feed
+		// off): every row of the snapshot goes, every new one comes.
+		n, err := t.RowCount(tbl)
+		if err != nil {
+			return err
+		}
+		p.ins, p.del = r.n, n
+		return nil
+	}
 	ce := changeEncoder{t: t, b: b, p: p, cdf: tw.info.ChangeDataFeed}
 
 	// A truncated table: every snapshot row is deleted; merged in key order
@@ -474,7 +527,7 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 	var pit *pebble.Iterator
 	pValid := false
 	if p.wipes {
-		s, e := tableSpan(prefixRows, tbl)
+		s, e := tableSpan(prefixRows, p.rows)
 		var err error
 		if pit, err = t.snap.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e}); err != nil {
 			return err
@@ -517,17 +570,16 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 // encodeRow writes the row (header with the new commit version) or its
 // deletion.
 func (t *Txn) encodeRow(b *pebble.Batch, p *tablePlan, w *rowWrite) error {
-	tbl := p.tw.id
 	if w.del {
 		if !w.origExists || p.tw.truncated {
 			return nil // nothing on disk to delete (or the range delete covers it)
 		}
-		t.keyBuf = rowKey(t.keyBuf[:0], tbl, w.key)
+		t.keyBuf = rowKey(t.keyBuf[:0], p.rows, w.key)
 		return b.Delete(t.keyBuf, nil)
 	}
 	hl := rowHeaderLen(w.rowID, p.version)
 	op := b.SetDeferred(tablePrefixLen+len(w.key), hl+len(w.value))
-	appendTablePrefix(op.Key[:0], prefixRows, tbl)
+	appendTablePrefix(op.Key[:0], prefixRows, p.rows)
 	copy(op.Key[tablePrefixLen:], w.key)
 	n := putRowHeader(op.Value, w.rowID, p.version)
 	copy(op.Value[n:], w.value)
@@ -655,6 +707,16 @@ func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time)
 			vacuumed = max(vacuumed, tw.vacuumBelow)
 		}
 		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed, rowCount: st.rowCount, indexes: st.indexes}
+		// Where the rows live after the commit: the latest state's key
+		// space (a commit that writes rows has the snapshot's: a
+		// concurrent rewrite conflicts), or the rewrite's.
+		p.newRows = TableID(st.rowsID.Load())
+		if tw.rewrite != nil {
+			p.newRows = tw.rewrite.rows
+		}
+		if p.newRows != tbl {
+			ps.rowsID = p.newRows
+		}
 		if tw.indexChanged {
 			// validate made sure no concurrent commit changed the set.
 			ps.indexes = tw.indexSet
@@ -674,7 +736,8 @@ func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time)
 			h := HistoryEntry{
 				Version: p.version, Timestamp: ts, Operation: p.operation(), Params: tw.params,
 				RowsInserted: p.ins, RowsUpdated: p.upd, RowsDeleted: p.del,
-				ChangeDataFeed: tw.info.ChangeDataFeed,
+				ChangeDataFeed: tw.info.ChangeDataFeed && tw.rewrite == nil,
+				Rewritten:      tw.rewrite != nil,
 			}
 			_ = b.Set(versionKey(prefixHistory, tbl, p.version), encodeHistory(&h), nil)
 			ps.version, ps.lastTS = p.version, ts
@@ -703,8 +766,13 @@ func applyPlans(plans []*tablePlan, seq uint64) {
 			st.version.Store(p.version)
 			st.lastTS = p.ts
 			st.rowCount = p.rowCount
+			st.rowsID.Store(uint32(p.newRows))
 		} else if tw.dropped {
 			st.rowCount = 0
+			st.rowsID.Store(uint32(tw.id))
+		}
+		if tw.rewrite != nil {
+			st.switchSeq = seq
 		}
 		if p.wipes {
 			st.wipeSeq = seq

@@ -78,6 +78,12 @@ type DB struct {
 	tablesMu sync.RWMutex
 	tables   map[TableID]*tableState
 
+	// Rewrites (generation.go): anyRewritten is set once some table's
+	// rows live under another id than its own; rowsIDMu guards nextRowsID.
+	anyRewritten atomic.Bool
+	rowsIDMu     sync.Mutex
+	nextRowsID   TableID
+
 	subs   subscribers
 	notify notifier
 
@@ -238,9 +244,17 @@ func (db *DB) load() error {
 		st.vacuumedBelow = ps.vacuumedBelow
 		st.rowCount = ps.rowCount
 		st.indexes = ps.indexes
+		if ps.rowsID != 0 && ps.rowsID != tbl {
+			st.rowsID.Store(uint32(ps.rowsID))
+			st.rewritten.Store(true)
+			db.anyRewritten.Store(true)
+		}
 		db.tables[tbl] = st
 	}
-	return it.Close()
+	if err := it.Close(); err != nil {
+		return err
+	}
+	return db.loadRewrites()
 }
 
 // Close closes the DB. Every Txn must have ended; commits in flight finish

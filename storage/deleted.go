@@ -99,3 +99,12 @@ func (d *deletedKeys) noteDeleted(plans []*tablePlan, seq uint64) {
 	}
 	d.n.Store(int64(len(d.at)))
 }
+
+// forgetAll drops every entry (a rewrite switched a table's content).
+// Called under commitMu before the batch is applied.
+func (d *deletedKeys) forgetAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.at = nil
+	d.n.Store(0)
+}

@@ -36,8 +36,56 @@
 //	0x07 | table | index (4B) | entry           index entry → row key; entry is the
 //	                                            caller's key columns, then the row key
 //	                                            unless the entry is unique (index.go)
+//	0x01 | "rowsid"                             the next rows id a rewrite gets
+//	0x01 | "shadow" | rows id                   → table: an unfinished rewrite
 //
 // A table without a primary key is keyed by RowIDKey(row id).
+//
+// In 0x06 and 0x07, "table" is the table's rows id: its own id until a
+// rewrite, then the id its state names (generations, below). Caller table
+// ids stay below FirstRowsID (1<<31), from which rows ids are handed out.
+// Conflict keys, read sets, the write history and the recently deleted
+// keys name rows by the table's own id.
+//
+// # Generations (generation.go)
+//
+// A write too big to hold until its commit replaces a table's whole
+// content as a new generation: Txn.RewriteRows gives the table a fresh
+// rows id (recorded under a shadow key, synced, before anything is
+// written there), Rewrite.Insert writes rows and their index entries
+// under it in Pebble batches of about 16 MB applied outside the
+// transaction, and the transaction's commit — one small batch — switches
+// the table's state to the new rows id, range-deletes the old key space
+// and deletes the shadow key. Memory holds one batch, not the content.
+//
+//   - Reads resolve the rows id from the state their snapshot sees
+//     (Txn.rowsOf, free until some table was ever rewritten): old content
+//     or new, never a mix. Snapshots older than the switch keep reading
+//     the old key space; Pebble reclaims it when its range deletion is
+//     compacted below every open snapshot.
+//   - A crash before the switch leaves the shadow key: Open deletes every
+//     shadow's key space (and logs it), so the previous content stands. A
+//     transaction that ends without switching deletes its own.
+//   - The switch is a TRUNCATE for the conflict rules (invariant 5: first
+//     committer wins against every concurrent row write of the table; a
+//     serializable reader of it fails, invariant 11), and fails when the
+//     table's indexes or version changed since the rewrite began (its
+//     rows carry the expected version as commit version). A concurrent
+//     DropTable fails too.
+//   - Its version records no change records (exception to invariant 7):
+//     the history entry has the feed off and Rewritten set, and Changes
+//     over it fail with a *ChangesUnavailableError whose Rewritten names
+//     it, so a reader of the feed (a view on the view) recomputes in full.
+//   - Rewrite.Seal (or the commit) applies the last batch synced and
+//     checks unique indexes by counting entries: a repeated key is a
+//     *DuplicateKeyError. The rewriting transaction cannot read or write
+//     the table's rows otherwise (its new rows are not in its write set).
+//   - Kill points for crash tests: MVSERVER_KILL_POINT=rewrite-chunk:n or
+//     rewrite-switch:n (SetKillPointFromEnv).
+//
+// Another engine (TiKV) keeps the same API: a rows id is a key prefix, the
+// batches are ordinary non-transactional writes to a prefix no state
+// names, and the switch is one transaction on the state and shadow keys.
 //
 // # Invariants
 //
@@ -71,7 +119,9 @@
 //     open transaction's Begin.
 //  7. A commit's change records are its net effect per row id (snapshot
 //     state → final state), ordered by key within the commit; the history
-//     metrics count the same changes.
+//     metrics count the same changes. A rewrite's switch records none
+//     (Generations, below); its metrics count every old row deleted and
+//     every new one inserted.
 //  8. Subscribers hear of a commit after its WAL sync, outside every lock,
 //     one call at a time, in commit order.
 //  9. A table's index entries are exactly those its rows call for, at every

@@ -73,6 +73,10 @@ type ChangesUnavailableError struct {
 	// Vacuumed is true when the versions asked for had records that VACUUM
 	// removed (R-T9); false when the feed was off for them.
 	Vacuumed bool
+	// Rewritten is the latest version among those asked for that a
+	// rewrite committed (its rows written anew as a generation, with no
+	// change records: generation.go), or -1.
+	Rewritten int64
 }
 
 func (e *ChangesUnavailableError) Error() string {
@@ -82,6 +86,8 @@ func (e *ChangesUnavailableError) Error() string {
 	why := "was not enabled"
 	if e.Vacuumed {
 		why = "was vacuumed"
+	} else if e.Rewritten >= 0 {
+		why = "has no records (the table was rewritten whole)"
 	}
 	return fmt.Sprintf("storage: change data feed of table %d %s for version %d; it is available from version %d",
 		e.Table, why, e.Start, e.AvailableFrom)

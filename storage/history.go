@@ -21,6 +21,9 @@ type HistoryEntry struct {
 	// ChangeDataFeed: the change feed was on for this commit (its row
 	// changes are recorded).
 	ChangeDataFeed bool
+	// Rewritten: the commit switched the table to new content written as
+	// a generation (generation.go); its row changes are not recorded.
+	Rewritten bool
 }
 
 const historyFormat byte = 1
@@ -43,9 +46,12 @@ func encodeHistory(h *HistoryEntry) []byte {
 	b = binary.AppendVarint(b, h.RowsInserted)
 	b = binary.AppendVarint(b, h.RowsUpdated)
 	b = binary.AppendVarint(b, h.RowsDeleted)
-	if h.ChangeDataFeed {
+	switch { // the feed byte: 1 on, 0 off, 2 off as the table was rewritten
+	case h.ChangeDataFeed:
 		b = append(b, 1)
-	} else {
+	case h.Rewritten:
+		b = append(b, 2)
+	default:
 		b = append(b, 0)
 	}
 	return b
@@ -69,7 +75,8 @@ func decodeHistory(version int64, v []byte) (HistoryEntry, error) {
 	h.RowsInserted = d.varint()
 	h.RowsUpdated = d.varint()
 	h.RowsDeleted = d.varint()
-	h.ChangeDataFeed = d.byte() == 1
+	feed := d.byte()
+	h.ChangeDataFeed, h.Rewritten = feed == 1, feed == 2
 	if d.err != nil {
 		return h, fmt.Errorf("%w (history version %d)", d.err, version)
 	}

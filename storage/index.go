@@ -125,6 +125,9 @@ func (t *Txn) loadIndexSet(tw *tableWrites) error {
 // checkIndexes fails a row write whose TableInfo does not list exactly the
 // table's indexes: its entries would be wrong.
 func (t *Txn) checkIndexes(tw *tableWrites) error {
+	if tw.rewrite != nil {
+		return errRewriting(tw.id)
+	}
 	if err := t.loadIndexSet(tw); err != nil {
 		return err
 	}
@@ -235,13 +238,17 @@ func (t *Txn) entryTaken(tw *tableWrites, ix *indexWrites, id IndexID, key []byt
 	if tw.truncated || ix.fresh {
 		return false, nil
 	}
-	t.keyBuf = indexKey(t.keyBuf[:0], tw.id, id, key)
-	taken, err := t.snapHasIn(&ix.bounds, func() ([]byte, []byte) { return indexSpan(tw.id, id) }, t.keyBuf)
+	rows, err := t.rowsOf(tw.id)
+	if err != nil {
+		return false, err
+	}
+	t.keyBuf = indexKey(t.keyBuf[:0], rows, id, key)
+	taken, err := t.snapHasIn(&ix.bounds, func() ([]byte, []byte) { return indexSpan(rows, id) }, t.keyBuf)
 	if taken && t.reads != nil {
 		// The write fails on what the snapshot holds (ON CONFLICT acts on
 		// it): a read. An absent entry is written, and first committer
-		// wins covers it.
-		t.readPoint(tw.id, t.keyBuf)
+		// wins covers it. Read sets name entries by the table's own id.
+		t.readPoint(tw.id, indexKey(nil, tw.id, id, key))
 	}
 	return taken, err
 }
@@ -364,6 +371,9 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 	tw := t.tables[tbl]
 	var ix *indexWrites
 	if tw != nil {
+		if tw.rewrite != nil {
+			return Row{}, false, errRewriteRead(tbl)
+		}
 		ix = tw.idx[idx]
 	}
 	var rowKey []byte
@@ -379,10 +389,14 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 		if (tw != nil && tw.truncated) || (ix != nil && ix.fresh) {
 			return Row{}, false, nil
 		}
-		t.keyBuf = indexKey(t.keyBuf[:0], tbl, idx, key)
-		if t.reads != nil {
-			t.readPoint(tbl, t.keyBuf)
+		rows, err := t.rowsOf(tbl)
+		if err != nil {
+			return Row{}, false, err
 		}
+		if t.reads != nil {
+			t.readPoint(tbl, indexKey(nil, tbl, idx, key))
+		}
+		t.keyBuf = indexKey(t.keyBuf[:0], rows, idx, key)
 		v, ok, err := t.snapGet(t.keyBuf)
 		if !ok || err != nil {
 			return Row{}, false, err
@@ -425,19 +439,33 @@ func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexItera
 	tw := t.tables[tbl]
 	var ix *indexWrites
 	if tw != nil {
+		if tw.rewrite != nil {
+			ei.err, ei.done = errRewriteRead(tbl), true
+			return it
+		}
 		ix = tw.idx[idx]
 	}
 	if (tw == nil || !tw.truncated) && (ix == nil || !ix.fresh) {
-		lower := indexKey(nil, tbl, idx, start)
-		var upper []byte
-		if end != nil {
-			upper = indexKey(nil, tbl, idx, end)
-		} else {
-			_, upper = indexSpan(tbl, idx)
+		rows, err := t.rowsOf(tbl)
+		if err != nil {
+			ei.err, ei.done = err, true
+			return it
 		}
+		span := func(id TableID) (lower, upper []byte) {
+			lower = indexKey(nil, id, idx, start)
+			if end != nil {
+				upper = indexKey(nil, id, idx, end)
+			} else {
+				_, upper = indexSpan(id, idx)
+			}
+			return lower, upper
+		}
+		lower, upper := span(rows)
 		if !ei.openPebble(lower, upper) {
 			return it
 		}
+		// Read sets name entries by the table's own id.
+		lower, upper = span(tbl)
 		ei.trackReads(tbl, lower, upper)
 	}
 	if ix != nil && ix.entries.Len() > 0 {
@@ -507,8 +535,9 @@ func indexConflictKeys(keys []conflictKey, tw *tableWrites) []conflictKey {
 // encodeIndexes writes a table's index changes into the batch: spans of
 // dropped indexes (of a wiped or dropped table: every index) are deleted,
 // then entries written.
-func (t *Txn) encodeIndexes(b *pebble.Batch, tw *tableWrites) error {
-	tbl := tw.id
+func (t *Txn) encodeIndexes(b *pebble.Batch, p *tablePlan) error {
+	tw := p.tw
+	tbl := p.rows     // the snapshot's key space (generation.go)
 	if tw.truncated { // Truncate or DropTable: every entry on disk goes
 		s, e := tableSpan(prefixIndex, tbl)
 		if err := b.DeleteRange(s, e, nil); err != nil {

@@ -55,10 +55,23 @@ func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
 		return it
 	}
 	tw := t.tables[tbl]
+	if tw != nil && tw.rewrite != nil {
+		it.err, it.done = errRewriteRead(tbl), true
+		return it
+	}
 	if tw == nil || !tw.truncated {
-		lower, upper := rowSpan(tbl, start, end)
+		rows, err := t.rowsOf(tbl)
+		if err != nil {
+			it.err, it.done = err, true
+			return it
+		}
+		lower, upper := rowSpan(rows, start, end)
 		if !it.openPebble(lower, upper) {
 			return it
+		}
+		if rows != tbl {
+			// Read sets name rows by the table's own id.
+			lower, upper = rowSpan(tbl, start, end)
 		}
 		it.trackReads(tbl, lower, upper)
 	}
@@ -232,11 +245,16 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if end != nil && bytes.Compare(start, end) >= 0 {
 		return false
 	}
-	lower, upper := rowSpan(tbl, start, end)
+	rows, err := it.txn.rowsOf(tbl)
+	if err != nil {
+		return false
+	}
 	if it.txn.reads != nil {
 		it.noteRead()
+		lower, upper := rowSpan(tbl, start, end)
 		it.trackReads(tbl, lower, upper)
 	}
+	lower, upper := rowSpan(rows, start, end)
 	it.pit.SetBounds(lower, upper)
 	it.started, it.done = false, false
 	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false

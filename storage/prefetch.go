@@ -44,9 +44,13 @@ func (t *Txn) PrefetchRows(tbl TableID, keys [][]byte) error {
 	if err := t.alive(); err != nil {
 		return err
 	}
+	rows, err := t.rowsOf(tbl)
+	if err != nil {
+		return err
+	}
 	pkeys := make([][]byte, len(keys))
 	for i, k := range keys {
-		pkeys[i] = rowKey(nil, tbl, k)
+		pkeys[i] = rowKey(nil, rows, k)
 	}
 	return t.prefetch(pkeys)
 }

@@ -130,15 +130,24 @@ func (t *Txn) loadBounds(b *spanBounds, lower, upper, pkey []byte, down bool) er
 
 // rowExists reports whether the snapshot holds a row of tw's table at key.
 func (t *Txn) rowExists(tw *tableWrites, key []byte) (bool, error) {
+	rows, err := t.rowsOf(tw.id)
+	if err != nil {
+		return false, err
+	}
+	// The recently deleted keys and read sets name rows by the table's
+	// own id; Pebble holds them under rows.
 	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
 	if t.db.deleted.absent(t.keyBuf, t.beginSeq) {
 		return false, nil
 	}
-	exists, err := t.snapHasIn(&tw.rowBounds, func() ([]byte, []byte) { return tableSpan(prefixRows, tw.id) }, t.keyBuf)
+	if rows != tw.id {
+		t.keyBuf = rowKey(t.keyBuf[:0], rows, key)
+	}
+	exists, err := t.snapHasIn(&tw.rowBounds, func() ([]byte, []byte) { return tableSpan(prefixRows, rows) }, t.keyBuf)
 	if exists && t.reads != nil {
 		// A duplicate is a read (ON CONFLICT acts on it); an absent key is
 		// written, and first committer wins covers it.
-		t.readPoint(tw.id, t.keyBuf)
+		t.readPoint(tw.id, rowKey(nil, tw.id, key))
 	}
 	return exists, err
 }

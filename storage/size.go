@@ -9,9 +9,14 @@ func (db *DB) TableSize(tbl TableID, changes bool) (int64, error) {
 	if changes {
 		prefixes = append(prefixes, prefixCDF, prefixHistory, prefixState, prefixIndex)
 	}
+	rows := TableID(db.table(tbl).rowsID.Load()) // the latest key space (generation.go)
 	var total uint64
 	for _, p := range prefixes {
-		start, end := tableSpan(p, tbl)
+		id := tbl
+		if p == prefixRows || p == prefixIndex {
+			id = rows
+		}
+		start, end := tableSpan(p, id)
 		n, err := db.pdb.EstimateDiskUsage(start, end)
 		if err != nil {
 			return 0, err

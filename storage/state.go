@@ -25,16 +25,28 @@ type tableState struct {
 	// (TRUNCATE, DROP), dropped the table or changed its indexes:
 	// table-level conflicts.
 	rowWriteSeq, wipeSeq, dropSeq, indexSeq uint64
+	// switchSeq: the last commit that switched the table to a rewrite's
+	// content (generation.go).
+	switchSeq uint64
 	// coarseSeq: the last commit that wrote rows or entries of the table
 	// whose keys the write history does not hold (writehistory.go): a
 	// serializable transaction begun before it that read the table fails.
 	coarseSeq uint64
 
 	indexes []IndexID // the secondary indexes at version (guarded by commitMu)
+
+	// rowsID is the key-space id the latest version's rows and index
+	// entries live under (generation.go): the table's own id until a
+	// rewrite switches it. rewritten is set, before the switch's batch is
+	// applied, once the table has ever lived elsewhere: until then every
+	// snapshot reads the table under its own id without looking.
+	rowsID    atomic.Uint32
+	rewritten atomic.Bool
 }
 
 func newTableState(tbl TableID) *tableState {
 	st := &tableState{id: tbl}
+	st.rowsID.Store(uint32(tbl))
 	st.version.Store(-1)
 	st.nextRowID.Store(1)
 	return st
@@ -51,11 +63,15 @@ type persistedState struct {
 	vacuumedBelow int64
 	rowCount      int64
 	indexes       []IndexID
+	// rowsID is where the rows and index entries live (generation.go);
+	// 0 in a state that never had a rewrite: the table's own id.
+	rowsID TableID
 }
 
 // stateFormat 2 added rowCount (format 1 states read as 0 rows), 3 the
-// secondary indexes (earlier states have none).
-const stateFormat byte = 3
+// secondary indexes (earlier states have none), 4 the rows' key-space id
+// (earlier states keep their rows under the table's id).
+const stateFormat byte = 4
 
 func encodeState(ps persistedState) []byte {
 	b := make([]byte, 0, 32)
@@ -69,7 +85,7 @@ func encodeState(ps persistedState) []byte {
 	for _, id := range ps.indexes {
 		b = binary.AppendUvarint(b, uint64(id))
 	}
-	return b
+	return binary.AppendUvarint(b, uint64(ps.rowsID))
 }
 
 func decodeState(v []byte) (persistedState, error) {
@@ -91,6 +107,9 @@ func decodeState(v []byte) (persistedState, error) {
 		for i := uint64(0); i < n && d.err == nil; i++ {
 			ps.indexes = append(ps.indexes, IndexID(d.uvarint()))
 		}
+	}
+	if format >= 4 {
+		ps.rowsID = TableID(d.uvarint())
 	}
 	return ps, d.err
 }

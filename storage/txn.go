@@ -79,8 +79,11 @@ type tableWrites struct {
 	vacuumBelow int64
 
 	// Secondary indexes (index.go).
-	indexSet     []IndexID // the table's indexes as this txn sees them (once indexLoaded)
-	indexLoaded  bool
+	indexSet    []IndexID // the table's indexes as this txn sees them (once indexLoaded)
+	indexLoaded bool
+	// rewrite is the table's new content (RewriteRows, generation.go).
+	rewrite *Rewrite
+
 	indexChanged bool // BuildIndex or DropIndex: the commit writes the new set
 	indexBuilt   bool // BuildIndex read the rows: concurrent row writes conflict
 	idx          map[IndexID]*indexWrites
@@ -131,6 +134,9 @@ type Txn struct {
 	iters  map[*Iterator]struct{}
 
 	changeIters map[*ChangeIterator]struct{}
+
+	// rowsIDs caches the snapshot's rows id of tables (generation.go).
+	rowsIDs map[TableID]TableID
 
 	getBuf    []byte
 	keyBuf    []byte
@@ -229,6 +235,7 @@ func (t *Txn) finish() {
 	if t.err != nil {
 		return
 	}
+	t.endRewrites()
 	t.err = ErrTxnDone
 	for it := range t.iters {
 		it.release()
@@ -305,7 +312,10 @@ func (t *Txn) snapHas(pkey []byte) (bool, error) {
 
 // snapRow reads the snapshot's row of tbl at key.
 func (t *Txn) snapRow(tbl TableID, key []byte) (Row, bool, error) {
-	t.keyBuf = rowKey(t.keyBuf[:0], tbl, key)
+	var err error
+	if t.keyBuf, err = t.rowsKey(t.keyBuf[:0], tbl, key); err != nil {
+		return Row{}, false, err
+	}
 	v, ok, err := t.snapGet(t.keyBuf)
 	if !ok || err != nil {
 		return Row{}, false, err
@@ -323,6 +333,9 @@ func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
 		return Row{}, false, err
 	}
 	if tw := t.tables[tbl]; tw != nil {
+		if tw.rewrite != nil {
+			return Row{}, false, errRewriteRead(tbl)
+		}
 		if w, ok := tw.rows.Get(key); ok {
 			if w.del {
 				return Row{}, false, nil
@@ -570,6 +583,9 @@ func (t *Txn) Truncate(tbl TableInfo) error {
 		return err
 	}
 	tw := t.table(tbl)
+	if tw.rewrite != nil {
+		return errRewriting(tbl.ID)
+	}
 	tw.rows = newWriteSet()
 	tw.truncated = true
 	for _, ix := range tw.idx {
@@ -645,6 +661,9 @@ func (t *Txn) DropTable(tbl TableID) error {
 		return err
 	}
 	tw := t.tableByID(tbl)
+	if tw.rewrite != nil {
+		tw.rewrite.discard()
+	}
 	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteSet(), truncated: true, dropped: true,
 		indexLoaded: true, indexChanged: true}
 	return nil

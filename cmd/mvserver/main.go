@@ -29,6 +29,17 @@ func envDefault(name, def string) string {
 	return def
 }
 
+// envInt64 is envDefault for a number (an unparsable value: def, and the
+// flag's parse reports nothing; set the flag to see the error).
+func envInt64(name string, def int64) int64 {
+	if v := envDefault(name, ""); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
 func run(args []string) int {
 	def := app.DefaultConfig()
 	fs := flag.NewFlagSet("mvserver", flag.ContinueOnError)
@@ -76,6 +87,8 @@ func run(args []string) int {
 	tlsCert := fs.String("tls-cert", envDefault("tls-cert", ""), "PEM certificate (chain) for TLS; with --tls-key, clients may encrypt (env MVSERVER_TLS_CERT)")
 	tlsKey := fs.String("tls-key", envDefault("tls-key", ""), "PEM private key of --tls-cert (env MVSERVER_TLS_KEY)")
 	queryMem := fs.String("query-memory-limit", envDefault("query-memory-limit", "default"), "memory budget of one statement, e.g. 512MB or 4GB (the default of query_memory_limit): past it sorts, hash aggregation, hash joins and DISTINCT spill to <data-dir>/tmp and the other operators fail with 53200; 0 = no limit; default a quarter of the machine's memory (env MVSERVER_QUERY_MEMORY_LIMIT)")
+	rewriteRows := fs.Int64("rewrite-threshold", envInt64("rewrite-threshold", 0), "rows past which a full refresh or CREATE MATERIALIZED VIEW writes the view's new content in bounded chunks, switched in at its commit (env MVSERVER_REWRITE_THRESHOLD); 0 = the default (262144), -1 = never")
+	diffLimit := fs.Int64("full-refresh-diff-limit", envInt64("full-refresh-diff-limit", 0), "largest view (rows) whose full refresh is written as a difference from its stored rows, so views reading its change feed see the real row changes; its new rows are held in memory (env MVSERVER_FULL_REFRESH_DIFF_LIMIT); 0 = the default (2000000), -1 = none")
 	diskReserve := fs.String("disk-reserve", envDefault("disk-reserve", "256MB"), "free space every commit leaves on the data directory's disk; commits past it fail with 53100 until space is freed; 0 = none (env MVSERVER_DISK_RESERVE)")
 	refreshMem := fs.String("refresh-memory-limit", envDefault("refresh-memory-limit", "default"), "memory budget of one refresh, as --query-memory-limit (env MVSERVER_REFRESH_MEMORY_LIMIT)")
 	if err := fs.Parse(args); err != nil {
@@ -121,6 +134,8 @@ func run(args []string) int {
 	if n := memLimits["refresh-memory-limit"]; n != nil {
 		cfg.RefreshMemoryLimit = *n
 	}
+	cfg.RewriteThreshold = *rewriteRows
+	cfg.FullDiffLimit = *diffLimit
 	cfg.DiskReserve = reserve
 	if reserve == 0 {
 		cfg.DiskReserve = -1

@@ -124,6 +124,13 @@ func changesError(err error, table string) error {
 		if ce.Vacuumed {
 			return pgerror.New(pgerror.ObjectNotInPrerequisiteState, "the change data feed of table %s no longer holds version %d: it was removed by VACUUM; changes are available from version %d", table, ce.Start, ce.AvailableFrom)
 		}
+		if ce.Rewritten >= 0 {
+			e := pgerror.New(pgerror.ObjectNotInPrerequisiteState, "the change data feed of table %s holds no row changes for version %d: that refresh rewrote it whole", table, ce.Rewritten)
+			if ce.AvailableFrom >= 0 {
+				e = e.WithDetail("Changes are available from version %d.", ce.AvailableFrom)
+			}
+			return e
+		}
 		if ce.AvailableFrom < 0 {
 			return pgerror.New(pgerror.ObjectNotInPrerequisiteState, "the change data feed is not enabled for table %s", table).
 				WithHint("ALTER TABLE %s SET TBLPROPERTIES (delta.enableChangeDataFeed = true)", table)

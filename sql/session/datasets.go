@@ -561,7 +561,11 @@ func (s *Session) refreshOptions(full bool, cause string) refresh.Options {
 
 // refreshInTxn runs a refresh inside the statement's transaction (CREATE).
 func (s *Session) refreshInTxn(ctx context.Context, id uint32, full bool) error {
-	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, id, s.refreshOptions(full, "CREATE"))
+	opt := s.refreshOptions(full, "CREATE")
+	// Later statements of a transaction block may read the view: its rows
+	// stay in the transaction (refresh/rewrite.go).
+	opt.InTransactionBlock = s.explicit
+	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, id, opt)
 	if err != nil {
 		return mapStorageErr(err)
 	}

@@ -1,0 +1,541 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Generations: a table rewritten in bounded memory (doc.go, "Generations").
+//
+// A table's rows (0x06) and index entries (0x07) live under a key-space id,
+// its rows id: the table's own id until a rewrite, then an id of its own
+// (FirstRowsID and up) that the table's state names. A rewrite
+// (Txn.RewriteRows) writes the table's new content under a fresh rows id
+// in Pebble batches of about rewriteBatchBytes, applied outside the
+// transaction as they fill: nothing reads that key space, as no state
+// names it. The transaction's commit then switches the state to the new
+// rows id and deletes the old key space by ranges, in its one batch. So
+//
+//   - a snapshot resolves the rows id from the state it sees (Txn.rowsOf):
+//     readers see the old content or the new, never a mix; the old key
+//     space stays readable to the snapshots that name it, and Pebble
+//     reclaims it once none is left (its range deletion is compacted);
+//   - a shadow key (0x01 "shadow" | rows id → table id), written with the
+//     first batch and deleted by the switch, marks an unfinished rewrite:
+//     start-up deletes every marked key space (reclaimShadows), so after a
+//     crash at any point the previous content stands and the shadow goes;
+//     a rewrite that is rolled back deletes its own;
+//   - the switch counts as a TRUNCATE for the conflict rules (first
+//     committer wins with every concurrent row write of the table, and a
+//     serializable reader of the table fails), and makes one version whose
+//     change records are not kept: its history entry has the feed off and
+//     Rewritten set, so a reader of its changes gets a
+//     *ChangesUnavailableError (a dependent view recomputes in full).
+
+// FirstRowsID is the first key-space id rewrites give out; the caller's
+// table ids must stay below it.
+const FirstRowsID TableID = 1 << 31
+
+// rewriteBatchBytes is how much a rewrite buffers before it applies a
+// batch: what it holds of the new content at any time.
+var rewriteBatchBytes = 16 << 20
+
+var (
+	globalRowsIDKey = []byte{prefixGlobal, 'r', 'o', 'w', 's', 'i', 'd'}
+	shadowPrefix    = []byte{prefixGlobal, 's', 'h', 'a', 'd', 'o', 'w'}
+)
+
+func shadowKey(rows TableID) []byte {
+	return binary.BigEndian.AppendUint32(append([]byte(nil), shadowPrefix...), uint32(rows))
+}
+
+// rowsOf is the key-space id of tbl's rows and index entries in this
+// transaction's snapshot.
+func (t *Txn) rowsOf(tbl TableID) (TableID, error) {
+	if !t.db.anyRewritten.Load() {
+		return tbl, nil
+	}
+	if id, ok := t.rowsIDs[tbl]; ok {
+		return id, nil
+	}
+	id := tbl
+	// The flag is set before a switch becomes visible: clear now, the
+	// snapshot (older than now) has the table under its own id.
+	if t.db.table(tbl).rewritten.Load() {
+		ps, ok, err := t.snapState(tbl)
+		if err != nil {
+			return 0, err
+		}
+		if ok && ps.rowsID != 0 {
+			id = ps.rowsID
+		}
+	}
+	if t.rowsIDs == nil {
+		t.rowsIDs = make(map[TableID]TableID)
+	}
+	t.rowsIDs[tbl] = id
+	return id, nil
+}
+
+func errRewriting(tbl TableID) error {
+	return fmt.Errorf("storage: table %d is being rewritten in this transaction: its rows are written through the Rewrite", tbl)
+}
+
+// errRewriteRead: the transaction rewriting a table reads it. Its new
+// rows are not in its write set; rather than answer without them, the
+// read fails (callers rewrite only where they do not read back).
+func errRewriteRead(tbl TableID) error {
+	return fmt.Errorf("storage: table %d is being rewritten in this transaction and cannot be read in it", tbl)
+}
+
+// rowsKey is the Pebble key of tbl's row key as this snapshot stores it.
+func (t *Txn) rowsKey(dst []byte, tbl TableID, key []byte) ([]byte, error) {
+	id, err := t.rowsOf(tbl)
+	if err != nil {
+		return dst, err
+	}
+	return rowKey(dst, id, key), nil
+}
+
+// Rewrite is a table's new content being written as a new generation
+// (RewriteRows). Its writes are not in the transaction's write set, so
+// they take no memory beyond one batch; the transaction's commit makes
+// them the table's rows. Used by one goroutine, the transaction's.
+type Rewrite struct {
+	t       *Txn
+	tw      *tableWrites
+	info    TableInfo
+	rows    TableID // the new key space
+	version int64   // the version the switch must get (the rows' commit version)
+	b       *pebble.Batch
+	n       int64   // rows written
+	uniq    []int64 // unique-form entries written, by index of info.Indexes
+	buf     []byte
+	err     error // sticky
+	sealed  bool  // every batch applied and synced, unique indexes checked
+	done    bool  // switched, or its outcome unknown: never discarded
+	chunks  int
+}
+
+// RewriteRows starts writing the whole content of info's table anew: the
+// rows the transaction (its snapshot) sees are gone for it, as after
+// Truncate, and the Rewrite's Insert adds the new ones. The table's later
+// row writes in this transaction fail; its commit switches the table to
+// the new content atomically (or fails, writing nothing, and the new
+// content is deleted). info must list the table's indexes.
+func (t *Txn) RewriteRows(info TableInfo) (*Rewrite, error) {
+	if err := t.alive(); err != nil {
+		return nil, err
+	}
+	if info.ID >= FirstRowsID {
+		return nil, fmt.Errorf("storage: table id %d is not below %d", info.ID, FirstRowsID)
+	}
+	tw := t.table(info)
+	if tw.rewrite != nil {
+		return nil, fmt.Errorf("storage: table %d is already being rewritten", info.ID)
+	}
+	if err := t.checkIndexes(tw); err != nil {
+		return nil, err
+	}
+	if tw.indexChanged {
+		return nil, fmt.Errorf("storage: table %d changed its indexes in this transaction and cannot be rewritten in it", info.ID)
+	}
+	rows, err := t.db.allocRowsID(info.ID)
+	if err != nil {
+		return nil, err
+	}
+	version := tw.st.version.Load() + 1
+	if tw.dropped {
+		version = 0
+	}
+	r := &Rewrite{t: t, tw: tw, info: info, rows: rows, version: version, b: t.db.pdb.NewBatch(),
+		uniq: make([]int64, len(info.Indexes))}
+	tw.rows = newWriteSet()
+	tw.truncated = true
+	for _, ix := range tw.idx {
+		ix.entries = newWriteSet()
+	}
+	tw.rewrite = r
+	tw.note("TRUNCATE")
+	return r, nil
+}
+
+// allocRowsID hands out a key-space id and marks it as a shadow, durably,
+// before anything is written under it.
+func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
+	db.rowsIDMu.Lock()
+	defer db.rowsIDMu.Unlock()
+	if err := db.writable(64); err != nil {
+		return 0, err
+	}
+	id := db.nextRowsID
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	_ = b.Set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)), nil)
+	_ = b.Set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)), nil)
+	if err := db.applyDirect(b, pebble.Sync); err != nil {
+		return 0, err
+	}
+	db.nextRowsID = id + 1
+	return id, nil
+}
+
+// Insert adds a row to the new content: key must be new to it (the
+// caller's keys are distinct; a repeated key would replace the row).
+// A unique index the rows repeat a key of fails the commit with a
+// *DuplicateKeyError.
+func (r *Rewrite) Insert(key, value []byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.t.alive(); err != nil {
+		return err
+	}
+	if r.sealed || r.done {
+		return errors.New("storage: write to a finished rewrite")
+	}
+	rowID := r.tw.st.allocRowID()
+	hl := rowHeaderLen(rowID, r.version)
+	op := r.b.SetDeferred(tablePrefixLen+len(key), hl+len(value))
+	appendTablePrefix(op.Key[:0], prefixRows, r.rows)
+	copy(op.Key[tablePrefixLen:], key)
+	n := putRowHeader(op.Value, rowID, r.version)
+	copy(op.Value[n:], value)
+	if err := op.Finish(); err != nil {
+		r.err = err
+		return err
+	}
+	for i := range r.info.Indexes {
+		e, err := entryOf(&r.info.Indexes[i], key, value)
+		if err != nil {
+			r.err = err
+			return err
+		}
+		if e.uniq {
+			r.uniq[i]++
+		}
+		r.buf = indexKey(r.buf[:0], r.rows, r.info.Indexes[i].ID, e.key)
+		if err := r.b.Set(r.buf, key, nil); err != nil {
+			r.err = err
+			return err
+		}
+	}
+	r.n++
+	if r.b.Len() >= rewriteBatchBytes {
+		return r.flush(false)
+	}
+	return nil
+}
+
+// Flush applies the rows buffered so far (the caller's chunk ends; a
+// batch is applied anyway once it holds rewriteBatchBytes).
+func (r *Rewrite) Flush() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.sealed || r.done {
+		return errors.New("storage: flush of a finished rewrite")
+	}
+	return r.flush(false)
+}
+
+// Rows is how many rows the rewrite has written.
+func (r *Rewrite) Rows() int64 { return r.n }
+
+// flush applies the batch so far (synced: the last one, which makes every
+// earlier one durable with it).
+func (r *Rewrite) flush(sync bool) error {
+	db := r.t.db
+	if r.b.Empty() && !sync {
+		return nil
+	}
+	if err := db.writable(len(r.b.Repr())); err != nil {
+		r.err = err
+		return err
+	}
+	opts := pebble.NoSync
+	if sync {
+		opts = pebble.Sync
+	}
+	if err := db.applyDirect(r.b, opts); err != nil {
+		r.err = err
+		return err
+	}
+	r.b.Reset()
+	r.chunks++
+	killPoint("rewrite-chunk")
+	return nil
+}
+
+// Seal applies the last batch and checks the unique indexes: a new row
+// that repeats a unique key fails with a *DuplicateKeyError naming the
+// index. The commit seals a rewrite its caller did not. After it the
+// rewrite takes no more rows.
+func (r *Rewrite) Seal() error {
+	if r.err != nil || r.sealed {
+		return r.err
+	}
+	if err := r.flush(true); err != nil {
+		return err
+	}
+	for i, ii := range r.info.Indexes {
+		if !ii.Unique || r.uniq[i] == 0 {
+			continue
+		}
+		if err := r.checkUnique(&r.info.Indexes[i]); err != nil {
+			r.err = err
+			return err
+		}
+	}
+	r.sealed = true
+	return nil
+}
+
+// checkUnique finds a key of a unique index two new rows share: their
+// entries are one Pebble key, so the index holds fewer entries than rows.
+func (r *Rewrite) checkUnique(ii *IndexInfo) error {
+	db := r.t.db
+	s, e := indexSpan(r.rows, ii.ID)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	if err != nil {
+		return err
+	}
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	if n == r.n {
+		return nil
+	}
+	// Some entry names another row than one of those that call for it.
+	s, e = tableSpan(prefixRows, r.rows)
+	rit, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	if err != nil {
+		return err
+	}
+	defer rit.Close()
+	for ok := rit.First(); ok; ok = rit.Next() {
+		_, _, val, err := parseRowValue(rit.Value())
+		if err != nil {
+			return err
+		}
+		key := rit.Key()[tablePrefixLen:]
+		ent, err := entryOf(ii, key, val)
+		if err != nil {
+			return err
+		}
+		if !ent.uniq {
+			continue
+		}
+		got, closer, err := db.pdb.Get(indexKey(nil, r.rows, ii.ID, ent.key))
+		if err != nil {
+			return err
+		}
+		same := bytes.Equal(got, key)
+		_ = closer.Close()
+		if !same {
+			return &DuplicateKeyError{Table: r.info.ID, Index: ii.ID, Key: cloneBytes(ent.key)}
+		}
+	}
+	return fmt.Errorf("storage: rewrite of table %d wrote %d rows but %d entries of index %d", r.info.ID, r.n, n, ii.ID)
+}
+
+// discard deletes what the rewrite wrote (the transaction ended without
+// switching). A crash before it is applied leaves the shadow key, and
+// start-up deletes it all.
+func (r *Rewrite) discard() {
+	if r.done {
+		return
+	}
+	r.done = true
+	r.b.Close()
+	db := r.t.db
+	if db.closed.Load() || db.writable(64) != nil {
+		return
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	deleteKeySpace(b, r.rows)
+	_ = b.Delete(shadowKey(r.rows), nil)
+	if err := db.applyDirect(b, pebble.NoSync); err != nil {
+		db.log.Warn("could not delete an abandoned rewrite; the next start-up will", "table", r.info.ID, "err", err)
+	}
+}
+
+// deleteKeySpace deletes every row and index entry under rows id id.
+func deleteKeySpace(b *pebble.Batch, id TableID) {
+	for _, prefix := range []byte{prefixRows, prefixIndex} {
+		s, e := tableSpan(prefix, id)
+		_ = b.DeleteRange(s, e, nil)
+	}
+}
+
+// sealRewrites seals the transaction's rewrites before its commit.
+func (t *Txn) sealRewrites() error {
+	for _, id := range t.order {
+		if r := t.tables[id].rewrite; r != nil {
+			if err := r.Seal(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// endRewrites discards the rewrites a transaction that ends did not switch.
+func (t *Txn) endRewrites() {
+	for _, tw := range t.tables {
+		if tw.rewrite != nil {
+			tw.rewrite.discard()
+		}
+	}
+}
+
+// markRewrites flags the tables a commit switches, before its batch is
+// applied (rowsOf trusts a clear flag), and forgets the recently deleted
+// keys: they name rows by key within the table, and the new content may
+// hold any of them. Called under commitMu.
+func markRewrites(db *DB, plans []*tablePlan) []*Rewrite {
+	var rs []*Rewrite
+	for _, p := range plans {
+		if r := p.tw.rewrite; r != nil {
+			p.st.rewritten.Store(true)
+			db.anyRewritten.Store(true)
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) > 0 {
+		db.deleted.forgetAll()
+	}
+	return rs
+}
+
+// latestKey is the Pebble key of conflict key k in the latest state
+// (buf is its key by the table's own id).
+func (db *DB) latestKey(k conflictKey, buf []byte) []byte {
+	if k.meta || !db.anyRewritten.Load() {
+		return buf
+	}
+	rows := TableID(db.table(k.tbl).rowsID.Load())
+	if rows == k.tbl {
+		return buf
+	}
+	if k.index {
+		return indexKey(nil, rows, k.idx, k.key)
+	}
+	return rowKey(nil, rows, k.key)
+}
+
+// applyDirect applies a batch outside the commit pipeline (a rewrite's own
+// key space and markers).
+func (db *DB) applyDirect(b *pebble.Batch, opts *pebble.WriteOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			fp, ok := r.(fatalPanic)
+			if !ok {
+				panic(r)
+			}
+			err = db.logFailed(errors.New(fp.msg))
+		}
+	}()
+	return db.pdb.Apply(b, opts)
+}
+
+// loadRewrites reads the next rows id and deletes the key spaces of
+// unfinished rewrites (start-up).
+func (db *DB) loadRewrites() error {
+	db.nextRowsID = FirstRowsID
+	v, closer, err := db.pdb.Get(globalRowsIDKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+	case err != nil:
+		return err
+	default:
+		if len(v) == 4 {
+			db.nextRowsID = max(FirstRowsID, TableID(binary.BigEndian.Uint32(v)))
+		}
+		_ = closer.Close()
+	}
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: shadowPrefix, UpperBound: PrefixEnd(shadowPrefix)})
+	if err != nil {
+		return err
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	var n int
+	for ok := it.First(); ok; ok = it.Next() {
+		k := it.Key()
+		if len(k) != len(shadowPrefix)+4 {
+			_ = it.Close()
+			return fmt.Errorf("storage: corrupt shadow key %x", k)
+		}
+		id := TableID(binary.BigEndian.Uint32(k[len(shadowPrefix):]))
+		if st := db.tables[TableID(binary.BigEndian.Uint32(it.Value()))]; st == nil || TableID(st.rowsID.Load()) != id {
+			deleteKeySpace(b, id)
+		}
+		_ = b.Delete(cloneBytes(k), nil)
+		n++
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	if n == 0 || db.readOnly != nil {
+		return nil
+	}
+	db.log.Info("deleted the new content of rewrites a crash interrupted", "rewrites", n)
+	return db.pdb.Apply(b, pebble.Sync)
+}
+
+// Kill points: a test of crashes names one (MVSERVER_KILL_POINT=name:n,
+// read at start-up by SetKillPointFromEnv) and the process kills itself
+// with SIGKILL the n-th time it passes there: "rewrite-chunk" after each
+// batch of a rewrite, "rewrite-switch" just before its switch is applied.
+var kill struct {
+	name  string
+	after int64
+	n     atomic.Int64
+}
+
+// SetKillPoint arms kill point name to fire at its n-th pass (tests of
+// crashes; n <= 0 disarms).
+func SetKillPoint(name string, n int64) {
+	kill.name, kill.after = name, n
+	kill.n.Store(0)
+}
+
+// SetKillPointFromEnv arms the kill point MVSERVER_KILL_POINT names
+// ("name:n"), if any.
+func SetKillPointFromEnv() {
+	v := os.Getenv("MVSERVER_KILL_POINT")
+	if v == "" {
+		return
+	}
+	var n int64
+	i := bytes.LastIndexByte([]byte(v), ':')
+	if i < 0 {
+		return
+	}
+	if _, err := fmt.Sscan(v[i+1:], &n); err != nil {
+		return
+	}
+	SetKillPoint(v[:i], n)
+}
+
+func killPoint(name string) {
+	if kill.after <= 0 || kill.name != name {
+		return
+	}
+	if kill.n.Add(1) == kill.after {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	}
+}
