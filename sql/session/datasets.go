@@ -623,6 +623,9 @@ type createRun struct {
 // nothing of the transaction is.
 func (s *Session) refreshInBlock(ctx context.Context, r *parse.RefreshDataset, t *catalog.Table) error {
 	opt := s.refreshOptions(r.Full, "MANUAL")
+	// Later statements of the block may read the view: its rows stay in
+	// the transaction (refresh/rewrite.go).
+	opt.InTransactionBlock = true
 	opt.ResetCheckpoints = r.ResetCheckpoints
 	res, err := s.eng.Refresher.RefreshIn(ctx, s.txn, s.cat, t.ID, opt)
 	if err != nil {
