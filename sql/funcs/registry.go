@@ -22,8 +22,10 @@ type Ctx struct {
 	// statement (zero: StatementTime).
 	StatementStart time.Time
 	Database       string
-	User           string
-	BackendPID     int64
+	// User is current_user (the role of SET ROLE, else SessionUser);
+	// SessionUser is session_user (SET SESSION AUTHORIZATION).
+	User, SessionUser string
+	BackendPID        int64
 	// Notify queues a NOTIFY for the end of the transaction (pg_notify);
 	// nil where notifications cannot be sent (refreshes).
 	Notify func(channel, payload string) error

@@ -42,7 +42,7 @@ func pgSetting(p *pgsettings.Param) *setting {
 	st := &setting{name: p.Name, def: p.Show, readOnly: p.ChangeError() != nil, check: p.Check, desc: p.Desc + noEffect, pg: p}
 	if p.Context == "superuser" {
 		st.authorize = func(s *Session, _ string) error {
-			if _, super := s.eng.sessionRole(s.cat, s.info.User); !super {
+			if _, super := s.eng.sessionRole(s.cat, s.currentUser()); !super {
 				return pgerror.New(pgerror.InsufficientPrivilege, "permission denied to set parameter \"%s\"", p.Name)
 			}
 			return nil
@@ -88,6 +88,7 @@ func init() {
 		{name: "application_name", def: "", reported: true, desc: "Sets the application name to be reported in statistics and logs."},
 		{name: "is_superuser", def: "on", readOnly: true, reported: true, desc: "Shows whether the current user is a superuser."},
 		{name: "session_authorization", def: "", readOnly: true, reported: true, desc: "Sets the session user name."},
+		{name: "role", def: "none", readOnly: true, desc: "Sets the current role."}, // identity.go
 		{name: "default_transaction_read_only", def: "off", reported: true, check: checkBool, desc: "Sets the default read-only status of new transactions."},
 		{name: "in_hot_standby", def: "off", readOnly: true, reported: true, desc: "Shows whether hot standby is currently active."},
 		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
