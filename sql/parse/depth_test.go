@@ -202,9 +202,10 @@ func tokenDepthRun(t *testing.T, seed uint64) {
 			t.Fatalf("seed %d, statement %d", seed, i)
 		}
 	}
-	// Some mixes are syntax errors (BETWEEN, IS and LIKE do not
-	// associate), but most parse.
-	if parsed < 400 {
+	// Some mixes are syntax errors (BETWEEN, IS, LIKE and SIMILAR do
+	// not associate), but a good part parse (about 45%; seed 1036 has
+	// 384).
+	if parsed < 300 {
 		t.Fatalf("seed %d: only %d of 1000 generated statements parsed", seed, parsed)
 	}
 }
