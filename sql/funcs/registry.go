@@ -82,6 +82,9 @@ type Sequences interface {
 type Setting struct {
 	Name, Value, Desc string
 	ReadOnly          bool
+	// Hidden: not a row of pg_settings (PostgreSQL's GUC_NO_SHOW_ALL:
+	// role, session_authorization, is_superuser); current_setting reads it.
+	Hidden bool
 	// PostgreSQL's description of the parameter, where it has one
 	// (pg_settings' vartype, unit, context, category, enumvals, range);
 	// Setting (pg_settings.setting: Value in Unit) and Default in Unit.

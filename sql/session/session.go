@@ -583,7 +583,7 @@ func (s *Session) settingsList() []funcs.Setting {
 	out := make([]funcs.Setting, 0, len(settings))
 	for _, st := range settings {
 		v := s.get(st)
-		row := funcs.Setting{Name: st.name, Value: v, Desc: st.desc, ReadOnly: st.readOnly, Setting: v, Default: st.def}
+		row := funcs.Setting{Name: st.name, Value: v, Desc: st.desc, ReadOnly: st.readOnly, Hidden: st.hidden, Setting: v, Default: st.def}
 		if p := st.pg; p != nil {
 			row.VarType, row.Unit, row.Context, row.Category = p.VarType, p.Unit, p.Context, p.Category
 			row.EnumVals, row.Min, row.Max = p.EnumVals, p.Min, p.Max

@@ -349,6 +349,9 @@ func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
 		cols := []plan.Column{{Name: "name", T: types.Text}, {Name: "setting", T: types.Text}, {Name: "description", T: types.Text}}
 		var rows [][]types.Datum
 		for _, st := range sortedSettings() {
+			if st.hidden {
+				continue
+			}
 			rows = append(rows, []types.Datum{types.NewText(st.name), types.NewText(s.get(st)), types.NewText(st.desc)})
 		}
 		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SHOW"
