@@ -161,6 +161,9 @@ func (e *Estimator) ndvKnown(x Expr, in Node, clamp bool) (float64, bool) {
 	if !ok || c.Idx >= len(in.Columns()) {
 		return math.Max(1, math.Min(defaultNDV, rows)), false
 	}
+	if groupKey(in, c.Idx) {
+		return rows, true // one row per value
+	}
 	t, pos := e.baseColumn(in.Columns()[c.Idx])
 	if t == nil {
 		return math.Max(1, math.Min(defaultNDV, rows)), false
@@ -179,4 +182,21 @@ func (e *Estimator) ndvKnown(x Expr, in Node, clamp bool) (float64, bool) {
 		n = math.Min(n, rows)
 	}
 	return math.Max(1, n), true
+}
+
+// groupKey reports whether column i of n's rows is the one GROUP BY key
+// of an aggregate, under filters and sorts: its values are distinct.
+func groupKey(n Node, i int) bool {
+	for {
+		switch x := n.(type) {
+		case *Filter:
+			n = x.Input
+		case *Sort:
+			n = x.Input
+		case *Aggregate:
+			return len(x.GroupBy) == 1 && i == 0
+		default:
+			return false
+		}
+	}
 }
