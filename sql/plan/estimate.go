@@ -198,10 +198,13 @@ func (e *Estimator) groups(in Node, keys []Expr) float64 {
 // joinSelectivity is the share of the pairs of rows j keeps: each key
 // equality's eqjoinsel (estimate_join.go), the residual as a filter.
 func (e *Estimator) joinSelectivity(j *Join) float64 {
-	sel := 1.0
+	sel, ndL, ndR := 1.0, 1.0, 1.0
 	for i := range j.LeftKeys {
 		sel *= e.eqJoinSel(j.LeftKeys[i], j.Left, j.RightKeys[i], j.Right)
+		ndL *= e.ndv(j.LeftKeys[i], j.Left)
+		ndR *= e.ndv(j.RightKeys[i], j.Right)
 	}
+	sel = compositeKeySel(sel, len(j.LeftKeys), ndL, ndR, e.Rows(j.Left), e.Rows(j.Right))
 	if j.Residual != nil {
 		sel *= e.Selectivity(j.Residual, nil)
 	}
@@ -289,8 +292,14 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 			}
 			return defaultIneqSel
 		case OpLike, OpILike, OpRegex, OpIRegex:
+			if s, ok := e.statsPatternSelectivity(x, in); ok {
+				return s
+			}
 			return defaultMatchSel
 		case OpNotLike, OpNotILike, OpNotRegex, OpNotIRegex:
+			if s, ok := e.statsPatternSelectivity(x, in); ok {
+				return s
+			}
 			return 1 - defaultMatchSel
 		}
 	case *In:
