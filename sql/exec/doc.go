@@ -57,6 +57,9 @@ type Ctx struct {
 	Params  []types.Datum
 	// Mem is the statement's (or refresh's) memory budget; nil: unlimited.
 	Mem *Memory
+	// Constraints, when set, makes DML enforce CHECK and FOREIGN KEY
+	// constraints and compute generated columns (constraints.go).
+	Constraints *Constraints
 
 	// Outer holds the correlation values of the subquery (or LATERAL item)
 	// evaluation this context runs: plan.OuterRef reads them.

@@ -328,7 +328,8 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 	}
 	fc := s.funcCtx()
 	fc.Notify = s.queueNotify
-	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget()}, nil
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget(),
+		Constraints: s.constraintsFor(func() *plan.Binder { return s.binder(nil, nil) })}, nil
 }
 
 // constRows builds a Values node of constant rows.
