@@ -280,18 +280,10 @@ func (c *Ctx) referentialAction(rm removal) error {
 		return err
 	}
 	if action == catalog.FKSetDefault {
-		// The default may be the key given up itself: the rows must
-		// reference a row still there (an unchanged key is not noted by
-		// the update).
-		rules, err := c.rules(child)
-		if err != nil {
-			return err
-		}
-		for _, nw := range news {
-			if err := c.noteChildRow(rules, child, nw, nil); err != nil {
-				return err
-			}
-		}
+		// The default may be the key given up itself: as PostgreSQL, the
+		// removal is then checked as NO ACTION.
+		w := c.fkWork()
+		w.noAction = append(w.noAction, rm)
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func (b *Binder) BindCheck(t *catalog.Table, con *pg_query.Constraint, taken fun
 	if err != nil {
 		return nil, err
 	}
-	text, err := parse.DeparseExpr(con.RawExpr)
+	text, err := ConstraintExprText(con.RawExpr)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (b *Binder) BindForeignKey(t *catalog.Table, con *pg_query.Constraint, colu
 	}
 	if len(con.PkAttrs) == 0 {
 		if len(parent.PrimaryKey) == 0 {
-			return nil, nil, b.errAt(loc, pgerror.InvalidForeignKey, "there is no primary key for referenced table \"%s\"", parent.Name)
+			return nil, nil, b.errAt(loc, pgerror.UndefinedObject, "there is no primary key for referenced table \"%s\"", parent.Name)
 		}
 		fk.RefCols = append(fk.RefCols, parent.PrimaryKey...)
 	} else {
@@ -314,4 +314,54 @@ func IsImmutable(e Expr) bool {
 		return ok
 	})
 	return ok
+}
+
+// ConstraintExprText prints a CHECK condition or generation expression as
+// PostgreSQL's pg_get_constraintdef and pg_get_expr show it for the common
+// shapes: each operator application and boolean combination parenthesized
+// ("(qty >= 0)", "((a > 0) AND (b > 0))"). The text is also what the
+// catalog keeps and binds again.
+func ConstraintExprText(n *pg_query.Node) (string, error) {
+	switch x := n.Node.(type) {
+	case *pg_query.Node_AExpr:
+		e := x.AExpr
+		if e.Kind == pg_query.A_Expr_Kind_AEXPR_OP && len(e.Name) == 1 && e.Lexpr != nil && e.Rexpr != nil {
+			l, err := ConstraintExprText(e.Lexpr)
+			if err != nil {
+				return "", err
+			}
+			r, err := ConstraintExprText(e.Rexpr)
+			if err != nil {
+				return "", err
+			}
+			return "(" + l + " " + strVal(e.Name[0]) + " " + r + ")", nil
+		}
+	case *pg_query.Node_BoolExpr:
+		var parts []string
+		for _, a := range x.BoolExpr.Args {
+			t, err := ConstraintExprText(a)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, t)
+		}
+		switch x.BoolExpr.Boolop {
+		case pg_query.BoolExprType_AND_EXPR:
+			return "(" + strings.Join(parts, " AND ") + ")", nil
+		case pg_query.BoolExprType_OR_EXPR:
+			return "(" + strings.Join(parts, " OR ") + ")", nil
+		case pg_query.BoolExprType_NOT_EXPR:
+			return "(NOT " + parts[0] + ")", nil
+		}
+	case *pg_query.Node_NullTest:
+		t, err := ConstraintExprText(x.NullTest.Arg)
+		if err != nil {
+			return "", err
+		}
+		if x.NullTest.Nulltesttype == pg_query.NullTestType_IS_NULL {
+			return "(" + t + " IS NULL)", nil
+		}
+		return "(" + t + " IS NOT NULL)", nil
+	}
+	return parse.DeparseExpr(n)
 }

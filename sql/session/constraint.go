@@ -226,7 +226,9 @@ func referencedBy(cat *catalog.Catalog, t *catalog.Table, cols func(*catalog.For
 // referencedIndex refuses to drop the unique constraint name of t when a
 // foreign key of another table needs it (2BP01, as PostgreSQL).
 func referencedIndex(cat *catalog.Catalog, t *catalog.Table, ids []uint32, name string, cascade bool) error {
-	refs := referencedBy(cat, t, func(fk *catalog.ForeignKey) bool { return sameSet(fk.RefCols, ids) && !sameSet(fk.RefCols, t.PrimaryKey) })
+	refs := referencedBy(cat, t, func(fk *catalog.ForeignKey) bool {
+		return sameSet(fk.RefCols, ids) && !sameSet(fk.RefCols, t.PrimaryKey)
+	})
 	if len(refs) == 0 {
 		return nil
 	}

@@ -198,7 +198,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 					if col.Default != "" || col.Identity != 0 {
 						return "", st.Errorf(con.Location, pgerror.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, name)
 					}
-					text, err := parse.DeparseExpr(con.RawExpr)
+					text, err := plan.ConstraintExprText(con.RawExpr)
 					if err != nil {
 						return "", err
 					}
@@ -825,7 +825,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 					}
 					newSeqs = append(newSeqs, seq.ID)
 				case pg_query.ConstrType_CONSTR_GENERATED:
-					if col.Generated, err = parse.DeparseExpr(con.RawExpr); err != nil {
+					if col.Generated, err = plan.ConstraintExprText(con.RawExpr); err != nil {
 						return "", err
 					}
 				case pg_query.ConstrType_CONSTR_CHECK, pg_query.ConstrType_CONSTR_FOREIGN:
@@ -874,9 +874,6 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				}
 			}
 			ops = append(ops, "ADD COLUMNS")
-			continue
-			nt.Columns = append(nt.Columns, col)
-			ops = append(ops, "ADD COLUMNS")
 		case pg_query.AlterTableType_AT_DropColumn:
 			i := nt.ColumnIndex(cmd.Name)
 			if i < 0 {
@@ -921,7 +918,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 	if len(ops) == 0 {
 		return "ALTER TABLE", nil
 	}
-	if addPK || len(notNull) > 0 || len(post) > 0 {
+	if addPK || len(notNull) > 0 {
 		ec, err := s.execCtx(ctx, nil)
 		if err != nil {
 			return "", err
@@ -937,15 +934,25 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				return "", mapStorageErr(err)
 			}
 		}
+	}
+	c.PutTable(nt)
+	if err := s.persist(c, append([]uint32{nt.ID}, seqIDs...), nil); err != nil {
+		return "", err
+	}
+	// The row work runs against the new catalog (an added identity
+	// column's sequence is in it); an error fails the statement, and with
+	// it the transaction that holds the change.
+	if len(post) > 0 {
+		s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
+		ec, err := s.execCtx(ctx, nil)
+		if err != nil {
+			return "", err
+		}
 		for _, work := range post {
 			if err := work(ec); err != nil {
 				return "", mapStorageErr(err)
 			}
 		}
-	}
-	c.PutTable(nt)
-	if err := s.persist(c, append([]uint32{nt.ID}, seqIDs...), nil); err != nil {
-		return "", err
 	}
 	for _, id := range dropIdx {
 		if err := s.txn.DropIndex(storageID(nt), storage.IndexID(id)); err != nil {

@@ -158,10 +158,10 @@ type Session struct {
 	// deferredFK holds the transaction's deferred foreign-key checks, run
 	// at commit (sql/exec/foreign_key.go).
 	deferredFK *exec.DeferredChecks
-	eng  *Engine
-	info server.StartupInfo
-	vals map[string]string // lower-case setting name → value (unset = default)
-	env  *types.Env
+	eng        *Engine
+	info       server.StartupInfo
+	vals       map[string]string // lower-case setting name → value (unset = default)
+	env        *types.Env
 	// tempName is the session's temporary schema (temp.go), tempUsed set
 	// once the session created a temporary object, tempOnCommit once one
 	// had an ON COMMIT action.
