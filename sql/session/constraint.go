@@ -9,6 +9,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -359,4 +360,98 @@ func attrName(t pg_query.ConstrType) string {
 		return "INITIALLY DEFERRED"
 	}
 	return "INITIALLY IMMEDIATE"
+}
+
+// truncateReferencing applies PostgreSQL's TRUNCATE rule for foreign keys:
+// a table referenced from a table not truncated with it is refused
+// (0A000); with CASCADE the referencing tables are truncated too.
+func truncateReferencing(s *Session, tables []*catalog.Table, cascade bool) ([]*catalog.Table, error) {
+	in := map[uint32]bool{}
+	for _, t := range tables {
+		in[t.ID] = true
+	}
+	for i := 0; i < len(tables); i++ {
+		t := tables[i]
+		for _, ref := range s.cat.Referencing(t.ID) {
+			if in[ref.Table.ID] {
+				continue
+			}
+			if !cascade {
+				return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot truncate a table referenced in a foreign key constraint").
+					WithDetail("Table \"%s\" references \"%s\".", ref.Table.Name, t.Name).
+					WithHint("Truncate table \"%s\" at the same time, or use TRUNCATE ... CASCADE.", ref.Table.Name)
+			}
+			s.notice("truncate cascades to table \"%s\"", ref.Table.Name)
+			in[ref.Table.ID] = true
+			tables = append(tables, ref.Table)
+		}
+	}
+	return tables, nil
+}
+
+// renameColumnRefs rewrites the CHECK conditions and generation
+// expressions of t after its column old became new: the catalog keeps
+// them as SQL text. An identifier is renamed where it stands alone (not
+// inside a string literal, not called as a function).
+func renameColumnRefs(t *catalog.Table, old, new string) {
+	for i := range t.Checks {
+		t.Checks[i].Expr = renameIdent(t.Checks[i].Expr, old, new)
+	}
+	for i := range t.Columns {
+		if t.Columns[i].Generated != "" {
+			t.Columns[i].Generated = renameIdent(t.Columns[i].Generated, old, new)
+		}
+	}
+}
+
+func renameIdent(s, old, new string) string {
+	isID := func(b byte) bool { return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' }
+	quoted := funcs.QuoteIdent(new)
+	var out strings.Builder
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '\'':
+			j := i + 1
+			for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
+				if s[j] == '\'' {
+					j++
+				}
+				j++
+			}
+			out.WriteString(s[i:min(j+1, len(s))])
+			i = j + 1
+		case c == '"':
+			j := strings.IndexByte(s[i+1:], '"')
+			if j < 0 {
+				out.WriteString(s[i:])
+				return out.String()
+			}
+			if s[i+1:i+1+j] == old {
+				out.WriteString(quoted)
+			} else {
+				out.WriteString(s[i : i+j+2])
+			}
+			i += j + 2
+		case isID(c):
+			j := i
+			for j < len(s) && isID(s[j]) {
+				j++
+			}
+			word := s[i:j]
+			k := j
+			for k < len(s) && s[k] == ' ' {
+				k++
+			}
+			if strings.ToLower(word) == old && (k >= len(s) || s[k] != '(') && (i == 0 || s[i-1] != '.' && s[i-1] != ':') {
+				out.WriteString(quoted)
+			} else {
+				out.WriteString(word)
+			}
+			i = j
+		default:
+			out.WriteByte(c)
+			i++
+		}
+	}
+	return out.String()
 }

@@ -539,6 +539,7 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 }
 
 func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (string, error) {
+	var tables []*catalog.Table
 	for _, r := range ts.Relations {
 		rv := r.GetRangeVar()
 		b := s.binder(st, nil)
@@ -549,6 +550,13 @@ func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (stri
 		if t.Kind != catalog.KindTable {
 			return "", st.Errorf(rv.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
 		}
+		tables = append(tables, t)
+	}
+	tables, err := truncateReferencing(s, tables, ts.Behavior == pg_query.DropBehavior_DROP_CASCADE)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tables {
 		if err := s.require(t, catalog.PrivTruncate); err != nil {
 			return "", err
 		}
@@ -1006,6 +1014,7 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 			}
 		}
 		nt.Columns[i].Name = rs.Newname
+		renameColumnRefs(nt, rs.Subname, rs.Newname) // CHECK and generation texts
 		op = "RENAME COLUMN"
 	}
 	c := s.cat.Clone()
