@@ -405,7 +405,9 @@ func renameColumnRefs(t *catalog.Table, old, new string) {
 }
 
 func renameIdent(s, old, new string) string {
-	isID := func(b byte) bool { return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' }
+	isID := func(b byte) bool {
+		return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+	}
 	quoted := funcs.QuoteIdent(new)
 	var out strings.Builder
 	for i := 0; i < len(s); {
