@@ -102,11 +102,31 @@ func (s *Session) identityColumn(c *catalog.Catalog, t *catalog.Table, col *cata
 	if typ == "" {
 		return nil, pgerror.New(pgerror.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 	}
+	// SEQUENCE NAME (pg_dump writes it) names the sequence; the other
+	// options are CREATE SEQUENCE's.
+	var opts []*pg_query.Node
+	var seqName string
+	for _, o := range con.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "sequence_name" {
+			if parts := listParts(d.Arg); len(parts) > 0 {
+				seqName = parts[len(parts)-1]
+			}
+			continue
+		}
+		opts = append(opts, o)
+	}
+	if seqName != "" && c.NameTaken(t.SchemaID, seqName) {
+		return nil, pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", seqName)
+	}
 	seq, err := s.serialColumn(c, t, col, typ)
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := seqOptions(seq.Sequence, con.Options, true); err != nil {
+	if seqName != "" {
+		seq.Name = seqName
+		col.Default = "nextval('" + strings.ReplaceAll(seqName, "'", "''") + "'::regclass)"
+	}
+	if _, _, err := seqOptions(seq.Sequence, opts, true); err != nil {
 		return nil, err
 	}
 	col.Identity = 'd'

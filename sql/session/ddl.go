@@ -746,6 +746,28 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				return "", pgerror.New(pgerror.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
 			}
 			ops = append(ops, "DROP CONSTRAINT")
+		case pg_query.AlterTableType_AT_AddIdentity:
+			// ALTER COLUMN … ADD GENERATED … AS IDENTITY (as pg_dump
+			// restores identity columns): the rows keep their values.
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			col := &nt.Columns[i]
+			switch {
+			case col.Identity != 0:
+				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", col.Name, t.Name)
+			case col.Default != "":
+				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", col.Name, t.Name)
+			case !col.NotNull:
+				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", col.Name, t.Name)
+			}
+			seq, err := s.identityColumn(c, nt, col, cmd.Def.GetConstraint())
+			if err != nil {
+				return "", err
+			}
+			seqIDs = append(seqIDs, seq.ID)
+			ops = append(ops, "CHANGE COLUMN")
 		case pg_query.AlterTableType_AT_ValidateConstraint:
 			work, err := validateConstraint(b, nt, cmd.Name)
 			if err != nil {
