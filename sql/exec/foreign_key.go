@@ -194,7 +194,7 @@ func (c *Ctx) endStatement() error {
 	c.stmt.fk = nil
 	for _, id := range w.order {
 		ks := w.present[id]
-		if ks.fk.Deferred && c.Constraints.Deferred != nil {
+		if d := c.Constraints.Deferred; d != nil && d.isDeferred(ks.fk) {
 			c.Constraints.Deferred.addPresent(ks)
 			continue
 		}
@@ -203,7 +203,7 @@ func (c *Ctx) endStatement() error {
 		}
 	}
 	for _, rm := range w.noAction {
-		if rm.ref.FK.Deferred && c.Constraints.Deferred != nil {
+		if d := c.Constraints.Deferred; d != nil && d.isDeferred(rm.ref.FK) {
 			c.Constraints.Deferred.addUnreferenced(rm)
 			continue
 		}
@@ -487,6 +487,62 @@ func ValidateForeignKey(c *Ctx, child *catalog.Table, fk *catalog.ForeignKey, pa
 type DeferredChecks struct {
 	present []*keySet
 	removed []removal
+	// all and named are SET CONSTRAINTS' modes (nil/absent: the
+	// constraint's own INITIALLY).
+	all   *bool
+	named map[uint32]bool
+}
+
+// SetMode is SET CONSTRAINTS: deferred or immediate for every deferrable
+// foreign key (ids nil) or for those ids. Checks pending for a constraint
+// made immediate run at once, as in PostgreSQL.
+func (d *DeferredChecks) SetMode(c *Ctx, ids []uint32, deferred bool) error {
+	if ids == nil {
+		d.all, d.named = &deferred, nil
+	} else {
+		if d.named == nil {
+			d.named = map[uint32]bool{}
+		}
+		for _, id := range ids {
+			d.named[id] = deferred
+		}
+	}
+	if deferred {
+		return nil
+	}
+	now := &DeferredChecks{}
+	var present []*keySet
+	var removed []removal
+	for _, ks := range d.present {
+		if d.isDeferred(ks.fk) {
+			present = append(present, ks)
+		} else {
+			now.present = append(now.present, ks)
+		}
+	}
+	for _, rm := range d.removed {
+		if d.isDeferred(rm.ref.FK) {
+			removed = append(removed, rm)
+		} else {
+			now.removed = append(now.removed, rm)
+		}
+	}
+	d.present, d.removed = present, removed
+	return CheckDeferred(c, now)
+}
+
+// isDeferred reports whether fk's checks wait for commit.
+func (d *DeferredChecks) isDeferred(fk *catalog.ForeignKey) bool {
+	if !fk.Deferrable {
+		return false
+	}
+	if m, ok := d.named[fk.ID]; ok {
+		return m
+	}
+	if d.all != nil {
+		return *d.all
+	}
+	return fk.Deferred
 }
 
 // Pending reports whether any check waits for commit.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"slices"
 	"strings"
 
@@ -476,4 +477,44 @@ func renameIdent(s, old, new string) string {
 		}
 	}
 	return out.String()
+}
+
+// setConstraints is SET CONSTRAINTS { ALL | name, … } { DEFERRED |
+// IMMEDIATE } for the transaction's deferrable foreign keys.
+func (s *Session) setConstraints(ctx context.Context, cs *pg_query.ConstraintsSetStmt) (string, error) {
+	if !s.explicit {
+		s.notices = append(s.notices, &pgerror.Error{Severity: pgerror.SeverityWarning, Code: pgerror.NoActiveSQLTransaction,
+			Message: "SET CONSTRAINTS can only be used in transaction blocks"})
+	}
+	var ids []uint32
+	if len(cs.Constraints) > 0 {
+		ids = []uint32{}
+		for _, n := range cs.Constraints {
+			rv := n.GetRangeVar()
+			found := false
+			for _, t := range s.cat.Tables() {
+				if rv.Schemaname != "" {
+					if sc, ok := s.cat.SchemaByID(t.SchemaID); !ok || sc.Name != rv.Schemaname {
+						continue
+					}
+				}
+				if i := t.ForeignKeyByName(rv.Relname); i >= 0 {
+					if !t.ForeignKeys[i].Deferrable {
+						return "", pgerror.New(pgerror.WrongObjectType, "constraint \"%s\" is not deferrable", rv.Relname)
+					}
+					ids, found = append(ids, t.ForeignKeys[i].ID), true
+				} else if t.ConstraintNameTaken(rv.Relname) {
+					return "", pgerror.New(pgerror.WrongObjectType, "constraint \"%s\" is not deferrable", rv.Relname)
+				}
+			}
+			if !found {
+				return "", pgerror.New(pgerror.UndefinedObject, "constraint \"%s\" does not exist", rv.Relname)
+			}
+		}
+	}
+	ec, err := s.execCtx(ctx, nil)
+	if err != nil {
+		return "", err
+	}
+	return "SET CONSTRAINTS", s.deferredFK.SetMode(ec, ids, cs.Deferred)
 }
