@@ -754,7 +754,9 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				return "", err
 			}
 			col := &nt.Columns[i]
-			switch {
+			switch k := col.Type.Kind; {
+			case k != types.KindInt2 && k != types.KindInt4 && k != types.KindInt8:
+				return "", pgerror.New(pgerror.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
 			case col.Identity != 0:
 				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", col.Name, t.Name)
 			case col.Default != "":
