@@ -335,6 +335,7 @@ const copyBatch = 1024
 func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, error) {
 	t := cp.ins.Table
 	s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
+	s.allowStaging()
 	ins, err := exec.NewInserter(c, cp.ins)
 	if err != nil {
 		return 0, err
