@@ -298,7 +298,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	}
 	db.visMu.Lock()
 	if sc != nil {
-		err = sc.ingest()
+		if err = sc.ingest(); err == nil {
+			killPoint("stage-ingested")
+		}
 	} else {
 		err = db.applyBatch(b)
 	}
