@@ -81,6 +81,11 @@ type Config struct {
 	// generation in bounded chunks (refresh/rewrite.go): 0 =
 	// refresh.DefaultRewriteThreshold, negative = never.
 	RewriteThreshold int64
+	// StageThreshold is how many rows one autocommit INSERT, COPY or
+	// CREATE TABLE AS holds of a table before it writes them to disk, to
+	// be ingested at its commit (storage/stage.go): 0 =
+	// storage.DefaultStageRows, negative = never.
+	StageThreshold int
 	// FullDiffLimit is the largest view (rows) whose full refresh is
 	// written as a difference (refresh.Runner.DiffLimit): 0 = the
 	// default, negative = none.
@@ -188,7 +193,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.Database = "mvserver"
 	}
 	storage.SetKillPointFromEnv() // tests of crashes only (generation.go)
-	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve})
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, StageRows: cfg.StageThreshold})
 	if err != nil {
 		return nil, err
 	}

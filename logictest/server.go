@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,12 +22,16 @@ import (
 // shuts it down when the test ends.
 func startServer(t testing.TB, database string) Config {
 	t.Helper()
+	// MVSERVER_STAGE_THRESHOLD=n runs the files with inserts staged on
+	// disk past n rows (storage/stage.go), as mvserver reads it.
+	stage, _ := strconv.Atoi(os.Getenv("MVSERVER_STAGE_THRESHOLD"))
 	srv, err := app.Start(app.Config{
-		InMemory:      true,
-		Listen:        "127.0.0.1:0",
-		Database:      database,
-		TableDefaults: catalog.AllOn,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		InMemory:       true,
+		Listen:         "127.0.0.1:0",
+		Database:       database,
+		TableDefaults:  catalog.AllOn,
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StageThreshold: stage,
 	})
 	if err != nil {
 		t.Fatalf("start mvserver: %v", err)

@@ -107,7 +107,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int, error) {
 	for _, id := range t.order {
 		tw := t.tables[id]
 		p := &tablePlan{tw: tw, st: tw.st}
-		p.makesVersion = tw.created || tw.recorded || (tw.truncated && !tw.dropped) || tw.rows.Len() > 0
+		p.makesVersion = tw.created || tw.recorded || (tw.truncated && !tw.dropped) || tw.rows.Len() > 0 || tw.stage != nil
 		if !p.makesVersion && !tw.dropped && !tw.vacuum && !tw.indexChanged {
 			continue // NoteOperation only
 		}
@@ -116,7 +116,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int, error) {
 			return nil, nil, 0, err
 		}
 		p.wipes = tw.truncated && !tw.dropped
-		p.writesRows = tw.rows.Len() > 0 || p.wipes
+		p.writesRows = tw.rows.Len() > 0 || p.wipes || tw.stage != nil
 		perRow := 1
 		if tw.info.ChangeDataFeed {
 			perRow = 2 // the row and its change record
@@ -193,6 +193,11 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	if err := t.sealRewrites(); err != nil {
 		return err
 	}
+	if t.hasStage() {
+		if err := t.spillAll(); err != nil {
+			return err
+		}
+	}
 	if t.ReadOnly() {
 		if len(t.checks) == 0 {
 			return nil
@@ -218,6 +223,13 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	}
 	if err := t.encode(b, plans); err != nil {
 		return err
+	}
+	var sc *stagedCommit // the SSTables of staged inserts (stage.go)
+	if t.hasStage() {
+		if sc, err = t.buildStaged(ctx, plans); err != nil {
+			return err
+		}
+		defer sc.cleanup()
 	}
 
 	if err := db.writable(len(b.Repr())); err != nil {
@@ -253,6 +265,11 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			db.commitMu.Unlock()
 			return serializationError("table %d got a new version from a concurrent transaction while it was rewritten", p.tw.id)
 		}
+		if p.tw.stage != nil && p.version != guess[i] {
+			// Its staged rows carry the version it expected.
+			db.commitMu.Unlock()
+			return serializationError("table %d got a new version from a concurrent transaction while its inserts were staged", p.tw.id)
+		}
 	}
 	if stale { // a concurrent commit to one of our tables took the version
 		b.Reset()
@@ -262,14 +279,31 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		}
 	}
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
+	if sc != nil {
+		if err := sc.prepare(b); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
+	}
 
 	db.deleted.forgetSet(plans)
 	rewrites := markRewrites(db, plans)
 	if len(rewrites) > 0 {
 		killPoint("rewrite-switch")
 	}
+	if sc != nil {
+		// The staged keys are not in the write sets forgetSet read.
+		db.deleted.forgetAll()
+		killPoint("stage-ingest")
+	}
 	db.visMu.Lock()
-	err = db.applyBatch(b)
+	if sc != nil {
+		if err = sc.ingest(); err == nil {
+			killPoint("stage-ingested")
+		}
+	} else {
+		err = db.applyBatch(b)
+	}
 	if err == nil {
 		db.seq++
 		db.deleted.noteDeleted(plans, db.seq)
@@ -287,12 +321,17 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			}
 			return err
 		}
-		_ = b.SyncWait()
+		if sc == nil {
+			_ = b.SyncWait()
+		}
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	applyPlans(plans, seq)
 	for _, r := range rewrites {
 		r.done = true
+	}
+	if sc != nil {
+		markStaged(plans, seq)
 	}
 	t.deregister()
 	oldest, oldestSer := db.oldestActive(seq)
@@ -306,7 +345,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	db.history.prune(oldestSer)
 	db.commitMu.Unlock()
 
-	err = b.SyncWait()
+	if sc == nil { // an ingest is durable when it returns
+		err = b.SyncWait()
+	}
 	if err != nil {
 		err = db.logFailed(err)
 		db.publish(seq, nil) // in order, but nobody hears of it: it failed
@@ -336,6 +377,8 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 			return serializationError("table %d was dropped by a concurrent transaction", tw.id)
 		case tw.rows.Len() > 0 && !tw.truncated && st.wipeSeq > begin:
 			return serializationError("table %d was truncated by a concurrent transaction", tw.id)
+		case tw.stage != nil && (st.rowWriteSeq > begin || st.wipeSeq > begin):
+			return serializationError("table %d was written by a concurrent transaction while this one staged inserts into it", tw.id)
 		case p.wipes && st.rowWriteSeq > begin:
 			return serializationError("table %d was written by a concurrent transaction", tw.id)
 		case tw.created && !tw.dropped && st.version.Load() >= 0:
@@ -344,7 +387,7 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 			return serializationError("table %d was written by a concurrent transaction", tw.id)
 		case tw.dropped && st.switchSeq > begin:
 			return serializationError("table %d was rewritten by a concurrent transaction", tw.id)
-		case (tw.indexChanged || tw.rows.Len() > 0 || tw.writesEntries() || tw.rewrite != nil) && st.indexSeq > begin:
+		case (tw.indexChanged || tw.rows.Len() > 0 || tw.writesEntries() || tw.rewrite != nil || tw.stage != nil) && st.indexSeq > begin:
 			return serializationError("the indexes of table %d were changed by a concurrent transaction", tw.id)
 		}
 	}
@@ -510,6 +553,9 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 	tw := p.tw
 	tbl := tw.id
 	p.ins, p.upd, p.del = 0, 0, 0
+	if st := tw.stage; st != nil {
+		p.ins = st.n // its write set holds nothing (spillAll)
+	}
 	if r := tw.rewrite; r != nil {
 		// A rewrite keeps no change records (its version has the feed
 		// off): every row of the snapshot goes, every new one comes.

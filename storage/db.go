@@ -34,6 +34,10 @@ type Options struct {
 	// transactions are validated against (writehistory.go); 0 =
 	// DefaultHistoryLimit.
 	HistoryLimit int64
+	// StageRows is how many inserts into one table a transaction that
+	// allows staging holds before it writes them to disk (stage.go); 0 =
+	// DefaultStageRows, negative = never.
+	StageRows int
 }
 
 const (
@@ -90,6 +94,8 @@ type DB struct {
 
 	subs   subscribers
 	notify notifier
+
+	stage stageState // staged inserts (stage.go)
 
 	guard diskGuard
 	dur   durability // which applied commits are durable (durable.go)
@@ -179,6 +185,13 @@ func Open(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	db.pdb = pdb
+	if err := db.initStage(po.FS, dir, po, opts.StageRows); err != nil {
+		_ = pdb.Close()
+		if db.lock != nil {
+			_ = db.lock.Close()
+		}
+		return nil, err
+	}
 	if !opts.InMemory && opts.DiskReserve >= 0 {
 		db.guard.fs, db.guard.dir, db.guard.reserve = po.FS, dir, uint64(opts.DiskReserve)
 		if opts.DiskReserve == 0 {

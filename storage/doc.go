@@ -87,6 +87,65 @@
 // batches are ordinary non-transactional writes to a prefix no state
 // names, and the switch is one transaction on the state and shadow keys.
 //
+// # Staged writes (stage.go)
+//
+// The general big-write path, for a write set that passes a threshold
+// without replacing the table's whole content. Built so far for inserts:
+// a transaction that allows staging (Txn.AllowStaging; the SQL layer's
+// autocommit INSERT without ON CONFLICT, COPY FROM, CREATE TABLE AS)
+// writes a table's buffered inserts, once they pass Options.StageRows
+// (262144), as a sorted run file under <dir>/tmp/storage-stage — rows
+// (key → row id, value) and one run per index (entry → row key) — and
+// empties the write set. Insert still probes the snapshot (and the
+// unstaged writes) for the key and for unique entries, as before.
+//
+//   - The commit merges each table's runs, in key order, into SSTables:
+//     rows with the version the table is expected to get as their commit
+//     version, their change records (insert, seq-in-commit in key order,
+//     as invariant 7 orders them) when the feed is on, and each index's
+//     entries. That is done before commitMu. Under commitMu the rest of
+//     the commit's batch (states, history entries, meta keys, other
+//     tables' writes: sets and deletes only) is written as SSTables too,
+//     split so that none overlaps a staged one, the WAL is synced (so
+//     every commit applied before is durable before this one), and one
+//     Pebble ingest, under visMu, makes all of them visible at one
+//     sequence number (invariant 1 for this commit: it is present whole
+//     after a crash or absent; an ingest is durable when it returns).
+//   - Snapshot isolation: a snapshot older than the ingest does not see
+//     it; a Begin after it sees all of it.
+//   - First committer wins, without holding the staged keys: the commit
+//     counts as a TRUNCATE of the table (as a rewrite's switch does). It
+//     fails with ErrSerialization when a concurrent commit wrote the
+//     table's rows or took the version its rows carry, and it sets the
+//     table's wipe sequence, so a concurrent transaction that writes the
+//     table's rows, or read them serializably, fails after it. So no key
+//     of the staged rows, primary or unique, can collide with a
+//     concurrent commit's.
+//   - Unique keys within the staged rows: a key in two runs (the primary
+//     key, or a unique entry's columns) is found by the merge and fails
+//     the commit with a *DuplicateKeyError (23505 naming the constraint).
+//   - Row ids are allocated at Insert, as before; the state's high-water
+//     mark is in the ingested state key.
+//   - Reads of a staged table in its own transaction fail with
+//     ErrStagedRead (0A000 in the SQL layer): statements in a transaction
+//     block, or after another statement of the same implicit transaction,
+//     never stage, so they keep today's in-memory path and read their
+//     own writes. A table whose write set holds anything but inserts of
+//     new keys (a delete, an update, a truncate, an index change) is not
+//     staged either.
+//   - Crash at any point: before the ingest only files under the stage
+//     directory exist, and Open deletes them all; a transaction that ends
+//     without committing deletes its own. Kill points stage-spill,
+//     stage-ingest, stage-ingested.
+//
+// Not built yet, on the same path: UPDATE and DELETE of millions of rows
+// (their runs would hold the old images too, the change records an
+// update or delete each, and the SSTables point deletions; the rows they
+// read first would be streamed to runs rather than collected), and
+// incremental refreshes up to --full-refresh-diff-limit, which still hold
+// their difference until commit. Another engine (TiKV) would stage the
+// same runs and commit them as one large transaction of its own.
+//
 // # Invariants
 //
 //  1. A commit is one Pebble batch (rows, change records, history entries,

@@ -499,7 +499,10 @@ func (db *DB) loadRewrites() error {
 // Kill points: a test of crashes names one (MVSERVER_KILL_POINT=name:n,
 // read at start-up by SetKillPointFromEnv) and the process kills itself
 // with SIGKILL the n-th time it passes there: "rewrite-chunk" after each
-// batch of a rewrite, "rewrite-switch" just before its switch is applied.
+// batch of a rewrite, "rewrite-switch" just before its switch is applied;
+// "stage-spill" after each run of staged inserts is written, "stage-ingest"
+// just before their commit's ingest, "stage-ingested" just after it
+// (stage.go).
 var kill struct {
 	name  string
 	after int64

@@ -371,8 +371,8 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 	tw := t.tables[tbl]
 	var ix *indexWrites
 	if tw != nil {
-		if tw.rewrite != nil {
-			return Row{}, false, errRewriteRead(tbl)
+		if err := tw.unreadable(); err != nil {
+			return Row{}, false, err
 		}
 		ix = tw.idx[idx]
 	}
@@ -439,8 +439,8 @@ func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexItera
 	tw := t.tables[tbl]
 	var ix *indexWrites
 	if tw != nil {
-		if tw.rewrite != nil {
-			ei.err, ei.done = errRewriteRead(tbl), true
+		if err := tw.unreadable(); err != nil {
+			ei.err, ei.done = err, true
 			return it
 		}
 		ix = tw.idx[idx]

@@ -55,9 +55,11 @@ func (t *Txn) Scan(tbl TableID, start, end []byte) *Iterator {
 		return it
 	}
 	tw := t.tables[tbl]
-	if tw != nil && tw.rewrite != nil {
-		it.err, it.done = errRewriteRead(tbl), true
-		return it
+	if tw != nil {
+		if err := tw.unreadable(); err != nil {
+			it.err, it.done = err, true
+			return it
+		}
 	}
 	if tw == nil || !tw.truncated {
 		rows, err := t.rowsOf(tbl)

@@ -83,6 +83,10 @@ type tableWrites struct {
 	indexLoaded bool
 	// rewrite is the table's new content (RewriteRows, generation.go).
 	rewrite *Rewrite
+	// stage holds the inserts written to runs (stage.go); noStage: the
+	// table's writes are not all inserts, so it keeps them in memory.
+	stage   *stagedTable
+	noStage bool
 
 	indexChanged bool // BuildIndex or DropIndex: the commit writes the new set
 	indexBuilt   bool // BuildIndex read the rows: concurrent row writes conflict
@@ -137,6 +141,8 @@ type Txn struct {
 
 	// rowsIDs caches the snapshot's rows id of tables (generation.go).
 	rowsIDs map[TableID]TableID
+	// staging: inserts past the stage threshold may go to runs (stage.go).
+	staging bool
 
 	getBuf    []byte
 	keyBuf    []byte
@@ -236,6 +242,7 @@ func (t *Txn) finish() {
 		return
 	}
 	t.endRewrites()
+	t.endStages()
 	t.err = ErrTxnDone
 	for it := range t.iters {
 		it.release()
@@ -333,8 +340,8 @@ func (t *Txn) Get(tbl TableID, key []byte) (Row, bool, error) {
 		return Row{}, false, err
 	}
 	if tw := t.tables[tbl]; tw != nil {
-		if tw.rewrite != nil {
-			return Row{}, false, errRewriteRead(tbl)
+		if err := tw.unreadable(); err != nil {
+			return Row{}, false, err
 		}
 		if w, ok := tw.rows.Get(key); ok {
 			if w.del {
@@ -378,7 +385,7 @@ func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) 
 			return 0, err
 		}
 		tw.rows.Put(w)
-		return id, nil
+		return id, t.maybeStage(tw)
 	}
 	w, had := tw.rows.Get(key)
 	if had && !w.del {
@@ -402,7 +409,7 @@ func (t *Txn) Insert(tbl TableInfo, key, value []byte) (rowID int64, err error) 
 	id := tw.st.allocRowID()
 	w.value, w.rowID, w.del, w.moved = cloneBytes(value), id, false, false
 	tw.rows.Put(w)
-	return id, nil
+	return id, t.maybeStage(tw)
 }
 
 // Update replaces the row at oldKey with value at newKey (newKey may equal
@@ -507,6 +514,9 @@ func (t *Txn) checkWriteConflict(tw *tableWrites, key []byte) error {
 }
 
 func (t *Txn) update(tw *tableWrites, oldKey, newKey, value []byte, known *Row) error {
+	if tw.stage != nil {
+		return errStagedRead(tw.id)
+	}
 	if err := t.checkWriteConflict(tw, oldKey); err != nil {
 		return err
 	}
@@ -561,6 +571,9 @@ func (t *Txn) Delete(tbl TableInfo, key []byte) error {
 }
 
 func (t *Txn) delete(tw *tableWrites, key []byte, known *Row) error {
+	if tw.stage != nil {
+		return errStagedRead(tw.id)
+	}
 	if err := t.checkWriteConflict(tw, key); err != nil {
 		return err
 	}
@@ -585,6 +598,9 @@ func (t *Txn) Truncate(tbl TableInfo) error {
 	tw := t.table(tbl)
 	if tw.rewrite != nil {
 		return errRewriting(tbl.ID)
+	}
+	if tw.stage != nil {
+		return errStagedRead(tbl.ID)
 	}
 	tw.rows = newWriteSet()
 	tw.truncated = true
@@ -663,6 +679,9 @@ func (t *Txn) DropTable(tbl TableID) error {
 	tw := t.tableByID(tbl)
 	if tw.rewrite != nil {
 		tw.rewrite.discard()
+	}
+	if tw.stage != nil {
+		return errStagedRead(tbl)
 	}
 	*tw = tableWrites{id: tbl, info: TableInfo{ID: tbl}, st: tw.st, rows: newWriteSet(), truncated: true, dropped: true,
 		indexLoaded: true, indexChanged: true}
@@ -772,7 +791,7 @@ func (t *Txn) ReadOnly() bool {
 		return false
 	}
 	for _, tw := range t.tables {
-		if tw.rows.Len() > 0 || tw.truncated || tw.created || tw.recorded || tw.vacuum || tw.indexChanged {
+		if tw.rows.Len() > 0 || tw.stage != nil || tw.truncated || tw.created || tw.recorded || tw.vacuum || tw.indexChanged {
 			return false
 		}
 	}
@@ -783,7 +802,7 @@ func (t *Txn) ReadOnly() bool {
 // row changes: rows written, truncated, created or dropped in this txn.
 func (t *Txn) WritesTable(tbl TableID) bool {
 	tw, ok := t.tables[tbl]
-	return ok && (tw.rows.Len() > 0 || tw.truncated || tw.created || tw.dropped)
+	return ok && (tw.rows.Len() > 0 || tw.stage != nil || tw.truncated || tw.created || tw.dropped)
 }
 
 // CommittedVersions reports, after a successful Commit, the new version of

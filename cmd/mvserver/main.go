@@ -88,6 +88,7 @@ func run(args []string) int {
 	tlsKey := fs.String("tls-key", envDefault("tls-key", ""), "PEM private key of --tls-cert (env MVSERVER_TLS_KEY)")
 	queryMem := fs.String("query-memory-limit", envDefault("query-memory-limit", "default"), "memory budget of one statement, e.g. 512MB or 4GB (the default of query_memory_limit): past it sorts, hash aggregation, hash joins and DISTINCT spill to <data-dir>/tmp and the other operators fail with 53200; 0 = no limit; default a quarter of the machine's memory (env MVSERVER_QUERY_MEMORY_LIMIT)")
 	rewriteRows := fs.Int64("rewrite-threshold", envInt64("rewrite-threshold", 0), "rows past which a full refresh or CREATE MATERIALIZED VIEW writes the view's new content in bounded chunks, switched in at its commit (env MVSERVER_REWRITE_THRESHOLD); 0 = the default (262144), -1 = never")
+	stageRows := fs.Int64("stage-threshold", envInt64("stage-threshold", 0), "rows of one table past which an autocommit INSERT, COPY or CREATE TABLE AS writes its new rows to <data-dir>/tmp in sorted runs, ingested at its commit, instead of holding them in memory (env MVSERVER_STAGE_THRESHOLD); 0 = the default (262144), -1 = never")
 	diffLimit := fs.Int64("full-refresh-diff-limit", envInt64("full-refresh-diff-limit", 0), "largest view (rows) whose full refresh is written as a difference from its stored rows, so views reading its change feed see the real row changes; its new rows are held in memory (env MVSERVER_FULL_REFRESH_DIFF_LIMIT); 0 = the default (2000000), -1 = none")
 	diskReserve := fs.String("disk-reserve", envDefault("disk-reserve", "256MB"), "free space every commit leaves on the data directory's disk; commits past it fail with 53100 until space is freed; 0 = none (env MVSERVER_DISK_RESERVE)")
 	refreshMem := fs.String("refresh-memory-limit", envDefault("refresh-memory-limit", "default"), "memory budget of one refresh, as --query-memory-limit (env MVSERVER_REFRESH_MEMORY_LIMIT)")
@@ -135,6 +136,7 @@ func run(args []string) int {
 		cfg.RefreshMemoryLimit = *n
 	}
 	cfg.RewriteThreshold = *rewriteRows
+	cfg.StageThreshold = int(*stageRows)
 	cfg.FullDiffLimit = *diffLimit
 	cfg.DiskReserve = reserve
 	if reserve == 0 {

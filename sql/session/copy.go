@@ -334,6 +334,7 @@ const copyBatch = 1024
 
 func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, error) {
 	s.txn.CheckUnchanged(catalog.DescriptorKey(cp.ins.Table.ID))
+	s.allowStaging(cp.ins.Table)
 	ins, err := exec.NewInserter(c, cp.ins)
 	if err != nil {
 		return 0, err

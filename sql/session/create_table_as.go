@@ -97,6 +97,7 @@ func (s *Session) createTableAs(ctx context.Context, st *parse.Statement, cta *p
 	if err != nil {
 		return "", err
 	}
+	s.allowStaging(bound.Table)
 	n, err := exec.ExecInsert(ec, bound)
 	if err != nil {
 		return "", err

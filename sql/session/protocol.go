@@ -28,8 +28,8 @@ func (s *Session) SimpleQuery(ctx context.Context, sql string, w server.ResultWr
 	if len(stmts) == 0 {
 		return w.EmptyQuery()
 	}
-	s.lone = len(stmts) == 1
-	defer func() { s.lone = false }()
+	s.lone, s.multi = len(stmts) == 1, len(stmts) > 1
+	defer func() { s.lone, s.multi = false, false }()
 	for _, st := range stmts {
 		if err := s.runSimple(ctx, st, w); err != nil {
 			s.fail()

@@ -169,9 +169,11 @@ type Session struct {
 	tempUsed     bool
 	tempOnCommit bool
 	// ddl says what the transaction's DDL changed (temp.go), lone that
-	// the running simple-protocol message holds one statement.
-	ddl  ddlScope
-	lone bool
+	// the running simple-protocol message holds one statement, multi that
+	// it holds more (staging.go).
+	ddl   ddlScope
+	lone  bool
+	multi bool
 
 	// Transaction state.
 	txn      *storage.Txn
@@ -499,6 +501,9 @@ func mapStorageErr(err error) error {
 	switch {
 	case errors.Is(err, storage.ErrReadDependency):
 		return readDependencyErr()
+	case errors.Is(err, storage.ErrStagedRead):
+		return pgerror.New(pgerror.FeatureNotSupported, "a statement cannot read or change a table that an earlier statement of the same implicit transaction loaded in bulk").
+			WithHint("Send a Sync between the statements, or run them in a transaction block (BEGIN … COMMIT).")
 	case errors.Is(err, storage.ErrSerialization):
 		return pgerror.New(pgerror.SerializationFailure, "could not serialize access due to concurrent update").
 			WithHint("The transaction might succeed if retried.")

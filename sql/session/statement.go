@@ -136,6 +136,9 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 				return "", err
 			}
 			s.txn.CheckUnchanged(catalog.DescriptorKey(ins.Table.ID))
+			if ins.OnConflict == nil && ins.With == nil {
+				s.allowStaging(ins.Table)
+			}
 			n, err := exec.ExecInsert(c, ins)
 			return fmt.Sprintf("INSERT 0 %d", n), err
 		}
