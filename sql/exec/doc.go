@@ -34,7 +34,13 @@
 //     in Memory.TempDir, closed by the operator's Close; the other
 //     operators fail with 53200.
 //
-// Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
+//  10. An Aggregate over filters and projections of a whole-table scan runs
+//     vectorized (vagg.go, package vec) when every expression has a vector
+//     kernel: the same rows, kinds and scales as the row path, which it
+//     falls back to (from a fresh scan) when the data or the memory budget
+//     does not suit the vectors.
+//
+// Imports: sql/plan, sql/funcs, sql/types, sql/exec/vec, catalog, storage, pgerror.
 package exec
 
 import (
@@ -57,6 +63,9 @@ type Ctx struct {
 	Params  []types.Datum
 	// Mem is the statement's (or refresh's) memory budget; nil: unlimited.
 	Mem *Memory
+	// RowAtATime turns the vectorized path (vagg.go) off: every operator
+	// runs row at a time (the differential tests' reference).
+	RowAtATime bool
 
 	// Outer holds the correlation values of the subquery (or LATERAL item)
 	// evaluation this context runs: plan.OuterRef reads them.
