@@ -34,11 +34,11 @@
 //     in Memory.TempDir, closed by the operator's Close; the other
 //     operators fail with 53200.
 //
-//  10. An Aggregate over filters and projections of a whole-table scan runs
-//     vectorized (vagg.go, package vec) when every expression has a vector
-//     kernel: the same rows, kinds and scales as the row path, which it
-//     falls back to (from a fresh scan) when the data or the memory budget
-//     does not suit the vectors.
+// Vectorized path: an Aggregate over filters and projections of a
+// whole-table scan runs over columnar batches (vagg.go, package vec) when
+// every expression has a vector kernel, with the same rows, kinds and
+// scales as the row path, which it falls back to (from a fresh scan) when
+// the data or the memory budget does not suit the vectors.
 //
 // Imports: sql/plan, sql/funcs, sql/types, sql/exec/vec, catalog, storage, pgerror.
 package exec
