@@ -66,6 +66,10 @@ type Ctx struct {
 	// RowAtATime turns the vectorized path (vagg.go) off: every operator
 	// runs row at a time (the differential tests' reference).
 	RowAtATime bool
+	// Workers is how many goroutines besides its own a vectorized
+	// aggregation may scan and aggregate key ranges on
+	// (max_parallel_workers_per_gather); 0: none.
+	Workers int
 
 	// Outer holds the correlation values of the subquery (or LATERAL item)
 	// evaluation this context runs: plan.OuterRef reads them.

@@ -2,7 +2,11 @@ package exec
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/mvserver/mvserver/sql/exec/vec"
@@ -49,13 +53,17 @@ type vaggOp struct {
 	dec    *types.RowDecoder
 	colIdx []int   // batch column → table column
 	ctypes []vtype // batch column types
-	layers []vlayer
-	keys   []vexpr
-	keyT   []types.T
-	keyCh  []bool  // a CHAR(n) key: compared without trailing spaces
-	args   []vexpr // nil: count(*)
-	argT   []vtype
-	argK   []types.Kind
+	// scanCols and scanTypes are the scan's columns as expressions (nil:
+	// not decoded).
+	scanCols  []vexpr
+	scanTypes []vtype
+	chain     []plan.Node // the filters and projections, top down
+	keys      []vexpr
+	keyT      []types.T
+	keyCh     []bool  // a CHAR(n) key: compared without trailing spaces
+	args      []vexpr // nil: count(*)
+	argT      []vtype
+	argK      []types.Kind
 
 	mem  memAccount
 	out  *sliceOp
@@ -92,7 +100,7 @@ func newVecAggregate(c *Ctx, a *plan.Aggregate) *vaggOp {
 	if s.Needed[nt] || s.Needed[nt+1] || c.keeping(storage.TableID(s.Table.ID)) {
 		return nil
 	}
-	op := &vaggOp{c: c, node: a, scan: s}
+	op := &vaggOp{c: c, node: a, scan: s, chain: chain}
 	// The scan's columns: the needed ones with a vector type.
 	cols := make([]vexpr, len(s.Columns()))
 	types_ := make([]vtype, len(s.Columns()))
@@ -114,16 +122,41 @@ func newVecAggregate(c *Ctx, a *plan.Aggregate) *vaggOp {
 		types_[i] = vt
 	}
 	op.dec = types.NewRowDecoderAt(ids, at)
+	op.scanCols, op.scanTypes = cols, types_
+	ex, ok := op.compileExprs(true)
+	if !ok {
+		return nil
+	}
+	op.keys, op.args = ex.keys, ex.args
+	op.mem = c.account("hash aggregation")
+	return op
+}
+
+// vexprs are the compiled expressions of one scan of the table (each
+// parallel part compiles its own: an expression owns its result
+// vectors).
+type vexprs struct {
+	layers []vlayer
+	keys   []vexpr
+	args   []vexpr // nil: count(*)
+}
+
+// compileExprs compiles the layers, keys and arguments over the scan's
+// columns; ok is false when one has no kernel. record sets the keys' and
+// arguments' types.
+func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
+	ex := &vexprs{}
+	cols, types_ := op.scanCols, op.scanTypes
 	// The layers, bottom up.
-	for k := len(chain) - 1; k >= 0; k-- {
+	for k := len(op.chain) - 1; k >= 0; k-- {
 		vc := &vcompiler{cols: cols, types: types_}
-		switch x := chain[k].(type) {
+		switch x := op.chain[k].(type) {
 		case *plan.Filter:
 			f, t, ok := vc.compile(x.Cond)
 			if !ok || t.t != vec.Bool {
-				return nil
+				return nil, false
 			}
-			op.layers = append(op.layers, vlayer{cond: f})
+			ex.layers = append(ex.layers, vlayer{cond: f})
 		case *plan.Project:
 			l := vlayer{}
 			ncols := make([]vexpr, len(x.Exprs))
@@ -131,62 +164,76 @@ func newVecAggregate(c *Ctx, a *plan.Aggregate) *vaggOp {
 			for i, e := range x.Exprs {
 				f, t, ok := vc.compile(e)
 				if !ok {
-					return nil
+					return nil, false
 				}
 				l.exprs = append(l.exprs, f)
-				idx := len(op.layers)
-				ncols[i] = func(*vec.Batch, []int32) (*vec.Vec, error) { return op.layers[idx].outs[i], nil }
+				idx := len(ex.layers)
+				ncols[i] = func(*vec.Batch, []int32) (*vec.Vec, error) { return ex.layers[idx].outs[i], nil }
 				ntypes[i] = t
 			}
 			l.outs = make([]*vec.Vec, len(x.Exprs))
-			op.layers = append(op.layers, l)
+			ex.layers = append(ex.layers, l)
 			cols, types_ = ncols, ntypes
 		}
 	}
 	vc := &vcompiler{cols: cols, types: types_}
-	for _, g := range a.GroupBy {
+	for _, g := range op.node.GroupBy {
 		f, t, ok := vc.compile(g)
 		k := g.Type().Kind
 		if !ok || (t.t != vec.Int && t.t != vec.Bytes) || k == types.KindBool {
-			return nil
+			return nil, false
 		}
-		op.keys = append(op.keys, f)
-		op.keyT = append(op.keyT, g.Type())
-		op.keyCh = append(op.keyCh, t.char)
+		ex.keys = append(ex.keys, f)
+		if record {
+			op.keyT = append(op.keyT, g.Type())
+			op.keyCh = append(op.keyCh, t.char)
+		}
 	}
-	for _, call := range a.Aggs {
+	for _, call := range op.node.Aggs {
 		if !vecAggCalls[call.Name] || call.Distinct || call.Filter != nil || call.Order != nil || call.Direct != 0 || len(call.Args) > 1 {
-			return nil
+			return nil, false
 		}
 		if len(call.Args) == 0 {
 			if call.Name != "count" {
-				return nil
+				return nil, false
 			}
-			op.args, op.argT, op.argK = append(op.args, nil), append(op.argT, vtype{}), append(op.argK, 0)
+			ex.args = append(ex.args, nil)
+			if record {
+				op.argT, op.argK = append(op.argT, vtype{}), append(op.argK, 0)
+			}
 			continue
 		}
 		f, t, ok := vc.compile(call.Args[0])
 		if !ok {
-			return nil
+			return nil, false
 		}
 		k := call.Args[0].Type().Kind
 		if call.Name != "count" {
 			numeric := t.t == vec.Decimal || (t.t == vec.Int && (k == types.KindInt2 || k == types.KindInt4 || k == types.KindInt8))
 			minmaxOK := call.Name != "sum" && call.Name != "avg" && t.t == vec.Int && k != types.KindBool
 			if !numeric && !minmaxOK {
-				return nil
+				return nil, false
 			}
 		}
-		op.args, op.argT, op.argK = append(op.args, f), append(op.argT, t), append(op.argK, k)
+		ex.args = append(ex.args, f)
+		if record {
+			op.argT, op.argK = append(op.argT, t), append(op.argK, k)
+		}
 	}
-	op.mem = c.account("hash aggregation")
-	return op
+	return ex, true
+}
+
+// exprs compiles the expressions again for one part of the scan.
+func (op *vaggOp) exprs() *vexprs {
+	ex, _ := op.compileExprs(false)
+	return ex
 }
 
 // vstates are one aggregate's states, one entry per group.
 type vstates struct {
-	n []int64 // non-NULL values (count's result)
-	v []int64 // sum, min or max
+	n    []int64 // non-NULL values (count's result)
+	v    []int64 // sum, min or max
+	over bool    // a merged sum passed int64
 }
 
 func (op *vaggOp) Next() ([]Row, error) {
@@ -225,46 +272,244 @@ func (op *vaggOp) Close() {
 	op.mem.release()
 }
 
-// pass reads the whole table and aggregates it.
+// vpart is the aggregation of one key range: its groups in first-seen
+// order, their keys and states.
+type vpart struct {
+	keys   []Row    // per group
+	enc    []string // per group: its key's encoding (vkey); "" without keys
+	states []vstates
+	n      int32
+}
+
+// pass reads the whole table and aggregates it: in one range, or, with
+// Ctx.Workers, in key ranges (storage.Txn.SplitKeys) read and aggregated
+// in parallel, then merged in key order — so the groups come in the
+// first-seen order of one scan.
 func (op *vaggOp) pass() error {
 	c, s := op.c, op.scan
-	it := c.Txn.Scan(storage.TableID(s.Table.ID), nil, nil)
-	defer it.Close()
+	tid := storage.TableID(s.Table.ID)
+	var bounds [][]byte
+	if c.Workers > 0 {
+		keys, err := c.Txn.SplitKeys(tid, c.Workers+1)
+		if err != nil {
+			return err
+		}
+		if len(keys) > 0 {
+			bounds = append(append([][]byte{nil}, keys...), nil)
+		}
+	}
+	if bounds == nil {
+		it := c.Txn.Scan(tid, nil, nil)
+		defer it.Close()
+		p, err := op.partial(c.Context, it, nil)
+		if err != nil {
+			return err
+		}
+		return op.finish([]*vpart{p})
+	}
+	its := make([]*storage.Iterator, len(bounds)-1)
+	for i := range its {
+		its[i] = c.Txn.Scan(tid, bounds[i], bounds[i+1])
+	}
+	defer func() {
+		for _, it := range its {
+			it.Close()
+		}
+	}()
+	for _, it := range its {
+		if !it.SnapshotOnly() {
+			// Own writes of the table: one scan merges them.
+			for _, it := range its {
+				it.Close()
+			}
+			its = []*storage.Iterator{c.Txn.Scan(tid, nil, nil)}
+			break
+		}
+	}
+	parts := make([]*vpart, len(its))
+	errs := make([]error, len(its))
+	var mu sync.Mutex
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 1; i < len(its); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i], errs[i] = op.partial(ctx, its[i], &mu)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	vecParallelScans.Add(1)
+	parts[0], errs[0] = op.partial(ctx, its[0], &mu)
+	if errs[0] != nil {
+		cancel()
+	}
+	wg.Wait()
+	// The row path decides when any part asks for it; otherwise the
+	// first part's error (a part canceled for another's error says so).
+	for _, err := range errs {
+		if errors.Is(err, errVecFallback) || errors.Is(err, vec.ErrOverflow) {
+			return err
+		}
+	}
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return op.finish(parts)
+}
+
+// DefaultWorkers is max_parallel_workers_per_gather's default
+// (PostgreSQL's), for work without a session: a full refresh.
+const DefaultWorkers = 2
+
+// Workers is the Ctx.Workers for a max_parallel_workers_per_gather of n:
+// no more than the cores besides the leader's.
+func Workers(n int) int {
+	return max(0, min(n, runtime.GOMAXPROCS(0)-1))
+}
+
+// vecParallelScans counts the vectorized aggregations that read in
+// parallel.
+var vecParallelScans atomic.Int64
+
+// VecParallelScans returns how many vectorized aggregations have read
+// their table in parallel key ranges since the process started.
+func VecParallelScans() int64 { return vecParallelScans.Load() }
+
+// finish merges the parts, in key order, into op.out.
+func (op *vaggOp) finish(parts []*vpart) error {
+	ng := len(op.keys)
+	p := parts[0]
+	if len(parts) > 1 {
+		idx := map[string]int32{}
+		for g := int32(0); g < p.n; g++ {
+			idx[p.enc[g]] = g
+		}
+		for _, q := range parts[1:] {
+			for g := int32(0); g < q.n; g++ {
+				t, ok := idx[q.enc[g]]
+				if !ok {
+					t = p.n
+					p.n++
+					idx[q.enc[g]] = t
+					p.keys = append(p.keys, q.keys[g])
+					p.enc = append(p.enc, q.enc[g])
+					for a := range p.states {
+						p.states[a].n = append(p.states[a].n, 0)
+						p.states[a].v = append(p.states[a].v, 0)
+					}
+				}
+				for a := range p.states {
+					op.merge(a, &p.states[a], t, &q.states[a], g)
+				}
+			}
+		}
+	}
+	rows := make([]Row, 0, p.n)
+	for g := int32(0); g < p.n; g++ {
+		row := make(Row, ng+len(op.args))
+		if ng > 0 {
+			copy(row, p.keys[g])
+		}
+		for a := range op.args {
+			if p.states[a].over {
+				return errVecFallback
+			}
+			d, err := op.result(a, &p.states[a], g)
+			if err != nil {
+				return err
+			}
+			row[ng+a] = d
+		}
+		rows = append(rows, row)
+	}
+	op.out = &sliceOp{rows: rows}
+	return nil
+}
+
+// merge adds group g of q into group t of p (aggregate a). A sum past
+// int64 leaves an overflow mark that result turns into the row path.
+func (op *vaggOp) merge(a int, p *vstates, t int32, q *vstates, g int32) {
+	if q.n[g] == 0 {
+		return
+	}
+	first := p.n[t] == 0
+	p.n[t] += q.n[g]
+	x := q.v[g]
+	switch op.node.Aggs[a].Name {
+	case "sum", "avg":
+		r := p.v[t] + x
+		if (r > p.v[t]) != (x > 0) && x != 0 {
+			p.over = true
+		}
+		p.v[t] = r
+	case "min":
+		if first || x < p.v[t] {
+			p.v[t] = x
+		}
+	case "max":
+		if first || x > p.v[t] {
+			p.v[t] = x
+		}
+	}
+}
+
+// partial aggregates the rows of it (mu, when set, guards the memory
+// account shared by the parts).
+func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mutex) (*vpart, error) {
+	c, s := op.c, op.scan
 	ncol := len(op.colIdx)
 	b := &vec.Batch{Cols: make([]*vec.Vec, ncol)}
 	for j, t := range op.ctypes {
 		b.Cols[j] = &vec.Vec{T: t.t, Scale: t.scale}
 	}
+	ex := op.exprs()
 	raw := make([]types.RawValue, ncol)
 	var sel, tmp []int32
-	states := make([]vstates, len(op.args))
+	part := &vpart{states: make([]vstates, len(op.args))}
+	states := part.states
 	// Groups: by one integer key, or by an encoding of the keys.
 	ints := map[int64]int32{}
 	nullGroup := int32(-1)
 	strs := map[string]int32{}
-	var keyRows []Row
 	var keyBuf []byte
 	argv := make([]*vec.Vec, len(op.args))
 	keyv := make([]*vec.Vec, len(op.keys))
 	var gidx []int32
 	groupBytes := int64(mapEntryOverhead+96) + int64(len(op.args))*16 + int64(len(op.keys))*types.DatumBytes
-	ngroups := int32(0)
 	if len(op.keys) == 0 {
-		ngroups = 1
+		part.n = 1
+		part.enc = []string{""}
 		for i := range states {
 			states[i] = vstates{n: []int64{0}, v: []int64{0}}
 		}
 	}
-	newGroup := func(keys Row) (int32, error) {
-		if err := op.mem.grow(groupBytes + int64(len(keyBuf))); err != nil {
+	newGroup := func(keys Row, enc []byte) (int32, error) {
+		if mu != nil {
+			mu.Lock()
+		}
+		err := op.mem.grow(groupBytes + 2*int64(len(enc)))
+		if mu != nil {
+			mu.Unlock()
+		}
+		if err != nil {
 			if c.canSpill() {
 				return 0, errVecFallback
 			}
 			return 0, err
 		}
-		g := ngroups
-		ngroups++
-		keyRows = append(keyRows, keys)
+		g := part.n
+		part.n++
+		part.keys = append(part.keys, keys)
+		part.enc = append(part.enc, string(enc))
 		for i := range states {
 			states[i].n = append(states[i].n, 0)
 			states[i].v = append(states[i].v, 0)
@@ -272,8 +517,8 @@ func (op *vaggOp) pass() error {
 		return g, nil
 	}
 	for more := true; more; {
-		if err := c.Context.Err(); err != nil {
-			return err
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		// Decode up to a batch.
 		for _, v := range b.Cols {
@@ -286,7 +531,7 @@ func (op *vaggOp) pass() error {
 		for n < BatchSize {
 			if !it.Next() {
 				if err := it.Err(); err != nil {
-					return err
+					return nil, err
 				}
 				more = false
 				break
@@ -298,7 +543,7 @@ func (op *vaggOp) pass() error {
 				}
 			}
 			if err := op.dec.DecodeRaw(r.Value, raw); err != nil {
-				return err
+				return nil, err
 			}
 			for j, v := range b.Cols {
 				x := &raw[j]
@@ -316,7 +561,7 @@ func (op *vaggOp) pass() error {
 					v.SetNull(int32(n))
 				case v.T == vec.Decimal:
 					if !x.Small || x.Exp != -v.Scale {
-						return errVecFallback
+						return nil, errVecFallback
 					}
 					v.I[n] = x.I
 				default:
@@ -335,15 +580,15 @@ func (op *vaggOp) pass() error {
 			}
 		}
 		sel = vec.All(sel, n)
-		for li := range op.layers {
-			l := &op.layers[li]
+		for li := range ex.layers {
+			l := &ex.layers[li]
 			if len(sel) == 0 {
 				break
 			}
 			if l.cond != nil {
 				r, err := l.cond(b, sel)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				tmp = vec.True(r, sel, tmp)
 				sel, tmp = tmp, sel
@@ -352,7 +597,7 @@ func (op *vaggOp) pass() error {
 			for i, f := range l.exprs {
 				r, err := f(b, sel)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				l.outs[i] = r
 			}
@@ -360,22 +605,22 @@ func (op *vaggOp) pass() error {
 		if len(sel) == 0 {
 			continue
 		}
-		for i, f := range op.args {
+		for i, f := range ex.args {
 			if f == nil {
 				continue
 			}
 			v, err := f(b, sel)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			argv[i] = v
 		}
 		// The group of each selected row.
 		if len(op.keys) > 0 {
-			for i, f := range op.keys {
+			for i, f := range ex.keys {
 				v, err := f(b, sel)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				keyv[i] = v
 			}
@@ -392,10 +637,10 @@ func (op *vaggOp) pass() error {
 						g, ok = ints[v.I[j]]
 					}
 					if !ok {
-						keyBuf = keyBuf[:0]
+						keyBuf = vkey(keyBuf[:0], keyv, op.keyCh, i)
 						var err error
-						if g, err = newGroup(op.keyRow(keyv, i)); err != nil {
-							return err
+						if g, err = newGroup(op.keyRow(keyv, i), keyBuf); err != nil {
+							return nil, err
 						}
 						if v.Nulls.Get(j) {
 							nullGroup = g
@@ -407,8 +652,8 @@ func (op *vaggOp) pass() error {
 					keyBuf = vkey(keyBuf[:0], keyv, op.keyCh, i)
 					if g, ok = strs[string(keyBuf)]; !ok {
 						var err error
-						if g, err = newGroup(op.keyRow(keyv, i)); err != nil {
-							return err
+						if g, err = newGroup(op.keyRow(keyv, i), keyBuf); err != nil {
+							return nil, err
 						}
 						strs[string(keyBuf)] = g
 					}
@@ -418,29 +663,16 @@ func (op *vaggOp) pass() error {
 		}
 		for a := range op.args {
 			if err := op.accumulate(a, &states[a], argv[a], sel, gidx); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	// The results, in first-seen group order.
-	ng := len(op.keys)
-	rows := make([]Row, 0, ngroups)
-	for g := int32(0); g < ngroups; g++ {
-		row := make(Row, ng+len(op.args))
-		if ng > 0 {
-			copy(row, keyRows[g])
+	for a := range states {
+		if states[a].over {
+			return nil, errVecFallback
 		}
-		for a := range op.args {
-			d, err := op.result(a, &states[a], g)
-			if err != nil {
-				return err
-			}
-			row[ng+a] = d
-		}
-		rows = append(rows, row)
 	}
-	op.out = &sliceOp{rows: rows}
-	return nil
+	return part, nil
 }
 
 func vat(v *vec.Vec, i int32) int32 {
