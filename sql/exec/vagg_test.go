@@ -29,6 +29,7 @@ var vecTable = &catalog.Table{ID: 77, Name: "vt", PrimaryKey: []uint32{1}, Colum
 	{ID: 6, Name: "s", Type: types.Text},
 	{ID: 7, Name: "b", Type: types.Bool},
 	{ID: 8, Name: "c", Type: types.T{Kind: types.KindChar, Width: 3}},
+	{ID: 9, Name: "dt", Type: types.Date},
 }}
 
 func numeric(c int64, exp int32) types.Datum {
@@ -48,7 +49,7 @@ func loadVecTable(t *testing.T, rng *rand.Rand, n int, odd bool) *storage.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	txn := db.Begin()
-	ids := []uint32{1, 2, 3, 4, 5, 6, 7, 8}
+	ids := []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9}
 	for i := range n {
 		row := []types.Datum{
 			types.NewInt8(int64(i)),
@@ -60,6 +61,7 @@ func loadVecTable(t *testing.T, rng *rand.Rand, n int, odd bool) *storage.DB {
 			types.NewBool(rng.Intn(2) == 0),
 			// Equal CHAR values written apart ('a', 'a  ').
 			{K: types.KindChar, S: []string{"a", "a  ", "b  ", "ab", "ab "}[rng.Intn(5)]},
+			{K: types.KindDate, I: rng.Int63n(2000) - 1000},
 		}
 		for j := 1; j < len(row); j++ {
 			if rng.Intn(12) == 0 {
@@ -125,6 +127,9 @@ func (g *vecGen) boolExpr(depth int) plan.Expr {
 	case r == 4:
 		s := &plan.Const{D: types.NewText(fmt.Sprintf("s%d", g.rng.Intn(30))), T: types.Text}
 		return &plan.Binary{Op: cmps[g.rng.Intn(2)], L: col(5, types.Text), R: s, T: types.Bool}
+	case r == 5 && g.rng.Intn(2) == 0:
+		ts := &plan.Const{D: types.Datum{K: types.KindTimestamp, I: (g.rng.Int63n(2000) - 1000) * 86400e6}, T: types.Timestamp}
+		return &plan.Binary{Op: cmps[g.rng.Intn(6)], L: &plan.Cast{E: col(8, types.Date), T: types.Timestamp}, R: ts, T: types.Bool}
 	case r == 5:
 		return &plan.IsNull{E: []plan.Expr{col(1, types.Int4), col(5, types.Text), col(3, vecTable.Columns[3].Type), col(6, types.Bool)}[g.rng.Intn(4)], Not: g.rng.Intn(2) == 0}
 	case r == 6:
@@ -196,7 +201,7 @@ func (g *vecGen) query(t *testing.T) plan.Node {
 // runVec runs p on db, row at a time or not, under limit (0: none); it
 // returns the rows (sorted), the error's SQLSTATE, and whether the
 // vectorized path produced the result.
-func runVec(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool, limit int64) ([]string, string, bool) {
+func runVec(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool, limit int64, workers int) ([]string, string, bool) {
 	t.Helper()
 	txn := db.Begin()
 	defer txn.Rollback()
@@ -204,7 +209,7 @@ func runVec(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool, limit in
 	if limit > 0 {
 		mem = &Memory{Limit: limit, Setting: "query_memory_limit", TempDir: t.TempDir()}
 	}
-	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: &funcs.Ctx{Env: types.DefaultEnv}, Mem: mem, RowAtATime: rowAtATime}
+	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: &funcs.Ctx{Env: types.DefaultEnv}, Mem: mem, RowAtATime: rowAtATime, Workers: workers}
 	op, err := Build(c, p)
 	if err != nil {
 		t.Fatal(err)
@@ -239,11 +244,12 @@ func TestVectorMatchesRowPath(t *testing.T) {
 	db := loadVecTable(t, rng, 5000, false)
 	g := &vecGen{rng: rng}
 	vectorized, errs := 0, 0
+	par := VecParallelScans()
 	const n = 200
 	for q := range n {
 		p := g.query(t)
-		want, wantErr := func() ([]string, string) { w, e, _ := runVec(t, db, p, true, 0); return w, e }()
-		got, gotErr, v := runVec(t, db, p, false, 0)
+		want, wantErr := func() ([]string, string) { w, e, _ := runVec(t, db, p, true, 0, 0); return w, e }()
+		got, gotErr, v := runVec(t, db, p, false, 0, q%3)
 		if v {
 			vectorized++
 		}
@@ -251,12 +257,16 @@ func TestVectorMatchesRowPath(t *testing.T) {
 			errs++
 		}
 		if gotErr != wantErr || !slices.Equal(got, want) {
-			t.Fatalf("seed %d query %d (vectorized %v): got %d rows err %q, want %d rows err %q\nplan %s\ngot  %.400v\nwant %.400v", seed, q, v, len(got), gotErr, len(want), wantErr, strings.Join(plan.Explain(p, nil), "\n"), got, want)
+			t.Fatalf("seed %d query %d (workers %d, vectorized %v): got %d rows err %q, want %d rows err %q\nplan %s\ngot  %.400v\nwant %.400v", seed, q, q%3, v, len(got), gotErr, len(want), wantErr, strings.Join(plan.Explain(p, nil), "\n"), got, want)
 		}
 	}
 	t.Logf("%d of %d queries vectorized, %d failed alike", vectorized, n, errs)
 	if vectorized < n/2 {
 		t.Errorf("only %d of %d queries ran vectorized", vectorized, n)
+	}
+	// Every third query runs with 1 worker, every third with 2.
+	if d := VecParallelScans() - par; d < n/3 {
+		t.Errorf("%d queries read in parallel, want %d at least", d, n/3)
 	}
 }
 
@@ -272,18 +282,18 @@ func TestVectorFallsBack(t *testing.T) {
 	}
 	p := &plan.Aggregate{Input: s, GroupBy: []plan.Expr{col(0, types.Int8)},
 		Aggs: []plan.AggCall{aggCall(t, "sum", false, col(3, vecTable.Columns[3].Type)), aggCall(t, "count", false)}, Cols: make([]plan.Column, 3)}
-	want, _, _ := runVec(t, db, p, true, 0)
-	got, _, v := runVec(t, db, p, false, 0)
+	want, _, _ := runVec(t, db, p, true, 0, 0)
+	got, _, v := runVec(t, db, p, false, 0, 2)
 	if v || !slices.Equal(got, want) {
 		t.Fatalf("a v at scale 1: vectorized %v, rows equal %v", v, slices.Equal(got, want))
 	}
 	db2 := loadVecTable(t, rng, 20000, false)
-	want, _, _ = runVec(t, db2, p, true, 0)
-	got, code, v := runVec(t, db2, p, false, 256<<10)
+	want, _, _ = runVec(t, db2, p, true, 0, 0)
+	got, code, v := runVec(t, db2, p, false, 256<<10, 1)
 	if code != "" || v || !slices.Equal(got, want) {
 		t.Fatalf("20000 groups under 256kB: err %q vectorized %v, rows equal %v", code, v, slices.Equal(got, want))
 	}
-	got, _, v = runVec(t, db2, p, false, 0)
+	got, _, v = runVec(t, db2, p, false, 0, 2)
 	if !v || !slices.Equal(got, want) {
 		t.Fatalf("20000 groups without a limit: vectorized %v, rows equal %v", v, slices.Equal(got, want))
 	}

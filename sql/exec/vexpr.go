@@ -70,6 +70,15 @@ func (vc *vcompiler) compile(e plan.Expr) (vexpr, vtype, bool) {
 		switch {
 		case from.IsInteger() && to.IsInteger() && intWidth(to.Kind) >= intWidth(from.Kind):
 			return in, it, true
+		case from.Kind == types.KindDate && to.Kind == types.KindTimestamp:
+			out := &vec.Vec{}
+			return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
+				a, err := in(b, sel)
+				if err != nil {
+					return nil, err
+				}
+				return out, vec.MapInt(a, types.DateToTimestamp, sel, b.N, out)
+			}, vtype{t: vec.Int}, true
 		case from.IsInteger() && to.Kind == types.KindNumeric && to.Precision == 0:
 			out := &vec.Vec{}
 			return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {

@@ -409,3 +409,21 @@ func (l Logic) Fold(acc, r *Vec, sel []int32) {
 		}
 	}
 }
+
+// MapInt sets out (Int) to f of a's values over sel (NULL stays NULL);
+// f's error stops it (a conversion's range error, as the row path's).
+func MapInt(a *Vec, f func(int64) (int64, error), sel []int32, n int, out *Vec) error {
+	prepare(out, Int, sel, n)
+	hasNull := nullIn(out, a, nil, sel)
+	for _, i := range sel {
+		if hasNull && out.Nulls.Get(i) {
+			continue
+		}
+		r, err := f(a.I[at(a, i)])
+		if err != nil {
+			return err
+		}
+		out.I[i] = r
+	}
+	return nil
+}
