@@ -630,7 +630,7 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 				var ok bool
 				if len(keyv) == 1 && keyv[0].T == vec.Int {
 					v := keyv[0]
-					j := vat(v, i)
+					j := vec.At(v, i)
 					if v.Nulls.Get(j) {
 						g, ok = nullGroup, nullGroup >= 0
 					} else {
@@ -675,25 +675,12 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 	return part, nil
 }
 
-func vat(v *vec.Vec, i int32) int32 {
-	if v.T == vec.Bytes {
-		if len(v.Off) == 2 {
-			return 0
-		}
-		return i
-	}
-	if len(v.I) == 1 {
-		return 0
-	}
-	return i
-}
-
 // vkey appends an encoding of row i's keys that two rows share exactly
 // when their keys are equal (as bytes: integers and text; CHAR(n)
 // without its trailing spaces, as types.HashKey).
 func vkey(buf []byte, keys []*vec.Vec, char []bool, i int32) []byte {
 	for k, v := range keys {
-		j := vat(v, i)
+		j := vec.At(v, i)
 		if v.Nulls.Get(j) {
 			buf = append(buf, 0)
 			continue
@@ -719,7 +706,7 @@ func vkey(buf []byte, keys []*vec.Vec, char []bool, i int32) []byte {
 func (op *vaggOp) keyRow(keys []*vec.Vec, i int32) Row {
 	row := make(Row, len(keys))
 	for k, v := range keys {
-		j := vat(v, i)
+		j := vec.At(v, i)
 		if v.Nulls.Get(j) {
 			continue
 		}
@@ -753,7 +740,7 @@ func (op *vaggOp) accumulate(a int, st *vstates, v *vec.Vec, sel, gidx []int32) 
 		return nil
 	}
 	for k, i := range sel {
-		j := vat(v, i)
+		j := vec.At(v, i)
 		if v.Nulls.Get(j) {
 			continue
 		}

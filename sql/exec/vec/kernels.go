@@ -37,6 +37,10 @@ func (op CmpOp) test(c int) bool {
 	return c >= 0
 }
 
+// At returns the index of row i in v: 0 for a one-row (constant)
+// vector, i otherwise.
+func At(v *Vec, i int32) int32 { return at(v, i) }
+
 // at returns the index of row i in v: 0 for a one-row (constant) vector.
 func at(v *Vec, i int32) int32 {
 	if v.T == Bytes {
