@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,18 +16,19 @@ import (
 // Candidate is one technique the planner weighed for a refresh: the event
 // log's planning_information and EXPLAIN REFRESH list them (R-I6, R-O1).
 type Candidate struct {
-	Technique string  `json:"technique"`
-	Chosen    bool    `json:"chosen"`
-	Cost      float64 `json:"estimated_cost,omitempty"`
-	Reason    string  `json:"reason"`
+	Technique TechniqueName `json:"technique"`
+	Chosen    bool          `json:"chosen"`
+	Cost      float64       `json:"estimated_cost,omitempty"`
+	Reason    string        `json:"reason"`
 }
 
 // refreshPlan is what the planner decided, with the incremental work it
 // prepared.
 type refreshPlan struct {
-	technique, reason string
-	candidates        []Candidate
-	analysis          *Analysis
+	technique  TechniqueName
+	reason     string
+	candidates []Candidate
+	analysis   *Analysis
 	// incremental: the view's change as plans (plus − minus), the group
 	// states being maintained, the change rows read.
 	plus, minus plan.Node
@@ -36,7 +36,6 @@ type refreshPlan struct {
 	changed     int64
 	incrCost    float64
 	fullCost    float64
-	partitioned bool
 	partitions  int // PARTITION_OVERWRITE: partitions recomputed
 }
 
@@ -52,7 +51,7 @@ func errStrict(v *catalog.Table, why string) error {
 // folded, the aggregate's input change is only estimated.
 func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryRun bool) (*refreshPlan, error) {
 	v, ckpt, versions := in.View, in.Checkpoint, in.Versions
-	p := &refreshPlan{analysis: an, partitioned: len(in.View.PartitionBy) > 0}
+	p := &refreshPlan{analysis: an}
 	policy := "AUTO"
 	if v.Dataset != nil && v.Dataset.Policy != "" {
 		policy = v.Dataset.Policy
@@ -139,78 +138,48 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 			insertOnly = false
 		}
 	}
-	var tech string
-	if an.partition != nil && len(an.Techniques) == 1 && an.Techniques[0] == "PARTITION_OVERWRITE" {
-		src := an.partition.scan.Table
-		for id := range deltas {
-			if id != src.ID {
-				t, _ := in.Catalog.Table(id)
-				return fallback(fmt.Sprintf("PARTITION_OVERWRITE recomputes the partitions %s's changes touch, but %s changed too", in.Catalog.QualifiedName(src), in.Catalog.QualifiedName(t)))
-			}
+	// The techniques in the table's order: the first that applies and
+	// does not refuse builds the change.
+	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
+		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}}
+	var chosen Technique
+	var refused []string
+	for _, t := range techniqueTable {
+		if ok, _ := t.Applies(an); !ok {
+			continue
 		}
-		d := deltas[src.ID]
-		if d == nil {
-			d = &sourceDelta{table: src}
-		}
-		var touched int
-		var err error
-		if p.plus, p.minus, touched, err = planPartition(ctx, in, an.partition, d); err != nil {
+		c, err := t.Run(ctx, run)
+		var rf *refusal
+		var be *blockedError
+		switch {
+		case errors.As(err, &rf) && rf.full:
+			return full(rf.why)
+		case errors.As(err, &rf) && rf.next:
+			p.candidates = append(p.candidates, Candidate{Technique: t.Name(), Reason: rf.why})
+			refused = append(refused, string(t.Name())+": "+rf.why)
+			continue
+		case errors.As(err, &rf):
+			return fallback(rf.why)
+		case errors.As(err, &be):
+			return fallback(be.b.Code + ": " + be.b.Message)
+		case err != nil:
 			return nil, err
 		}
-		tech = "PARTITION_OVERWRITE"
-		p.candidates = append(p.candidates, Candidate{Technique: tech})
-		p.partitions = touched
-	} else {
-		df := &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}
-		var err error
-		useGA := an.groupAgg != nil && has(an.Techniques, "GROUP_AGGREGATE")
-		if useGA && !ckpt.GroupState {
-			return full("the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)")
-		}
-		switch {
-		case useGA && dryRun:
-			var d *diffResult
-			if d, err = df.diff(an.groupAgg.agg.Input); err == nil && d.changed {
-				p.plus, p.minus = d.plus, d.minus
-			}
-		case useGA:
-			p.ga = newGroupAggRun(an.groupAgg, in)
-			p.plus, p.minus, _, err = p.ga.incremental(ctx, df)
-		default:
-			if top := findTopAggregate(in); top != nil && has(an.Techniques, "GENERIC_AGGREGATE") {
-				p.plus, p.minus, err = top.change(df)
-				break
-			}
-			var d *diffResult
-			if d, err = df.diff(in.Query); err == nil {
-				p.plus, p.minus = d.plus, d.minus
-			}
-		}
-		if err != nil {
-			var be *blockedError
-			if errors.As(err, &be) {
-				return fallback(be.b.Code + ": " + be.b.Message)
-			}
-			return nil, err
-		}
-		switch {
-		case useGA:
-			tech = "GROUP_AGGREGATE"
-		case df.windows || has(an.Shape, "WINDOW_FUNCTION"):
-			tech = "WINDOW_FUNCTION"
-		case df.recomputes || has(an.Shape, "GENERIC_AGGREGATE"):
-			tech = "GENERIC_AGGREGATE"
-		case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):
-			tech = "APPEND_ONLY"
-		case has(an.Techniques, "ROW_BASED"):
-			tech = "ROW_BASED"
-		default:
-			return fallback("the changes include updates or deletes and ROW_BASED is not possible: " + an.Summary())
-		}
-		if !has(an.Techniques, tech) {
-			return fallback(tech + " is not possible: " + an.Summary())
-		}
+		chosen = t
+		p.plus, p.minus, p.ga, p.partitions = c.plus, c.minus, c.ga, c.partitions
+		break
 	}
+	if chosen == nil {
+		why := "no incremental technique applies"
+		if len(refused) > 0 {
+			why += " (" + strings.Join(refused, "; ") + ")"
+		}
+		if s := an.Summary(); s != "" {
+			why += ": " + s
+		}
+		return fallback(why)
+	}
+	tech := chosen.Name()
 	// The change plans run as a SELECT's plans do (evalplan.go): each
 	// term joins outward from its change set, through keys where the
 	// other sources have them.
@@ -225,23 +194,20 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// five scanned rows (decode, hash, lookups by key); a written view row
 	// about three (its delete or insert, the change record, the commit).
 	viewRows := sizes.rows(v.ID)
-	p.incrCost = float64(sizes.cost(p.plus) + sizes.cost(p.minus) + 5*p.changed)
+	p.incrCost = chosen.Estimate(sizes, run, &change{plus: p.plus, minus: p.minus})
 	p.fullCost = float64(sizes.cost(in.Query) + 3*viewRows)
 	var sourceRows int64
 	for id := range versions {
 		sourceRows += sizes.rows(id)
 	}
-	if len(p.candidates) > 0 {
-		p.candidates[0].Cost = p.incrCost
-	} else {
-		p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
-	}
+	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
+	mine := &p.candidates[len(p.candidates)-1]
 	// A small change never goes full on the estimate alone: only when the
 	// change is a tenth of the sources or more (R-I6), and the sources are
 	// not tiny (below a thousand rows either way is instant: the
 	// incremental path keeps its state warm).
 	if policy != "INCREMENTAL STRICT" && p.incrCost > p.fullCost && p.changed*10 >= sourceRows && p.fullCost >= 1000 {
-		p.candidates[0].Reason = fmt.Sprintf("estimated cost %.0f is above a full recompute's %.0f for %d changed rows", p.incrCost, p.fullCost, p.changed)
+		mine.Reason = fmt.Sprintf("estimated cost %.0f is above a full recompute's %.0f for %d changed rows", p.incrCost, p.fullCost, p.changed)
 		return full(fmt.Sprintf("%d changed source rows: a full recompute is estimated cheaper (%.0f against %.0f for %s)", p.changed, p.fullCost, p.incrCost, tech))
 	}
 	p.technique = tech
@@ -249,7 +215,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	if p.changed == 0 {
 		p.reason = "no source changed"
 	}
-	if tech == "PARTITION_OVERWRITE" {
+	if tech == PartitionOverwrite {
 		p.reason += fmt.Sprintf("; %d partitions recomputed", p.partitions)
 	}
 	if an.TimeDependent {
@@ -258,13 +224,20 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	return p, nil
 }
 
-func has(list []string, s string) bool {
+func has[T comparable](list []T, s T) bool {
 	for _, x := range list {
 		if x == s {
 			return true
 		}
 	}
 	return false
+}
+
+// changeCost is the cost of applying a change (R-I6), in rows-scanned
+// units: a change row costs about five scanned rows (decode, hash, lookups
+// by key) on top of the rows its plans read.
+func changeCost(s *sizer, c *change, changed int64) float64 {
+	return float64(s.cost(c.plus) + s.cost(c.minus) + 5*changed)
 }
 
 // sizer estimates the rows a plan reads.
@@ -336,7 +309,7 @@ func (p *refreshPlan) allCandidates() []Candidate {
 	if p.technique == NoOp {
 		out[0].Reason = p.reason
 	}
-	byTech := map[string]Candidate{}
+	byTech := map[TechniqueName]Candidate{}
 	for _, c := range p.candidates {
 		byTech[c.Technique] = c
 	}
@@ -361,52 +334,27 @@ func (p *refreshPlan) allCandidates() []Candidate {
 		case p.incrCost > p.fullCost:
 			fc.Reason = fmt.Sprintf("not chosen: %d changed rows are a small change, so %s is kept although its estimate is higher", p.changed, p.technique)
 		default:
-			fc.Reason = "not chosen: " + p.technique + " is estimated cheaper"
+			fc.Reason = "not chosen: " + string(p.technique) + " is estimated cheaper"
 		}
 	}
 	return append(out, fc)
 }
 
-func (p *refreshPlan) whyNot(t string) string {
+func (p *refreshPlan) whyNot(t TechniqueName) string {
 	an := p.analysis
 	if an == nil {
 		return "not analysed"
 	}
-	if !has(an.Shape, t) {
-		switch t {
-		case "PARTITION_OVERWRITE":
-			if p.partitioned {
-				return "the view's partition columns do not all come straight from one source's columns"
-			}
-			return "the view is not partitioned"
-		case "WINDOW_FUNCTION":
-			return "the query has no window function"
-		case "GROUP_AGGREGATE":
-			if an.groupAggWhyNot != "" {
-				return "does not apply: " + an.groupAggWhyNot
-			}
-		}
-		return "does not apply to this query's shape"
+	tech := techniqueByName(t)
+	if ok, why := tech.Applies(an); !ok {
+		return why
 	}
-	var why []string
-	for _, b := range an.Blockers {
-		if (len(b.Techniques) == 0 || has(b.Techniques, t)) && !has(why, b.Code) {
-			why = append(why, b.Code)
-		}
-	}
-	if len(why) > 0 {
-		sort.Strings(why)
-		return "blocked: " + strings.Join(why, ", ")
-	}
-	if has(an.Techniques, t) && p.technique != t {
-		switch t {
-		case "APPEND_ONLY":
-			return "the changes are not inserts only"
-		case "GENERIC_AGGREGATE":
-			if has(an.Techniques, "GROUP_AGGREGATE") {
-				return "GROUP_AGGREGATE maintains this aggregate more cheaply"
-			}
-		}
+	switch {
+	case t == p.technique:
+	case t == AppendOnly:
+		return "the changes are not inserts only"
+	case t == GenericAggregate && has(an.Techniques, GroupAggregate):
+		return "GROUP_AGGREGATE maintains this aggregate more cheaply"
 	}
 	return ""
 }
