@@ -596,7 +596,7 @@ func loadInput(ctx context.Context, txn *storage.Txn, cat *catalog.Catalog, v *c
 	}
 	slices.Sort(own)
 	return &Input{Txn: txn, Catalog: cat, View: v, Query: q, Cols: cols, Checkpoint: ckpt, Versions: versions, OwnWrites: own,
-		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx}}, opt, nil
+		Exec: &exec.Ctx{Context: ctx, Txn: txn, Env: opt.Env, Funcs: fctx, Workers: exec.Workers(exec.DefaultWorkers)}}, opt, nil
 }
 
 // BindQuery binds a view's stored query against cat, for analysis: what

@@ -28,7 +28,9 @@ var allowed = map[string][]string{
 	// stats: ANALYZE's sampling and estimators, auto-analyze.
 	"stats":    {"pgerror", "sql/types", "catalog", "storage"},
 	"sql/plan": {"pgerror", "sql/parse", "sql/funcs", "sql/types", "catalog"},
-	"sql/exec": {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage"},
+	"sql/exec": {"pgerror", "sql/plan", "sql/funcs", "sql/types", "catalog", "storage", "sql/exec/vec"},
+	// sql/exec/vec: columnar batches and vector kernels (a leaf under exec).
+	"sql/exec/vec": {"pgerror", "sql/types"},
 	// sql/pgcatalog: pg_catalog's relations and functions over the catalog.
 	"sql/pgcatalog": {"pgerror", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog"},
 	// sql/acl: privilege rules over roles (membership, other backends).

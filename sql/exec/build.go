@@ -43,6 +43,9 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 		}
 		return &projectOp{in: in, fns: fns, mem: c.account("projection")}, nil
 	case *plan.Aggregate:
+		if v := newVecAggregate(c, x); v != nil {
+			return v, nil
+		}
 		in, err := Build(c, x.Input)
 		if err != nil {
 			return nil, err

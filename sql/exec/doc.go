@@ -41,7 +41,13 @@
 //     so cascaded rows reach the change feed; deferred checks wait in
 //     DeferredChecks for the session's commit.
 //
-// Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
+// Vectorized path: an Aggregate over filters and projections of a
+// whole-table scan runs over columnar batches (vagg.go, package vec) when
+// every expression has a vector kernel, with the same rows, kinds and
+// scales as the row path, which it falls back to (from a fresh scan) when
+// the data or the memory budget does not suit the vectors.
+//
+// Imports: sql/plan, sql/funcs, sql/types, sql/exec/vec, catalog, storage, pgerror.
 package exec
 
 import (
@@ -67,6 +73,13 @@ type Ctx struct {
 	// Constraints, when set, makes DML enforce CHECK and FOREIGN KEY
 	// constraints and compute generated columns (constraints.go).
 	Constraints *Constraints
+	// RowAtATime turns the vectorized path (vagg.go) off: every operator
+	// runs row at a time (the differential tests' reference).
+	RowAtATime bool
+	// Workers is how many goroutines besides its own a vectorized
+	// aggregation may scan and aggregate key ranges on
+	// (max_parallel_workers_per_gather); 0: none.
+	Workers int
 
 	// Outer holds the correlation values of the subquery (or LATERAL item)
 	// evaluation this context runs: plan.OuterRef reads them.

@@ -13,6 +13,7 @@ import (
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
+	pgsettings "github.com/mvserver/mvserver/sql/settings"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -335,7 +336,9 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 	}
 	fc := s.funcCtx()
 	fc.Notify = s.queueNotify
-	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget(),
+	w, set := s.vals["max_parallel_workers_per_gather"]
+	workers := exec.Workers(pgsettings.IntOf("max_parallel_workers_per_gather", w, set))
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget(), Workers: workers,
 		Constraints: s.constraintsFor(func() *plan.Binder { return s.binder(nil, nil) })}, nil
 }
 

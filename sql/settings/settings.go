@@ -232,3 +232,21 @@ func (p *Param) SettingOf(shown string) string {
 	}
 	return shown
 }
+
+// IntOf returns integer parameter name's value: v when the session set
+// it (set), else the parameter's default; 0 for a parameter without an
+// integer value.
+func IntOf(name, v string, set bool) int {
+	if !set {
+		p, ok := Lookup(name)
+		if !ok {
+			return 0
+		}
+		v = p.Setting
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}

@@ -63,3 +63,16 @@ func TestDefaultsAndContexts(t *testing.T) {
 		}
 	}
 }
+
+// TestIntOf: a session's value, else the default.
+func TestIntOf(t *testing.T) {
+	if n := IntOf("max_parallel_workers_per_gather", "", false); n != 2 {
+		t.Fatalf("default %d, want 2", n)
+	}
+	if n := IntOf("max_parallel_workers_per_gather", "0", true); n != 0 {
+		t.Fatalf("set 0: %d", n)
+	}
+	if n := IntOf("no_such_parameter", "", false); n != 0 {
+		t.Fatalf("unknown: %d", n)
+	}
+}
