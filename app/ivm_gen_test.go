@@ -141,6 +141,10 @@ var ivmShapes = []ivmShape{
 	// R-I5: time functions in WHERE.
 	{"time_filter", true, (*ivmGen).genTimeFilter, false, nil},
 	{"window", true, (*ivmGen).genWindow, false, &ivmWindowShapes},
+	// Comparison with a scalar aggregate over a whole input (TPC-H Q11,
+	// Q15, Q22).
+	{"scalar_filter", true, (*ivmGen).genScalarFilter, true, nil},
+	{"having_scalar", true, (*ivmGen).genHavingScalar, false, nil},
 }
 
 type ivmGen struct {
@@ -1581,4 +1585,50 @@ func (g *ivmGen) nextBatch(b int) ivmBatch {
 		bt.stmts = append(append([]string{"BEGIN"}, bt.stmts...), "ROLLBACK")
 	}
 	return bt
+}
+
+// scalarOver is an uncorrelated scalar aggregate over a table:
+// (SELECT agg(b.col) FROM t AS b [WHERE …]).
+func (g *ivmGen) scalarOver() (string, bool) {
+	b := ivmRef{"b", g.tableSource()}
+	ref, ok := g.colOfKind(ivmScope{b}, ivmInt)
+	if !ok {
+		return "", false
+	}
+	agg := g.pick("avg(%s)", "max(%s)", "min(%s)", "sum(%s) / 4", "count(%s) - 2")
+	q := "(SELECT " + fmt.Sprintf(agg, ref) + " FROM " + b.src.from + " AS b"
+	if g.p(0.4) {
+		q += " WHERE " + g.pred(ivmScope{b})
+	}
+	return q + ")", true
+}
+
+func (g *ivmGen) genScalarFilter() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	sc := ivmScope{a}
+	ref, ok := g.colOfKind(sc, ivmInt)
+	sub, ok2 := g.scalarOver()
+	if !ok || !ok2 {
+		return ivmQuery{}, false
+	}
+	list, cols := g.selectList(sc, 4)
+	q := "SELECT " + list + " FROM " + a.src.from + " AS a WHERE " + ref + " " + g.pick(">", ">=", "=", "<") + " " + sub
+	if g.p(0.3) {
+		q += " AND " + g.pred(sc)
+	}
+	return ivmQuery{sql: q, cols: cols, incr: true}, true
+}
+
+func (g *ivmGen) genHavingScalar() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	sc := ivmScope{a}
+	ref, ok := g.colOfKind(sc, ivmInt)
+	sub, ok2 := g.scalarOver()
+	if !ok || !ok2 {
+		return ivmQuery{}, false
+	}
+	key, kind := g.groupKey(a)
+	q := fmt.Sprintf("SELECT %s AS g, sum(%s) AS s, count(*) AS n FROM %s AS a GROUP BY %s HAVING sum(%s) %s %s",
+		key, ref, a.src.from, key, ref, g.pick(">", ">=", "<"), sub)
+	return ivmQuery{sql: q, cols: []ivmCol{{"g", kind}, {"s", ivmInt}, {"n", ivmInt}}, incr: true}, true
 }

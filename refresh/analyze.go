@@ -135,16 +135,25 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 		structural = append(structural, *b)
 	}
 	hasAgg, hasWindow, monotone := false, false, true
+	inScalar := 0 // walking the plan of a scalar subquery: blockers only
 	var walk func(n plan.Node)
 	walk = func(n plan.Node) {
+		if f, ok := n.(*plan.Filter); ok {
+			for _, s := range scalarSubqueries(f.Cond) {
+				monotone = false // rows leave when the scalar moves
+				inScalar++
+				walk(s.Plan)
+				inScalar--
+			}
+		}
 		switch x := n.(type) {
 		case *plan.Aggregate, *plan.Distinct:
-			hasAgg = true
+			hasAgg = hasAgg || inScalar == 0
 		case *plan.Window:
-			hasWindow = true
+			hasWindow = hasWindow || inScalar == 0
 		case *plan.SetOp:
 			if !(x.Kind == plan.Union && x.All) {
-				hasAgg = true
+				hasAgg = hasAgg || inScalar == 0
 			}
 		case *plan.Join:
 			if x.Kind != plan.JoinInner && x.Kind != plan.JoinCross {
@@ -306,6 +315,11 @@ func exprBlocker(e plan.Expr, allowTime bool) *Blocker {
 		}
 		switch y := x.(type) {
 		case *plan.Subquery:
+			if allowTime && uncorrelatedScalar(y) {
+				// A filter against a scalar over a whole input
+				// (scalarfilter.go); its plan is analysed as a query.
+				return false
+			}
 			b = &Blocker{Code: ReasonSubquery, Object: "subquery",
 				Message: "a subquery inside an expression (other than EXISTS/IN decorrelated into a join) is recomputed in full",
 				Fix:     "rewrite the subquery as a JOIN", Permanent: true}
