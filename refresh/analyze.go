@@ -72,6 +72,8 @@ type Analysis struct {
 	// partition is set when the view's partition columns trace to one
 	// source (PARTITION_OVERWRITE).
 	partition *partitionShape
+	// topK is set when the query ends in ORDER BY … LIMIT k (TOP_K).
+	topK *topKShape
 	// partitioned: the view has PARTITIONED BY columns.
 	partitioned bool
 	// TimeDependent: a WHERE compares with now()/current_timestamp/
@@ -179,9 +181,16 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			walk(c)
 		}
 	}
-	walk(q)
+	if a.topK = findTopK(q); a.topK != nil {
+		// The LIMIT is TOP_K's; what is below it is analysed.
+		walk(a.topK.sort)
+	} else {
+		walk(q)
+	}
 	a.groupAgg, a.groupAggWhyNot = findGroupAgg(q)
 	switch {
+	case a.topK != nil:
+		a.Shape = []TechniqueName{TopK}
 	case hasWindow:
 		a.Shape = []TechniqueName{WindowFunction}
 	case a.groupAgg != nil:
@@ -195,7 +204,7 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 	}
 	// PARTITION_OVERWRITE recomputes partitions a change touches; rows that
 	// age out of a time filter touch none.
-	if a.partition = findPartition(v, q); a.partition != nil && !a.TimeDependent {
+	if a.partition = findPartition(v, q); a.partition != nil && !a.TimeDependent && a.topK == nil {
 		a.Shape = append(a.Shape, PartitionOverwrite)
 	} else {
 		a.partition = nil
@@ -421,7 +430,7 @@ func nodeBlocker(n plan.Node) *Blocker {
 // rowAndAggregateTechniques are the techniques that compute a group from
 // rows in another order than a full recompute does (PARTITION_OVERWRITE
 // recomputes whole partitions in the same order).
-var rowAndAggregateTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, WindowFunction}
+var rowAndAggregateTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, WindowFunction, TopK}
 
 // aggregates whose result does not depend on the order of their input.
 var orderFree = map[string]bool{
