@@ -203,6 +203,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 			n, err := exec.ExecDelete(c, del)
 			return fmt.Sprintf("DELETE %d", n), err
 		}
+	case *pg_query.Node_ConstraintsSetStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.setConstraints(ctx, n.ConstraintsSetStmt)
+		}
 	case *pg_query.Node_VariableSetStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.execSet(st, n.VariableSetStmt) }
 	case *pg_query.Node_VariableShowStmt:
@@ -328,7 +332,8 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 	}
 	fc := s.funcCtx()
 	fc.Notify = s.queueNotify
-	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget()}, nil
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget(),
+		Constraints: s.constraintsFor(func() *plan.Binder { return s.binder(nil, nil) })}, nil
 }
 
 // constRows builds a Values node of constant rows.
@@ -349,6 +354,9 @@ func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
 		cols := []plan.Column{{Name: "name", T: types.Text}, {Name: "setting", T: types.Text}, {Name: "description", T: types.Text}}
 		var rows [][]types.Datum
 		for _, st := range sortedSettings() {
+			if st.hidden {
+				continue
+			}
 			rows = append(rows, []types.Datum{types.NewText(st.name), types.NewText(s.get(st)), types.NewText(st.desc)})
 		}
 		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SHOW"
@@ -380,7 +388,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		for _, x := range sortedSettings() {
 			// PostgreSQL's RESET ALL leaves the transaction's isolation.
 			if !x.readOnly && x.name != "session_authorization" && x.name != "transaction_isolation" {
-				if err := s.set(x, x.def); err != nil {
+				if err := s.store(x, x.def, false, false); err != nil {
 					return "", err
 				}
 			}
@@ -422,6 +430,22 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		name = "TimeZone"
 	case "transaction_isolation":
 	}
+	local := v.IsLocal
+	if local && !s.explicit {
+		s.setLocalOutsideBlock()
+		return "SET", nil
+	}
+	tag := "SET"
+	if v.Kind == pg_query.VariableSetKind_VAR_RESET {
+		tag = "RESET"
+	}
+	if isIdentitySetting(name) {
+		val := ""
+		if v.Kind == pg_query.VariableSetKind_VAR_SET_VALUE && len(v.Args) == 1 {
+			val = v.Args[0].GetAConst().GetSval().GetSval()
+		}
+		return tag, s.setIdentity(name, val, local)
+	}
 	setting, err := lookupSetting(name)
 	if err != nil {
 		return "", err
@@ -430,7 +454,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		return "", setting.changeError()
 	}
 	if v.Kind == pg_query.VariableSetKind_VAR_RESET || v.Kind == pg_query.VariableSetKind_VAR_SET_DEFAULT {
-		if err := s.set(setting, setting.def); err != nil {
+		if err := s.setTo(setting, setting.def, local); err != nil {
 			return "", err
 		}
 		if v.Kind == pg_query.VariableSetKind_VAR_RESET {
@@ -476,7 +500,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		}
 		val = strings.Join(q, ", ")
 	}
-	if err := s.set(setting, val); err != nil {
+	if err := s.setTo(setting, val, local); err != nil {
 		return "", err
 	}
 	return "SET", nil
