@@ -141,6 +141,15 @@ var ivmShapes = []ivmShape{
 	// R-I5: time functions in WHERE.
 	{"time_filter", true, (*ivmGen).genTimeFilter, false, nil},
 	{"window", true, (*ivmGen).genWindow, false, &ivmWindowShapes},
+	// Comparison with a scalar aggregate over a whole input (TPC-H Q11,
+	// Q15, Q22).
+	{"scalar_filter", true, (*ivmGen).genScalarFilter, true, nil},
+	{"having_scalar", true, (*ivmGen).genHavingScalar, false, nil},
+	// ORDER BY … LIMIT k (TOP_K). Not required to be incremental: with no
+	// spare rows kept, a change that takes rows out of the top k, or a tie
+	// at row k, recomputes in full (and says so).
+	{"top_k", false, (*ivmGen).genTopK, true, nil},
+	{"top_k_group", false, (*ivmGen).genTopKGroup, false, nil},
 }
 
 type ivmGen struct {
@@ -1581,4 +1590,86 @@ func (g *ivmGen) nextBatch(b int) ivmBatch {
 		bt.stmts = append(append([]string{"BEGIN"}, bt.stmts...), "ROLLBACK")
 	}
 	return bt
+}
+
+// scalarOver is an uncorrelated scalar aggregate over a table:
+// (SELECT agg(b.col) FROM t AS b [WHERE …]).
+func (g *ivmGen) scalarOver() (string, bool) {
+	b := ivmRef{"b", g.tableSource()}
+	ref, ok := g.colOfKind(ivmScope{b}, ivmInt)
+	if !ok {
+		return "", false
+	}
+	agg := g.pick("avg(%s)", "max(%s)", "min(%s)", "sum(%s) / 4", "count(%s) - 2")
+	q := "(SELECT " + fmt.Sprintf(agg, ref) + " FROM " + b.src.from + " AS b"
+	if g.p(0.4) {
+		q += " WHERE " + g.pred(ivmScope{b})
+	}
+	return q + ")", true
+}
+
+func (g *ivmGen) genScalarFilter() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	sc := ivmScope{a}
+	ref, ok := g.colOfKind(sc, ivmInt)
+	sub, ok2 := g.scalarOver()
+	if !ok || !ok2 {
+		return ivmQuery{}, false
+	}
+	list, cols := g.selectList(sc, 4)
+	q := "SELECT " + list + " FROM " + a.src.from + " AS a WHERE " + ref + " " + g.pick(">", ">=", "=", "<") + " " + sub
+	if g.p(0.3) {
+		q += " AND " + g.pred(sc)
+	}
+	return ivmQuery{sql: q, cols: cols, incr: true}, true
+}
+
+func (g *ivmGen) genHavingScalar() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	sc := ivmScope{a}
+	ref, ok := g.colOfKind(sc, ivmInt)
+	sub, ok2 := g.scalarOver()
+	if !ok || !ok2 {
+		return ivmQuery{}, false
+	}
+	key, kind := g.groupKey(a)
+	q := fmt.Sprintf("SELECT %s AS g, sum(%s) AS s, count(*) AS n FROM %s AS a GROUP BY %s HAVING sum(%s) %s %s",
+		key, ref, a.src.from, key, ref, g.pick(">", ">=", "<"), sub)
+	return ivmQuery{sql: q, cols: []ivmCol{{"g", kind}, {"s", ivmInt}, {"n", ivmInt}}, incr: true}, true
+}
+
+// orderLimit is ORDER BY over the first n output columns (all of them
+// usually, so ties are rare; fewer sometimes) and LIMIT k.
+func (g *ivmGen) orderLimit(n int) string {
+	if n > 1 && g.p(0.3) {
+		n = 1 + g.n(n-1)
+	}
+	var keys []string
+	for i := 1; i <= n; i++ {
+		keys = append(keys, fmt.Sprintf("%d%s", i, g.pick("", " DESC", " NULLS FIRST", " DESC NULLS LAST")))
+	}
+	return fmt.Sprintf(" ORDER BY %s LIMIT %d", strings.Join(keys, ", "), 1+g.n(6))
+}
+
+func (g *ivmGen) genTopK() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	sc := ivmScope{a}
+	list, cols := g.selectList(sc, 4)
+	q := "SELECT " + list + " FROM " + a.src.from + " AS a"
+	if g.p(0.5) {
+		q += " WHERE " + g.pred(sc)
+	}
+	return ivmQuery{sql: q + g.orderLimit(len(cols)), cols: cols}, true
+}
+
+func (g *ivmGen) genTopKGroup() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	sc := ivmScope{a}
+	ref, ok := g.colOfKind(sc, ivmInt)
+	if !ok {
+		return ivmQuery{}, false
+	}
+	key, kind := g.groupKey(a)
+	q := fmt.Sprintf("SELECT sum(%s) AS s, %s AS g, count(*) AS n FROM %s AS a GROUP BY %s", ref, key, a.src.from, key)
+	return ivmQuery{sql: q + g.orderLimit(2), cols: []ivmCol{{"s", ivmInt}, {"g", kind}, {"n", ivmInt}}}, true
 }

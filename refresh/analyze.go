@@ -72,6 +72,8 @@ type Analysis struct {
 	// partition is set when the view's partition columns trace to one
 	// source (PARTITION_OVERWRITE).
 	partition *partitionShape
+	// topK is set when the query ends in ORDER BY … LIMIT k (TOP_K).
+	topK *topKShape
 	// partitioned: the view has PARTITIONED BY columns.
 	partitioned bool
 	// TimeDependent: a WHERE compares with now()/current_timestamp/
@@ -135,16 +137,25 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 		structural = append(structural, *b)
 	}
 	hasAgg, hasWindow, monotone := false, false, true
+	inScalar := 0 // walking the plan of a scalar subquery: blockers only
 	var walk func(n plan.Node)
 	walk = func(n plan.Node) {
+		if f, ok := n.(*plan.Filter); ok {
+			for _, s := range scalarSubqueries(f.Cond) {
+				monotone = false // rows leave when the scalar moves
+				inScalar++
+				walk(s.Plan)
+				inScalar--
+			}
+		}
 		switch x := n.(type) {
 		case *plan.Aggregate, *plan.Distinct:
-			hasAgg = true
+			hasAgg = hasAgg || inScalar == 0
 		case *plan.Window:
-			hasWindow = true
+			hasWindow = hasWindow || inScalar == 0
 		case *plan.SetOp:
 			if !(x.Kind == plan.Union && x.All) {
-				hasAgg = true
+				hasAgg = hasAgg || inScalar == 0
 			}
 		case *plan.Join:
 			if x.Kind != plan.JoinInner && x.Kind != plan.JoinCross {
@@ -170,9 +181,16 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			walk(c)
 		}
 	}
-	walk(q)
+	if a.topK = findTopK(q); a.topK != nil {
+		// The LIMIT is TOP_K's; what is below it is analysed.
+		walk(a.topK.sort)
+	} else {
+		walk(q)
+	}
 	a.groupAgg, a.groupAggWhyNot = findGroupAgg(q)
 	switch {
+	case a.topK != nil:
+		a.Shape = []TechniqueName{TopK}
 	case hasWindow:
 		a.Shape = []TechniqueName{WindowFunction}
 	case a.groupAgg != nil:
@@ -186,7 +204,7 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 	}
 	// PARTITION_OVERWRITE recomputes partitions a change touches; rows that
 	// age out of a time filter touch none.
-	if a.partition = findPartition(v, q); a.partition != nil && !a.TimeDependent {
+	if a.partition = findPartition(v, q); a.partition != nil && !a.TimeDependent && a.topK == nil {
 		a.Shape = append(a.Shape, PartitionOverwrite)
 	} else {
 		a.partition = nil
@@ -306,6 +324,11 @@ func exprBlocker(e plan.Expr, allowTime bool) *Blocker {
 		}
 		switch y := x.(type) {
 		case *plan.Subquery:
+			if allowTime && uncorrelatedScalar(y) {
+				// A filter against a scalar over a whole input
+				// (scalarfilter.go); its plan is analysed as a query.
+				return false
+			}
 			b = &Blocker{Code: ReasonSubquery, Object: "subquery",
 				Message: "a subquery inside an expression (other than EXISTS/IN decorrelated into a join) is recomputed in full",
 				Fix:     "rewrite the subquery as a JOIN", Permanent: true}
@@ -407,7 +430,7 @@ func nodeBlocker(n plan.Node) *Blocker {
 // rowAndAggregateTechniques are the techniques that compute a group from
 // rows in another order than a full recompute does (PARTITION_OVERWRITE
 // recomputes whole partitions in the same order).
-var rowAndAggregateTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, WindowFunction}
+var rowAndAggregateTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, WindowFunction, TopK}
 
 // aggregates whose result does not depend on the order of their input.
 var orderFree = map[string]bool{

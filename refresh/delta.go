@@ -166,6 +166,12 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 	case *plan.Values:
 		return unchanged(n), nil
 	case *plan.Filter:
+		if subs := scalarSubqueries(x.Cond); len(subs) > 0 {
+			if readsTime(x.Cond) {
+				return nil, &blockedError{Blocker{Code: ReasonSubquery, Object: "subquery", Message: "a condition with both a scalar subquery and a time function is recomputed in full", Permanent: true}}
+			}
+			return df.scalarFilter(x, subs)
+		}
 		if readsTime(x.Cond) {
 			return df.timeFilter(x)
 		}

@@ -45,7 +45,12 @@
 // on the old and new snapshots, generic.go), WINDOW_FUNCTION (window.go),
 // APPEND_ONLY (only rows gained, from insert-only changes, appendonly.go),
 // ROW_BASED (rows gained and lost through select/project/filter/joins/UNION
-// ALL, rowbased.go), PARTITION_OVERWRITE (partition.go). What stops a plan
+// ALL, rowbased.go), PARTITION_OVERWRITE (partition.go), TOP_K (ORDER BY …
+// LIMIT k: the view's rows plus the input's change, kept when the answer
+// cannot depend on rows outside the view, topk.go). A filter against an
+// uncorrelated scalar subquery (TPC-H Q11/Q15/Q22) is linear while the
+// scalar's sources do not change and runs again, old and new, when they do
+// (scalarfilter.go). What stops a plan
 // node from being maintained is answered once (localBlockers in
 // analyze.go), for EXPLAIN's analysis and the differentiator alike. A
 // change is a Z-set (zset.go: rows with integer weights); consolidate is

@@ -28,6 +28,16 @@ func findTopAggregate(in *Input) *topAggregate {
 		return nil
 	}
 	above, agg := shape.above, shape.agg
+	for _, n := range above {
+		for _, e := range plan.NodeExprs(n) {
+			if hasSubquery(e) {
+				// A HAVING against a scalar subquery filters untouched
+				// groups again when the scalar moves: the whole query is
+				// differentiated instead (scalarfilter.go).
+				return nil
+			}
+		}
+	}
 	// Where each aggregate output column ends up, bottom to top.
 	pos := make([]int, len(agg.Cols))
 	for i := range pos {

@@ -314,6 +314,9 @@ func (p *refreshPlan) allCandidates() []Candidate {
 		byTech[c.Technique] = c
 	}
 	for _, t := range IncrementalTechniques {
+		if t == TopK && (p.analysis == nil || !has(p.analysis.Shape, TopK)) {
+			continue
+		}
 		c, ok := byTech[t]
 		if !ok {
 			c = Candidate{Technique: t, Reason: p.whyNot(t)}

@@ -25,11 +25,14 @@ const (
 	GenericAggregate   TechniqueName = "GENERIC_AGGREGATE"
 	PartitionOverwrite TechniqueName = "PARTITION_OVERWRITE"
 	WindowFunction     TechniqueName = "WINDOW_FUNCTION"
+	// TopK keeps ORDER BY … LIMIT k (topk.go); reported only for queries
+	// of that shape.
+	TopK TechniqueName = "TOP_K"
 )
 
 // IncrementalTechniques are the incremental techniques of R-I1, in the
 // order the planner reports them.
-var IncrementalTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, PartitionOverwrite, WindowFunction}
+var IncrementalTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, PartitionOverwrite, WindowFunction, TopK}
 
 // Technique is one incremental way of refreshing a view. The planner
 // (planner.go) tries the techniques of techniqueTable in order and runs the
@@ -50,7 +53,7 @@ type Technique interface {
 // techniqueTable is the planner's order of preference: a stored aggregate
 // state over recomputing groups; a change of rows over whole partitions.
 var techniqueTable = []Technique{
-	groupAggregate{}, genericAggregate{}, windowFunction{}, appendOnly{}, rowBased{}, partitionOverwrite{},
+	topK{}, groupAggregate{}, genericAggregate{}, windowFunction{}, appendOnly{}, rowBased{}, partitionOverwrite{},
 }
 
 // techniqueByName finds a technique of the table.

@@ -202,7 +202,7 @@ func TestDatasetPage(t *testing.T) {
 		t.Errorf("legacy_notes' page has no insights banner")
 	}
 	// A view that can never be incremental says so.
-	e.exec(`CREATE MATERIALIZED VIEW last_sales AS SELECT id FROM sales ORDER BY id LIMIT 2`)
+	e.exec(`CREATE MATERIALIZED VIEW last_sales AS SELECT id FROM sales LIMIT 2`)
 	an = section(e.page("/datasets/public/last_sales"), "analysis")
 	if !strings.Contains(an, "never incremental") || !strings.Contains(an, "LIMIT") {
 		t.Errorf("last_sales' analysis:\n%s", an)

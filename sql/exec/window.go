@@ -848,3 +848,7 @@ func compareRowValues(a, b Row) int {
 	}
 	return 0
 }
+
+// CompareSortKeys orders two rows' evaluated sort keys as ORDER BY does
+// (the executor's own comparison, for the refresh engine's top-k).
+func CompareSortKeys(keys []plan.SortKey, a, b []types.Datum) int { return compareKeys(keys, a, b) }
