@@ -1,9 +1,12 @@
 package refresh
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/apd/v3"
@@ -168,6 +171,12 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 	if err := collect(plus, 1); err != nil {
 		return 0, 0, err
 	}
+	// In the view's key order (content hash): the transaction's write set
+	// appends ascending keys without a tree descent, so the deletions (and
+	// the inserts among themselves) go in as runs rather than scattered
+	// (W1's 26k touched groups: applyDelta was 0.63 s of a 0.92 s refresh,
+	// most of it in the write set's tree).
+	sortByViewKey(order)
 	// The rows deleted and inserted as copy 0 (nearly all of them): read
 	// in one ordered pass rather than a lookup each. (A unique index entry
 	// an insert takes was usually freed by a deletion here, which the
@@ -199,6 +208,28 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 		}
 	}
 	return ins, del, nil
+}
+
+// sortByViewKey sorts encoded view rows by their storage key's prefix (the
+// content hash), ties by content.
+func sortByViewKey(rows []string) {
+	type keyed struct {
+		h uint64
+		k string
+	}
+	ks := make([]keyed, len(rows))
+	for i, k := range rows {
+		ks[i] = keyed{xxhash.Sum64String(k), k}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	for i := range ks {
+		rows[i] = ks[i].k
+	}
 }
 
 func (w *viewWriter) deleteCopies(value []byte, n int64) error {
