@@ -31,7 +31,7 @@ func publishRefreshEvents(hub *notify.Hub) func(refresh.RunEvent) {
 			return
 		}
 		p := refreshPayload{Event: ev.Kind, View: ev.ViewName, RunID: ev.RunID, Status: ev.Status,
-			Cause: ev.Cause, Technique: ev.Technique, DurationMS: ev.Duration.Milliseconds(), Error: ev.Err}
+			Cause: ev.Cause, Technique: string(ev.Technique), DurationMS: ev.Duration.Milliseconds(), Error: ev.Err}
 		payload := encodePayload(p)
 		if ev.Err == "" {
 			hub.Publish(RefreshChannel, payload, 0)

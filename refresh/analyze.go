@@ -45,7 +45,7 @@ type Blocker struct {
 	// Fix is what to change: an exact statement where one exists.
 	Fix string
 	// Techniques lists the techniques this blocks; empty = all of them.
-	Techniques []string
+	Techniques []TechniqueName
 	// Permanent: the query itself can never be incremental (as opposed
 	// to a table feature that can be turned on).
 	Permanent bool
@@ -59,9 +59,9 @@ type Blocker struct {
 type Analysis struct {
 	// Shape lists the incremental techniques the query's shape allows, in
 	// order of preference.
-	Shape []string
+	Shape []TechniqueName
 	// Techniques lists those of Shape that no blocker rules out.
-	Techniques []string
+	Techniques []TechniqueName
 	Blockers   []Blocker
 	// groupAgg is set when the top of the query is an aggregate that
 	// GROUP_AGGREGATE maintains.
@@ -72,6 +72,8 @@ type Analysis struct {
 	// partition is set when the view's partition columns trace to one
 	// source (PARTITION_OVERWRITE).
 	partition *partitionShape
+	// partitioned: the view has PARTITIONED BY columns.
+	partitioned bool
 	// TimeDependent: a WHERE compares with now()/current_timestamp/
 	// current_date, so the result changes with time alone (R-I5).
 	TimeDependent bool
@@ -118,7 +120,7 @@ func (a *Analysis) Summary() string {
 // Analyze examines a view's bound query and its sources. v may be nil (EXPLAIN
 // CREATE); sources are the objects the query names (catalog DependsOn).
 func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint32) *Analysis {
-	a := &Analysis{}
+	a := &Analysis{partitioned: v != nil && len(v.PartitionBy) > 0}
 	var structural []Blocker
 	seen := map[string]bool{}
 	addB := func(b *Blocker) {
@@ -136,16 +138,10 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 	var walk func(n plan.Node)
 	walk = func(n plan.Node) {
 		switch x := n.(type) {
-		case *plan.Aggregate:
-			hasAgg = true
-			for _, c := range x.Aggs {
-				addB(aggBlocker(c))
-			}
-		case *plan.Distinct:
+		case *plan.Aggregate, *plan.Distinct:
 			hasAgg = true
 		case *plan.Window:
 			hasWindow = true
-			addB(windowBlocker(x))
 		case *plan.SetOp:
 			if !(x.Kind == plan.Union && x.All) {
 				hasAgg = true
@@ -154,10 +150,6 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 			if x.Kind != plan.JoinInner && x.Kind != plan.JoinCross {
 				monotone = false
 			}
-			if x.Kind == plan.JoinAntiNullAware {
-				addB(&Blocker{Code: ReasonUnsupported, Object: "NOT IN", Message: "NOT IN (subquery) cannot be maintained incrementally yet",
-					Fix: "write NOT EXISTS (SELECT … WHERE col = outer_col), which differs only when NULLs occur", Permanent: true})
-			}
 		case *plan.Rows, *plan.TableChanges:
 			a.NonTableSource = true
 		case *plan.Scan:
@@ -165,21 +157,14 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 				addB(&Blocker{Code: ReasonRowMetadata, Message: fmt.Sprintf("the query reads %s of %s, which a refresh cannot know for rows as of the last refresh", plan.HiddenCommitVersion, cat.QualifiedName(x.Table)), Object: plan.HiddenCommitVersion, Permanent: true})
 			}
 		}
-		addB(nodeBlocker(n))
-		if ps, ok := n.(*plan.ProjectSet); ok {
-			addB(projectSetBlocker(ps))
+		for _, b := range localBlockers(n) {
+			addB(b)
 		}
 		if sc, ok := n.(*plan.Scan); ok && scanReadsTime(sc) {
 			// A time filter on a primary-key column became key bounds.
 			a.TimeDependent = true
 		} else if f, ok := n.(*plan.Filter); ok {
-			// Time functions are allowed in WHERE (R-I2, R-I5).
-			addB(exprBlocker(f.Cond, true))
 			a.TimeDependent = a.TimeDependent || readsTime(f.Cond)
-		} else {
-			for _, e := range plan.NodeExprs(n) {
-				addB(exprBlocker(e, false))
-			}
 		}
 		for _, c := range plan.NodeInputs(n) {
 			walk(c)
@@ -189,26 +174,26 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 	a.groupAgg, a.groupAggWhyNot = findGroupAgg(q)
 	switch {
 	case hasWindow:
-		a.Shape = []string{"WINDOW_FUNCTION"}
+		a.Shape = []TechniqueName{WindowFunction}
 	case a.groupAgg != nil:
-		a.Shape = []string{"GROUP_AGGREGATE", "GENERIC_AGGREGATE"}
+		a.Shape = []TechniqueName{GroupAggregate, GenericAggregate}
 	case hasAgg:
-		a.Shape = []string{"GENERIC_AGGREGATE"}
+		a.Shape = []TechniqueName{GenericAggregate}
 	case monotone:
-		a.Shape = []string{"APPEND_ONLY", "ROW_BASED"}
+		a.Shape = []TechniqueName{AppendOnly, RowBased}
 	default:
-		a.Shape = []string{"ROW_BASED"}
+		a.Shape = []TechniqueName{RowBased}
 	}
 	// PARTITION_OVERWRITE recomputes partitions a change touches; rows that
 	// age out of a time filter touch none.
 	if a.partition = findPartition(v, q); a.partition != nil && !a.TimeDependent {
-		a.Shape = append(a.Shape, "PARTITION_OVERWRITE")
+		a.Shape = append(a.Shape, PartitionOverwrite)
 	} else {
 		a.partition = nil
 	}
 	a.Blockers = append(a.Blockers, structural...)
 	a.Blockers = append(a.Blockers, featureBlockers(cat, v, sources)...)
-	blocked := map[string]bool{}
+	blocked := map[TechniqueName]bool{}
 	for _, b := range a.Blockers {
 		if len(b.Techniques) == 0 {
 			for _, t := range a.Shape {
@@ -274,7 +259,7 @@ func featureBlockers(cat *catalog.Catalog, v *catalog.Table, sources []uint32) [
 			out = append(out, Blocker{Code: ReasonRowTrackingOff, Object: name,
 				Message:    fmt.Sprintf("source %s does not track row ids, which row-based maintenance needs", name),
 				Fix:        fmt.Sprintf("ALTER %s %s SET TBLPROPERTIES (delta.enableRowTracking = true)", kind, name),
-				Techniques: []string{"ROW_BASED", "APPEND_ONLY"}})
+				Techniques: []TechniqueName{RowBased, AppendOnly}})
 		}
 	}
 	if v != nil && v.Dataset != nil {
@@ -354,6 +339,51 @@ func projectSetBlocker(ps *plan.ProjectSet) *Blocker {
 	return nil
 }
 
+// localBlockers is the one answer to "what stops this node itself (its
+// inputs aside) from being maintained incrementally": Analyze collects them
+// over the whole query for EXPLAIN and the planner, and the differentiator
+// (delta.go) stops at the first of a node it is asked to differentiate.
+func localBlockers(n plan.Node) []*Blocker {
+	var out []*Blocker
+	add := func(b *Blocker) {
+		if b != nil {
+			out = append(out, b)
+		}
+	}
+	switch x := n.(type) {
+	case *plan.Aggregate:
+		for _, c := range x.Aggs {
+			add(aggBlocker(c))
+		}
+	case *plan.Window:
+		add(windowBlocker(x))
+	case *plan.Join:
+		if x.Kind == plan.JoinAntiNullAware {
+			add(&Blocker{Code: ReasonUnsupported, Object: "NOT IN", Message: "NOT IN (subquery) cannot be maintained incrementally yet",
+				Fix: "write NOT EXISTS (SELECT … WHERE col = outer_col), which differs only when NULLs occur", Permanent: true})
+		}
+	case *plan.ProjectSet:
+		add(projectSetBlocker(x))
+	}
+	add(nodeBlocker(n))
+	switch x := n.(type) {
+	case *plan.Scan:
+		if !scanReadsTime(x) {
+			for _, e := range plan.NodeExprs(n) {
+				add(exprBlocker(e, false))
+			}
+		}
+	case *plan.Filter:
+		// Time functions are allowed in WHERE (R-I2, R-I5).
+		add(exprBlocker(x.Cond, true))
+	default:
+		for _, e := range plan.NodeExprs(n) {
+			add(exprBlocker(e, false))
+		}
+	}
+	return out
+}
+
 // nodeBlocker names the plan nodes that are never differentiated.
 func nodeBlocker(n plan.Node) *Blocker {
 	switch x := n.(type) {
@@ -377,7 +407,7 @@ func nodeBlocker(n plan.Node) *Blocker {
 // rowAndAggregateTechniques are the techniques that compute a group from
 // rows in another order than a full recompute does (PARTITION_OVERWRITE
 // recomputes whole partitions in the same order).
-var rowAndAggregateTechniques = []string{"ROW_BASED", "APPEND_ONLY", "GROUP_AGGREGATE", "GENERIC_AGGREGATE", "WINDOW_FUNCTION"}
+var rowAndAggregateTechniques = []TechniqueName{RowBased, AppendOnly, GroupAggregate, GenericAggregate, WindowFunction}
 
 // aggregates whose result does not depend on the order of their input.
 var orderFree = map[string]bool{

@@ -134,41 +134,9 @@ func (e *errDrift) Error() string { return e.msg }
 // applyDelta writes plus − minus, consolidated by content, into the view.
 // It returns the rows inserted and deleted.
 func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus plan.Node) (ins, del int64, err error) {
-	weights := map[string]int64{}
-	var order []string
-	collect := func(n plan.Node, sign int64) error {
-		if n == nil {
-			return nil
-		}
-		op, err := exec.Build(xc, n)
-		if err != nil {
-			return err
-		}
-		var buf []byte
-		return exec.Drain(op, func(rows []exec.Row) error {
-			for _, r := range rows {
-				var keep bool
-				var err error
-				buf, keep, err = w.encode(buf[:0], r, sign < 0)
-				if err != nil {
-					return err
-				}
-				if !keep {
-					continue
-				}
-				k := string(buf)
-				if _, ok := weights[k]; !ok {
-					order = append(order, k)
-				}
-				weights[k] += sign
-			}
-			return ctx.Err()
-		})
-	}
-	if err := collect(minus, -1); err != nil {
-		return 0, 0, err
-	}
-	if err := collect(plus, 1); err != nil {
+	z, err := consolidate([]zTerm{{planRows(ctx, xc, minus), -1}, {planRows(ctx, xc, plus), 1}},
+		func(dst []byte, r exec.Row, sign int64) ([]byte, bool, error) { return w.encode(dst, r, sign < 0) }, false)
+	if err != nil {
 		return 0, 0, err
 	}
 	// In the view's key order (content hash): the transaction's write set
@@ -176,32 +144,32 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 	// the inserts among themselves) go in as runs rather than scattered
 	// (W1's 26k touched groups: applyDelta was 0.63 s of a 0.92 s refresh,
 	// most of it in the write set's tree).
-	sortByViewKey(order)
+	entries := byViewKey(z.Entries())
 	// The rows deleted and inserted as copy 0 (nearly all of them): read
 	// in one ordered pass rather than a lookup each. (A unique index entry
 	// an insert takes was usually freed by a deletion here, which the
 	// transaction's own writes answer.)
 	var keys [][]byte
-	for _, k := range order {
-		if n := weights[k]; n == 1 || n == -1 {
-			keys = append(keys, binary.BigEndian.AppendUint32(contentPrefix([]byte(k)), 0))
+	for _, e := range entries {
+		if e.Weight == 1 || e.Weight == -1 {
+			keys = append(keys, binary.BigEndian.AppendUint32(contentPrefix([]byte(e.Key)), 0))
 		}
 	}
 	if err := w.txn.PrefetchRows(w.info.ID, keys); err != nil {
 		return 0, 0, err
 	}
 	// Deletions first: a row that moves between copies keeps numbers low.
-	for _, k := range order {
-		if n := weights[k]; n < 0 {
-			if err := w.deleteCopies([]byte(k), -n); err != nil {
+	for _, e := range entries {
+		if n := e.Weight; n < 0 {
+			if err := w.deleteCopies([]byte(e.Key), -n); err != nil {
 				return ins, del, err
 			}
 			del += -n
 		}
 	}
-	for _, k := range order {
-		if n := weights[k]; n > 0 {
-			if err := w.insertCopies([]byte(k), n); err != nil {
+	for _, e := range entries {
+		if n := e.Weight; n > 0 {
+			if err := w.insertCopies([]byte(e.Key), n); err != nil {
 				return ins, del, err
 			}
 			ins += n
@@ -210,26 +178,28 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 	return ins, del, nil
 }
 
-// sortByViewKey sorts encoded view rows by their storage key's prefix (the
-// content hash), ties by content.
-func sortByViewKey(rows []string) {
+// byViewKey returns the entries (encoded view rows) sorted by their
+// storage key's prefix, the content hash; ties by content.
+func byViewKey(entries []ZEntry) []ZEntry {
 	type keyed struct {
 		h uint64
-		k string
+		e ZEntry
 	}
-	ks := make([]keyed, len(rows))
-	for i, k := range rows {
-		ks[i] = keyed{xxhash.Sum64String(k), k}
+	ks := make([]keyed, len(entries))
+	for i, e := range entries {
+		ks[i] = keyed{xxhash.Sum64String(e.Key), e}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int {
 		if c := cmp.Compare(a.h, b.h); c != 0 {
 			return c
 		}
-		return strings.Compare(a.k, b.k)
+		return strings.Compare(a.e.Key, b.e.Key)
 	})
+	out := make([]ZEntry, len(ks))
 	for i := range ks {
-		rows[i] = ks[i].k
+		out[i] = ks[i].e
 	}
+	return out
 }
 
 func (w *viewWriter) deleteCopies(value []byte, n int64) error {

@@ -38,12 +38,12 @@ type Checkpoint struct {
 
 // LastRun is the outcome of a view's latest refresh (DESCRIBE, SHOW).
 type LastRun struct {
-	Technique   string    `json:"technique"`
-	Status      string    `json:"status"`
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	RowsWritten int64     `json:"rows_written"`
-	Reason      string    `json:"reason,omitempty"`
+	Technique   TechniqueName `json:"technique"`
+	Status      string        `json:"status"`
+	Start       time.Time     `json:"start"`
+	End         time.Time     `json:"end"`
+	RowsWritten int64         `json:"rows_written"`
+	Reason      string        `json:"reason,omitempty"`
 }
 
 func checkpointKey(view uint32) []byte {

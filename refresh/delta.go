@@ -156,15 +156,16 @@ type differ struct {
 func unchanged(n plan.Node) *diffResult { return &diffResult{old: n} }
 
 func (df *differ) diff(n plan.Node) (*diffResult, error) {
+	// What stops a node is what the analysis found (analyze.go).
+	if bs := localBlockers(n); len(bs) > 0 {
+		return nil, &blockedError{*bs[0]}
+	}
 	switch x := n.(type) {
 	case *plan.Scan:
 		return df.scan(x), nil
 	case *plan.Values:
 		return unchanged(n), nil
 	case *plan.Filter:
-		if b := exprBlocker(x.Cond, true); b != nil {
-			return nil, &blockedError{*b}
-		}
 		if readsTime(x.Cond) {
 			return df.timeFilter(x)
 		}
@@ -174,11 +175,6 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		}
 		return linear(x, in)
 	case *plan.Project:
-		for _, e := range x.Exprs {
-			if b := exprBlocker(e, false); b != nil {
-				return nil, &blockedError{*b}
-			}
-		}
 		in, err := df.diff(x.Input)
 		if err != nil || !in.changed {
 			return unchangedOr(n, in, err)
@@ -187,16 +183,6 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 	case *plan.ProjectSet:
 		// Set-returning calls run on each input row alone: the rows an
 		// input row gives come and go with it (linear, as a projection).
-		if b := projectSetBlocker(x); b != nil {
-			return nil, &blockedError{*b}
-		}
-		for _, c := range x.Calls {
-			for _, e := range c.Args {
-				if b := exprBlocker(e, false); b != nil {
-					return nil, &blockedError{*b}
-				}
-			}
-		}
 		in, err := df.diff(x.Input)
 		if err != nil || !in.changed {
 			return unchangedOr(n, in, err)
@@ -219,18 +205,8 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		return df.distinct(x)
 	case *plan.Window:
 		return df.window(x)
-	case *plan.Limit:
-		in, err := df.diff(x.Input)
-		if err != nil || !in.changed {
-			return unchangedOr(n, in, err)
-		}
-		return nil, &blockedError{Blocker{Code: ReasonLimit, Message: "LIMIT/OFFSET over changed rows depends on the whole input", Permanent: true}}
 	}
-	b := nodeBlocker(n)
-	if b == nil {
-		b = &Blocker{Code: ReasonUnsupported, Message: "this query shape cannot be maintained incrementally", Permanent: true}
-	}
-	return nil, &blockedError{*b}
+	return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "this query shape cannot be maintained incrementally", Permanent: true}}
 }
 
 // linear is the change of a node that maps each input row on its own
@@ -338,14 +314,6 @@ func unionAll(cols []plan.Column, nodes ...plan.Node) plan.Node {
 
 // join differentiates every join kind (see the rules above).
 func (df *differ) join(j *plan.Join) (*diffResult, error) {
-	for _, e := range append(append([]plan.Expr{j.Residual}, j.LeftKeys...), j.RightKeys...) {
-		if e == nil {
-			continue
-		}
-		if b := exprBlocker(e, false); b != nil {
-			return nil, &blockedError{*b}
-		}
-	}
 	l, err := df.diff(j.Left)
 	if err != nil {
 		return nil, err
@@ -431,8 +399,6 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		ap, am := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
 		add(&plus, ap)
 		add(&minus, am)
-	case plan.JoinAntiNullAware:
-		return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "NOT IN (subquery) cannot be maintained incrementally yet (NOT EXISTS can)", Permanent: true}}
 	default:
 		return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "this join kind cannot be maintained incrementally", Permanent: true}}
 	}
@@ -647,16 +613,6 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 // aggregate recomputes the groups the changes touch, as of the checkpoint
 // (minus) and now (plus). Without GROUP BY the one group is recomputed.
 func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
-	for _, e := range a.GroupBy {
-		if b := exprBlocker(e, false); b != nil {
-			return nil, &blockedError{*b}
-		}
-	}
-	for _, c := range a.Aggs {
-		if b := aggBlocker(c); b != nil {
-			return nil, &blockedError{*b}
-		}
-	}
 	in, err := df.diff(a.Input)
 	if err != nil || !in.changed {
 		return unchangedOr(a, in, err)
@@ -832,9 +788,6 @@ func (df *differ) materialize(n plan.Node) (*plan.Given, error) {
 // so a partition recomputed from rows read in another order gives the rows
 // the view holds.
 func (df *differ) window(w *plan.Window) (*diffResult, error) {
-	if b := windowBlocker(w); b != nil {
-		return nil, &blockedError{*b}
-	}
 	keys, _ := windowPartition(w)
 	in, err := df.diff(w.Input)
 	if err != nil || !in.changed {

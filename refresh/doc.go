@@ -36,11 +36,21 @@
 //     record in ONE storage commit, so readers see the old or the new
 //     content, never a mix, and a crash leaves the previous state whole.
 //
-// The techniques of R-I1 are names for what the differentiation did:
-// APPEND_ONLY (only rows gained, from insert-only changes), ROW_BASED
-// (rows gained and lost through select/project/filter/joins/UNION ALL),
-// GROUP_AGGREGATE (stored states), GENERIC_AGGREGATE (touched groups, rows
-// or set-operation keys recomputed on the old and new snapshots).
+// The techniques of R-I1 (typed TechniqueName) each implement the Technique
+// interface (technique.go) in their own file: whether it applies to an
+// analysed view and why not, its run, its estimate. The planner tries the
+// table techniqueTable in order and runs the first that applies and does
+// not refuse: GROUP_AGGREGATE (stored states, groupagg.go),
+// GENERIC_AGGREGATE (touched groups, rows or set-operation keys recomputed
+// on the old and new snapshots, generic.go), WINDOW_FUNCTION (window.go),
+// APPEND_ONLY (only rows gained, from insert-only changes, appendonly.go),
+// ROW_BASED (rows gained and lost through select/project/filter/joins/UNION
+// ALL, rowbased.go), PARTITION_OVERWRITE (partition.go). What stops a plan
+// node from being maintained is answered once (localBlockers in
+// analyze.go), for EXPLAIN's analysis and the differentiator alike. A
+// change is a Z-set (zset.go: rows with integer weights); consolidate is
+// the one place weights are summed, for the view's writes, the group
+// states' folds and streaming appends.
 // GROUP_AGGREGATE keeps SUM/AVG of decimals only over expressions of one
 // fixed scale (fixed_scale.go), whose states taking rows back print as fresh
 // ones; EXPLAIN REFRESH names the aggregate it refuses and the fix.

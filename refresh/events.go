@@ -32,17 +32,17 @@ type Event struct {
 
 // Run is one refresh run (R-S6), a row of refresh_history.
 type Run struct {
-	RunID       string    `json:"run_id"`
-	View        uint32    `json:"view"`
-	ViewName    string    `json:"view_name"`
-	Cause       string    `json:"cause"` // CREATE, MANUAL, SCHEDULE, TRIGGER, STARTUP_CATCHUP
-	Start       time.Time `json:"start"`
-	End         time.Time `json:"end"`
-	Status      string    `json:"status"` // COMPLETED, FAILED, CANCELED, TIMED_OUT, SKIPPED
-	Technique   string    `json:"technique,omitempty"`
-	RowsRead    int64     `json:"rows_read"`
-	RowsWritten int64     `json:"rows_written"`
-	Error       string    `json:"error,omitempty"`
+	RunID       string        `json:"run_id"`
+	View        uint32        `json:"view"`
+	ViewName    string        `json:"view_name"`
+	Cause       string        `json:"cause"` // CREATE, MANUAL, SCHEDULE, TRIGGER, STARTUP_CATCHUP
+	Start       time.Time     `json:"start"`
+	End         time.Time     `json:"end"`
+	Status      string        `json:"status"` // COMPLETED, FAILED, CANCELED, TIMED_OUT, SKIPPED
+	Technique   TechniqueName `json:"technique,omitempty"`
+	RowsRead    int64         `json:"rows_read"`
+	RowsWritten int64         `json:"rows_written"`
+	Error       string        `json:"error,omitempty"`
 	// ErrorCode is the SQLSTATE of a failed, canceled or timed-out run's
 	// Error ("" for runs recorded before codes were).
 	ErrorCode string `json:"error_code,omitempty"`

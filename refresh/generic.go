@@ -1,6 +1,8 @@
 package refresh
 
 import (
+	"context"
+
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -131,4 +133,29 @@ func exprBlockers(a *plan.Aggregate) *Blocker {
 		}
 	}
 	return nil
+}
+
+// genericAggregate is GENERIC_AGGREGATE in the planner's table: an
+// aggregate at the top whose group keys are view columns recomputes its
+// touched groups against the view's rows (topAggregate); any other
+// aggregate, DISTINCT or set operation is recomputed for its touched
+// groups inside the differentiation of the whole query (delta.go).
+type genericAggregate struct{}
+
+func (genericAggregate) Name() TechniqueName { return GenericAggregate }
+
+func (genericAggregate) Applies(an *Analysis) (bool, string) {
+	return allowed(an, GenericAggregate, "")
+}
+
+func (genericAggregate) Run(ctx context.Context, r *techRun) (*change, error) {
+	if top := findTopAggregate(r.in); top != nil {
+		plus, minus, err := top.change(r.df)
+		return &change{plus: plus, minus: minus}, err
+	}
+	return r.queryChange()
+}
+
+func (genericAggregate) Estimate(s *sizer, r *techRun, c *change) float64 {
+	return changeCost(s, c, r.changed)
 }

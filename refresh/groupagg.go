@@ -397,44 +397,35 @@ func (r *groupAggRun) fold(ctx context.Context, n plan.Node, load bool) (int64, 
 // produce across their terms — cancels), so every row retracted is one the
 // group holds, as MIN/MAX need; then losses are retracted and gains added.
 func (r *groupAggRun) foldChange(ctx context.Context, plus, minus plan.Node) (int64, error) {
-	type entry struct {
-		row exec.Row
-		w   int64
-	}
-	net := map[string]*entry{}
-	var order []string
 	ids := make([]uint32, len(r.proj))
 	for i := range ids {
 		ids[i] = uint32(i + 1)
 	}
 	var count int64
-	var buf []byte
-	collect := func(sign int64) func(exec.Row) error {
-		return func(p exec.Row) error {
-			count++
-			buf = types.AppendRowValue(buf[:0], ids, p)
-			e := net[string(buf)]
-			if e == nil {
-				e = &entry{row: append(exec.Row(nil), p...)}
-				net[string(buf)] = e
-				order = append(order, string(buf))
-			}
-			e.w += sign
+	rows := func(n plan.Node) rowSource {
+		if n == nil {
 			return nil
 		}
+		return func(emit func(exec.Row) error) error {
+			return r.project(ctx, n, func(p exec.Row) error {
+				count++
+				return emit(p)
+			})
+		}
 	}
-	if err := r.project(ctx, minus, collect(-1)); err != nil {
-		return 0, err
-	}
-	if err := r.project(ctx, plus, collect(1)); err != nil {
+	net, err := consolidate([]zTerm{{rows(minus), -1}, {rows(plus), 1}},
+		func(dst []byte, p exec.Row, _ int64) ([]byte, bool, error) {
+			return types.AppendRowValue(dst, ids, p), true, nil
+		}, true)
+	if err != nil {
 		return 0, err
 	}
 	if !r.scalar() {
 		// Every touched group's stored state, read in one ordered pass.
-		keys := make([][]byte, 0, len(order))
+		keys := make([][]byte, 0, net.Len())
 		var hk []byte
-		for _, k := range order {
-			hk = r.groupKey(hk[:0], net[k].row)
+		for _, e := range net.Entries() {
+			hk = r.groupKey(hk[:0], e.Row)
 			if r.groups[string(hk)] == nil {
 				keys = append(keys, r.stateKey(string(hk)))
 			}
@@ -444,10 +435,9 @@ func (r *groupAggRun) foldChange(ctx context.Context, plus, minus plan.Node) (in
 		}
 	}
 	for _, pass := range []int64{-1, 1} {
-		for _, k := range order {
-			e := net[k]
-			for i := int64(0); i < e.w*pass; i++ {
-				if err := r.apply(e.row, int(pass), true); err != nil {
+		for _, e := range net.Entries() {
+			for i := int64(0); i < e.Weight*pass; i++ {
+				if err := r.apply(e.Row, int(pass), true); err != nil {
 					return 0, err
 				}
 			}
@@ -651,4 +641,52 @@ func (r *groupAggRun) incremental(ctx context.Context, df *differ) (plus, minus 
 		minus = r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: oldRows})
 	}
 	return plus, minus, read, nil
+}
+
+// groupAggregate is GROUP_AGGREGATE in the planner's table.
+type groupAggregate struct{}
+
+func (groupAggregate) Name() TechniqueName { return GroupAggregate }
+
+func (groupAggregate) Applies(an *Analysis) (bool, string) {
+	why := ""
+	if an.groupAggWhyNot != "" {
+		why = "does not apply: " + an.groupAggWhyNot
+	}
+	if ok, why := allowed(an, GroupAggregate, why); !ok {
+		return false, why
+	}
+	return an.groupAgg != nil, "does not apply to this query's shape"
+}
+
+func (groupAggregate) Run(ctx context.Context, r *techRun) (*change, error) {
+	if !r.in.Checkpoint.GroupState {
+		return nil, &refusal{why: "the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)", full: true}
+	}
+	// Folding is the work, and it happens here: weigh it first.
+	if r.weigh != nil {
+		units, writes := groupAggCost(r.changed, r.viewRows)
+		r.weighed = true
+		if rf := r.weigh(GroupAggregate, units, writes); rf != nil {
+			return nil, rf
+		}
+	}
+	c := &change{}
+	if r.dryRun {
+		// EXPLAIN: the aggregate's input change, nothing folded.
+		d, err := r.df.diff(r.an.groupAgg.agg.Input)
+		if err == nil && d.changed {
+			c.plus, c.minus = d.plus, d.minus
+		}
+		return c, err
+	}
+	c.ga = newGroupAggRun(r.an.groupAgg, r.in)
+	var err error
+	c.plus, c.minus, _, err = c.ga.incremental(ctx, r.df)
+	return c, err
+}
+
+func (groupAggregate) Estimate(s *sizer, r *techRun, c *change) float64 {
+	units, _ := groupAggCost(r.changed, r.viewRows)
+	return units
 }

@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
@@ -225,4 +226,47 @@ func planPartition(ctx context.Context, in *Input, ps *partitionShape, d *source
 		return nil, nil, 0, err
 	}
 	return q, &plan.Given{Cols: viewCols, Rows: old}, len(keys), nil
+}
+
+// partitionOverwrite is PARTITION_OVERWRITE in the planner's table: the
+// view's partitions a change of its partition source touches are
+// recomputed whole. It comes last: it is the technique for queries no
+// row or group technique maintains (order-dependent aggregates, floating
+// point).
+type partitionOverwrite struct{}
+
+func (partitionOverwrite) Name() TechniqueName { return PartitionOverwrite }
+
+func (partitionOverwrite) Applies(an *Analysis) (bool, string) {
+	why := "the view is not partitioned"
+	if an.partitioned {
+		why = "the view's partition columns do not all come straight from one source's columns"
+	}
+	if ok, why := allowed(an, PartitionOverwrite, why); !ok {
+		return false, why
+	}
+	return an.partition != nil, why
+}
+
+func (partitionOverwrite) Run(ctx context.Context, r *techRun) (*change, error) {
+	src := r.an.partition.scan.Table
+	for id := range r.deltas {
+		if id != src.ID {
+			t, _ := r.in.Catalog.Table(id)
+			return nil, &refusal{why: fmt.Sprintf("PARTITION_OVERWRITE recomputes the partitions %s's changes touch, but %s changed too", r.in.Catalog.QualifiedName(src), r.in.Catalog.QualifiedName(t))}
+		}
+	}
+	d := r.deltas[src.ID]
+	if d == nil {
+		d = &sourceDelta{table: src}
+	}
+	plus, minus, touched, err := planPartition(ctx, r.in, r.an.partition, d)
+	if err != nil {
+		return nil, err
+	}
+	return &change{plus: plus, minus: minus, partitions: touched}, nil
+}
+
+func (partitionOverwrite) Estimate(s *sizer, r *techRun, c *change) float64 {
+	return changeCost(s, c, r.changed)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,9 +16,9 @@ import (
 // Candidate is one technique the planner weighed for a refresh: the event
 // log's planning_information and EXPLAIN REFRESH list them (R-I6, R-O1).
 type Candidate struct {
-	Technique string  `json:"technique"`
-	Chosen    bool    `json:"chosen"`
-	Cost      float64 `json:"estimated_cost,omitempty"`
+	Technique TechniqueName `json:"technique"`
+	Chosen    bool          `json:"chosen"`
+	Cost      float64       `json:"estimated_cost,omitempty"`
 	// EstimatedSeconds is Cost in seconds at the rate the view's earlier
 	// refreshes of this kind ran at (costmodel.go; 0: no rate learned).
 	EstimatedSeconds float64 `json:"estimated_seconds,omitempty"`
@@ -32,9 +31,10 @@ type Candidate struct {
 // refreshPlan is what the planner decided, with the incremental work it
 // prepared.
 type refreshPlan struct {
-	technique, reason string
-	candidates        []Candidate
-	analysis          *Analysis
+	technique  TechniqueName
+	reason     string
+	candidates []Candidate
+	analysis   *Analysis
 	// incremental: the view's change as plans (plus − minus), the group
 	// states being maintained, the change rows read.
 	plus, minus plan.Node
@@ -49,9 +49,8 @@ type refreshPlan struct {
 	// writes is the incremental's estimate of the view rows it writes.
 	writes float64
 	// actual is how long the run took (set after it; 0 for EXPLAIN).
-	actual      time.Duration
-	partitioned bool
-	partitions  int // PARTITION_OVERWRITE: partitions recomputed
+	actual     time.Duration
+	partitions int // PARTITION_OVERWRITE: partitions recomputed
 }
 
 // errStrict is the failure of an INCREMENTAL STRICT refresh that cannot be
@@ -66,7 +65,7 @@ func errStrict(v *catalog.Table, why string) error {
 // folded, the aggregate's input change is only estimated.
 func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryRun bool) (*refreshPlan, error) {
 	v, ckpt, versions := in.View, in.Checkpoint, in.Versions
-	p := &refreshPlan{analysis: an, partitioned: len(in.View.PartitionBy) > 0}
+	p := &refreshPlan{analysis: an}
 	policy := "AUTO"
 	if v.Dataset != nil && v.Dataset.Policy != "" {
 		policy = v.Dataset.Policy
@@ -167,87 +166,58 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	}
 	mayGoFull := policy != "INCREMENTAL STRICT" && sourceRows >= minSourceRows &&
 		(p.changed*20 >= sourceRows || ckpt.Rates != nil && ckpt.Rates.Full > 0 && ckpt.Rates.Incremental > 0)
-	var tech string
-	useGA := false
-	if an.partition != nil && len(an.Techniques) == 1 && an.Techniques[0] == "PARTITION_OVERWRITE" {
-		src := an.partition.scan.Table
-		for id := range deltas {
-			if id != src.ID {
-				t, _ := in.Catalog.Table(id)
-				return fallback(fmt.Sprintf("PARTITION_OVERWRITE recomputes the partitions %s's changes touch, but %s changed too", in.Catalog.QualifiedName(src), in.Catalog.QualifiedName(t)))
-			}
+	// The techniques in the table's order: the first that applies and
+	// does not refuse builds the change.
+	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
+		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID)}
+	// A technique whose Run is the work (GROUP_AGGREGATE folds the
+	// change as it runs) weighs itself against a full recompute first.
+	run.weigh = func(tech TechniqueName, units, writes float64) *refusal {
+		p.incrCost, p.writes = units, writes
+		p.estimateFull(in, sizes)
+		if why, ok := p.weigh(ckpt, tech, mayGoFull); ok {
+			return &refusal{why: why, full: true}
 		}
-		d := deltas[src.ID]
-		if d == nil {
-			d = &sourceDelta{table: src}
-		}
-		var touched int
-		var err error
-		if p.plus, p.minus, touched, err = planPartition(ctx, in, an.partition, d); err != nil {
-			return nil, err
-		}
-		tech = "PARTITION_OVERWRITE"
-		p.candidates = append(p.candidates, Candidate{Technique: tech})
-		p.partitions = touched
-	} else {
-		df := &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}
-		var err error
-		useGA = an.groupAgg != nil && has(an.Techniques, "GROUP_AGGREGATE")
-		if useGA && !ckpt.GroupState {
-			return full("the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)")
-		}
-		if useGA {
-			// Folding is the work, and it happens here: weigh it first.
-			p.incrCost, p.writes = groupAggCost(p.changed, sizes.rows(v.ID))
-			p.estimateFull(in, sizes)
-			if why, ok := p.weigh(ckpt, "GROUP_AGGREGATE", mayGoFull); ok {
-				return full(why)
-			}
-		}
-		switch {
-		case useGA && dryRun:
-			var d *diffResult
-			if d, err = df.diff(an.groupAgg.agg.Input); err == nil && d.changed {
-				p.plus, p.minus = d.plus, d.minus
-			}
-		case useGA:
-			p.ga = newGroupAggRun(an.groupAgg, in)
-			p.plus, p.minus, _, err = p.ga.incremental(ctx, df)
-		default:
-			if top := findTopAggregate(in); top != nil && has(an.Techniques, "GENERIC_AGGREGATE") {
-				p.plus, p.minus, err = top.change(df)
-				break
-			}
-			var d *diffResult
-			if d, err = df.diff(in.Query); err == nil {
-				p.plus, p.minus = d.plus, d.minus
-			}
-		}
-		if err != nil {
-			var be *blockedError
-			if errors.As(err, &be) {
-				return fallback(be.b.Code + ": " + be.b.Message)
-			}
-			return nil, err
-		}
-		switch {
-		case useGA:
-			tech = "GROUP_AGGREGATE"
-		case df.windows || has(an.Shape, "WINDOW_FUNCTION"):
-			tech = "WINDOW_FUNCTION"
-		case df.recomputes || has(an.Shape, "GENERIC_AGGREGATE"):
-			tech = "GENERIC_AGGREGATE"
-		case insertOnly && p.minus == nil && has(an.Techniques, "APPEND_ONLY"):
-			tech = "APPEND_ONLY"
-		case has(an.Techniques, "ROW_BASED"):
-			tech = "ROW_BASED"
-		default:
-			return fallback("the changes include updates or deletes and ROW_BASED is not possible: " + an.Summary())
-		}
-		if !has(an.Techniques, tech) {
-			return fallback(tech + " is not possible: " + an.Summary())
-		}
+		return nil
 	}
+	var chosen Technique
+	var refused []string
+	for _, t := range techniqueTable {
+		if ok, _ := t.Applies(an); !ok {
+			continue
+		}
+		c, err := t.Run(ctx, run)
+		var rf *refusal
+		var be *blockedError
+		switch {
+		case errors.As(err, &rf) && rf.full:
+			return full(rf.why)
+		case errors.As(err, &rf) && rf.next:
+			p.candidates = append(p.candidates, Candidate{Technique: t.Name(), Reason: rf.why})
+			refused = append(refused, string(t.Name())+": "+rf.why)
+			continue
+		case errors.As(err, &rf):
+			return fallback(rf.why)
+		case errors.As(err, &be):
+			return fallback(be.b.Code + ": " + be.b.Message)
+		case err != nil:
+			return nil, err
+		}
+		chosen = t
+		p.plus, p.minus, p.ga, p.partitions = c.plus, c.minus, c.ga, c.partitions
+		break
+	}
+	if chosen == nil {
+		why := "no incremental technique applies"
+		if len(refused) > 0 {
+			why += " (" + strings.Join(refused, "; ") + ")"
+		}
+		if s := an.Summary(); s != "" {
+			why += ": " + s
+		}
+		return fallback(why)
+	}
+	tech := chosen.Name()
 	// The change plans run as a SELECT's plans do (evalplan.go): each
 	// term joins outward from its change set, through keys where the
 	// other sources have them.
@@ -259,17 +229,14 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		return nil, err
 	}
 	// Cost model (R-I6, costmodel.go).
-	if !useGA {
+	ch := &change{plus: p.plus, minus: p.minus}
+	p.incrCost = chosen.Estimate(sizes, run, ch)
+	if !run.weighed {
 		p.writes = sizes.rowsOf(p.plus) + sizes.rowsOf(p.minus)
-		p.incrCost = sizes.work(p.plus) + sizes.work(p.minus) + float64(changeRowCost*p.changed) + viewWriteCost*p.writes
 		p.estimateFull(in, sizes)
 	}
-	if len(p.candidates) > 0 {
-		p.candidates[0].Cost = p.incrCost
-	} else {
-		p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
-	}
-	if !useGA {
+	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
+	if !run.weighed {
 		if why, ok := p.weigh(ckpt, tech, mayGoFull); ok {
 			return full(why)
 		}
@@ -279,7 +246,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	if p.changed == 0 {
 		p.reason = "no source changed"
 	}
-	if tech == "PARTITION_OVERWRITE" {
+	if tech == PartitionOverwrite {
 		p.reason += fmt.Sprintf("; %d partitions recomputed", p.partitions)
 	}
 	if an.TimeDependent {
@@ -307,7 +274,7 @@ func (p *refreshPlan) estimateFull(in *Input, s *sizer) {
 // weigh compares the incremental estimate of tech with the full one, in
 // seconds at the view's learned rates (costmodel.go), and says whether to
 // go full, and why. mayGoFull: the change is large enough to consider it.
-func (p *refreshPlan) weigh(ckpt *Checkpoint, tech string, mayGoFull bool) (string, bool) {
+func (p *refreshPlan) weigh(ckpt *Checkpoint, tech TechniqueName, mayGoFull bool) (string, bool) {
 	var r CostRates
 	if ckpt != nil && ckpt.Rates != nil {
 		r = *ckpt.Rates
@@ -316,7 +283,10 @@ func (p *refreshPlan) weigh(ckpt *Checkpoint, tech string, mayGoFull bool) (stri
 	if !mayGoFull || p.incrSeconds <= p.fullSeconds {
 		return "", false
 	}
-	p.candidates = append(p.candidates[:0], Candidate{Technique: tech, Cost: p.incrCost,
+	if n := len(p.candidates); n > 0 && p.candidates[n-1].Technique == tech {
+		p.candidates = p.candidates[:n-1]
+	}
+	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost,
 		Reason: fmt.Sprintf("estimated cost %s is above a full recompute's %s for %d changed rows", p.estimate(p.incrCost, p.incrSeconds), p.estimate(p.fullCost, p.fullSeconds), p.changed)})
 	return fmt.Sprintf("%d changed source rows: a full recompute is estimated cheaper (%s against %s for %s)", p.changed, p.estimate(p.fullCost, p.fullSeconds), p.estimate(p.incrCost, p.incrSeconds), tech), true
 }
@@ -330,13 +300,20 @@ func (p *refreshPlan) estimate(units, seconds float64) string {
 	return fmt.Sprintf("%.0f (%.3f s)", units, seconds)
 }
 
-func has(list []string, s string) bool {
+func has[T comparable](list []T, s T) bool {
 	for _, x := range list {
 		if x == s {
 			return true
 		}
 	}
 	return false
+}
+
+// changeCost is the cost of applying a change (R-I6, costmodel.go), in
+// rows-scanned units: reading the change rows, running the change plans,
+// writing the view rows they produce.
+func changeCost(s *sizer, c *change, changed int64) float64 {
+	return s.work(c.plus) + s.work(c.minus) + float64(changeRowCost*changed) + viewWriteCost*(s.rowsOf(c.plus)+s.rowsOf(c.minus))
 }
 
 // sizer estimates the rows a plan reads.
@@ -408,7 +385,7 @@ func (p *refreshPlan) allCandidates() []Candidate {
 	if p.technique == NoOp {
 		out[0].Reason = p.reason
 	}
-	byTech := map[string]Candidate{}
+	byTech := map[TechniqueName]Candidate{}
 	for _, c := range p.candidates {
 		byTech[c.Technique] = c
 	}
@@ -440,7 +417,7 @@ func (p *refreshPlan) allCandidates() []Candidate {
 		case p.incrSeconds > p.fullSeconds:
 			fc.Reason = fmt.Sprintf("not chosen: %d changed rows are under a twentieth of the sources and the view has not measured both kinds yet, so %s is kept although its estimate is higher", p.changed, p.technique)
 		default:
-			fc.Reason = "not chosen: " + p.technique + " is estimated cheaper"
+			fc.Reason = "not chosen: " + string(p.technique) + " is estimated cheaper"
 		}
 	}
 	for i := range out {
@@ -454,46 +431,21 @@ func (p *refreshPlan) allCandidates() []Candidate {
 	return append(out, fc)
 }
 
-func (p *refreshPlan) whyNot(t string) string {
+func (p *refreshPlan) whyNot(t TechniqueName) string {
 	an := p.analysis
 	if an == nil {
 		return "not analysed"
 	}
-	if !has(an.Shape, t) {
-		switch t {
-		case "PARTITION_OVERWRITE":
-			if p.partitioned {
-				return "the view's partition columns do not all come straight from one source's columns"
-			}
-			return "the view is not partitioned"
-		case "WINDOW_FUNCTION":
-			return "the query has no window function"
-		case "GROUP_AGGREGATE":
-			if an.groupAggWhyNot != "" {
-				return "does not apply: " + an.groupAggWhyNot
-			}
-		}
-		return "does not apply to this query's shape"
+	tech := techniqueByName(t)
+	if ok, why := tech.Applies(an); !ok {
+		return why
 	}
-	var why []string
-	for _, b := range an.Blockers {
-		if (len(b.Techniques) == 0 || has(b.Techniques, t)) && !has(why, b.Code) {
-			why = append(why, b.Code)
-		}
-	}
-	if len(why) > 0 {
-		sort.Strings(why)
-		return "blocked: " + strings.Join(why, ", ")
-	}
-	if has(an.Techniques, t) && p.technique != t {
-		switch t {
-		case "APPEND_ONLY":
-			return "the changes are not inserts only"
-		case "GENERIC_AGGREGATE":
-			if has(an.Techniques, "GROUP_AGGREGATE") {
-				return "GROUP_AGGREGATE maintains this aggregate more cheaply"
-			}
-		}
+	switch {
+	case t == p.technique:
+	case t == AppendOnly:
+		return "the changes are not inserts only"
+	case t == GenericAggregate && has(an.Techniques, GroupAggregate):
+		return "GROUP_AGGREGATE maintains this aggregate more cheaply"
 	}
 	return ""
 }

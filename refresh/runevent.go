@@ -20,7 +20,7 @@ type RunEvent struct {
 	RunID  string
 	// Status is RUNNING, COMPLETED, FAILED, CANCELED or TIMED_OUT.
 	Status    string
-	Technique string
+	Technique TechniqueName
 	Cause     string
 	Duration  time.Duration
 	Err       string

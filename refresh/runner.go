@@ -139,7 +139,7 @@ type Options struct {
 // Result is what a refresh did.
 type Result struct {
 	RunID     string
-	Technique string
+	Technique TechniqueName
 	Reason    string
 	Stats     Stats
 	Versions  map[uint32]int64
@@ -329,7 +329,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 		}
 		// Only GROUP_AGGREGATE and a full recompute maintain the group
 		// states (invariant 4).
-		groupState = an.groupAgg != nil && (res.Technique == "GROUP_AGGREGATE" || res.Technique == FullRecompute)
+		groupState = an.groupAgg != nil && (res.Technique == GroupAggregate || res.Technique == FullRecompute)
 		p.actual = r.now().Sub(start) // the invariants check aside
 		if invariants && res.Technique != FullRecompute {
 			if err := checkInvariant(ctx, in); err != nil {
@@ -339,7 +339,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	}
 	if p.technique != NoOp {
 		txn.SetOperation(storage.TableInfo{ID: storage.TableID(v.ID), ChangeDataFeed: v.ChangeDataFeed()}, "REFRESH",
-			map[string]string{"technique": res.Technique})
+			map[string]string{"technique": string(res.Technique)})
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -430,7 +430,7 @@ type SourceState struct {
 
 // Explanation is what the next refresh of a view would do now (R-I8).
 type Explanation struct {
-	Technique  string
+	Technique  TechniqueName
 	Reason     string
 	Sources    []SourceState
 	Candidates []Candidate
@@ -486,7 +486,7 @@ func Explain(txn *storage.Txn, cat *catalog.Catalog, view uint32, opt Options) (
 		}
 	default:
 		of := "rows"
-		if p.technique == "GROUP_AGGREGATE" {
+		if p.technique == GroupAggregate {
 			of = "the aggregate's input rows" // folded into the states
 		}
 		if p.plus != nil {

@@ -48,7 +48,7 @@ const PropSkipChangeCommits = "skipChangeCommits"
 const (
 	// StreamAppend: the rows committed to the streams since the checkpoint
 	// were processed and appended (or, after RESET CHECKPOINTS, every row).
-	StreamAppend = "APPEND_ONLY"
+	StreamAppend = AppendOnly
 )
 
 // CheckStreamingQuery reports what in q keeps it from being the query of a
@@ -302,7 +302,7 @@ func (r *Runner) refreshStreaming(ctx context.Context, txn *storage.Txn, cat *ca
 	if err != nil {
 		return nil, err
 	}
-	ap := &appender{w: w, weights: map[string]int64{}}
+	ap := &appender{w: w}
 	if opt.Full {
 		if err := txn.Truncate(w.info); err != nil {
 			return nil, err
@@ -504,53 +504,47 @@ func feedUnavailableError(v *catalog.Table, src string, from int64, cu *storage.
 // appender writes a streaming table's new rows: consolidated by content and
 // added as copies, or, after a truncate, numbered from zero.
 type appender struct {
-	w       *viewWriter
-	fresh   bool
-	weights map[string]int64
-	order   []string
+	w     *viewWriter
+	fresh bool
+	rows  []zTerm
 }
 
 func (a *appender) run(ctx context.Context, xc *exec.Ctx, n plan.Node, st *Stats) error {
-	op, err := exec.Build(xc, n)
-	if err != nil {
-		return err
+	if !a.fresh {
+		a.rows = append(a.rows, zTerm{planRows(ctx, xc, n), 1})
+		return nil
 	}
 	var buf []byte
-	return exec.Drain(op, func(rows []exec.Row) error {
-		for _, r := range rows {
-			var keep bool
-			var err error
-			if buf, keep, err = a.w.encode(buf[:0], r, false); err != nil {
-				return err
-			}
+	return planRows(ctx, xc, n)(func(r exec.Row) error {
+		var keep bool
+		var err error
+		if buf, keep, err = a.w.encode(buf[:0], r, false); err != nil || !keep {
 			if !keep {
 				st.RowsDropped++
-				continue
 			}
-			if a.fresh {
-				if err := a.w.insertFresh(buf); err != nil {
-					return err
-				}
-				st.RowsWritten++
-				continue
-			}
-			k := string(buf)
-			if a.weights[k] == 0 {
-				a.order = append(a.order, k)
-			}
-			a.weights[k]++
+			return err
 		}
-		return ctx.Err()
+		st.RowsWritten++
+		return a.w.insertFresh(buf)
 	})
 }
 
 func (a *appender) flush(st *Stats) error {
-	for _, k := range a.order {
-		n := a.weights[k]
-		if err := a.w.insertCopies([]byte(k), n); err != nil {
+	z, err := consolidate(a.rows, func(dst []byte, r exec.Row, _ int64) ([]byte, bool, error) {
+		out, keep, err := a.w.encode(dst, r, false)
+		if err == nil && !keep {
+			st.RowsDropped++
+		}
+		return out, keep, err
+	}, false)
+	if err != nil {
+		return err
+	}
+	for _, e := range z.Entries() {
+		if err := a.w.insertCopies([]byte(e.Key), e.Weight); err != nil {
 			return err
 		}
-		st.RowsWritten += n
+		st.RowsWritten += e.Weight
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ type analysisView struct {
 	Permanent     bool
 	TimeDependent bool
 	Blockers      []blockerRow
-	Next          string // what the next refresh would do now (EXPLAIN REFRESH)
+	Next          refresh.TechniqueName // what the next refresh would do now (EXPLAIN REFRESH)
 	NextReason    string
 }
 
@@ -297,7 +297,7 @@ func analyze(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Table) *analysis
 		av.Err = pgerror.Convert(err).Message
 		return av
 	}
-	av.Shape, av.Techniques, av.Incremental, av.Permanent, av.TimeDependent = an.Shape, an.Techniques, an.Incremental(), an.Permanent(), an.TimeDependent
+	av.Shape, av.Techniques, av.Incremental, av.Permanent, av.TimeDependent = refresh.NameStrings(an.Shape), refresh.NameStrings(an.Techniques), an.Incremental(), an.Permanent(), an.TimeDependent
 	for i, b := range an.Relevant {
 		av.Blockers = append(av.Blockers, blockerRow{N: i + 1, Code: b.Code, Where: an.Where[i], Object: b.Object, Msg: b.Message, Fix: b.Fix, Permanent: b.Permanent})
 	}

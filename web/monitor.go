@@ -41,7 +41,7 @@ type RunningRefresh struct {
 }
 
 // noTechnique labels runs that failed before a technique was chosen.
-const noTechnique = "NONE"
+const noTechnique refresh.TechniqueName = "NONE"
 
 // walSyncBuckets are the upper bounds (seconds) /metrics gives the WAL
 // fsync histogram.
@@ -124,8 +124,8 @@ func (m *Monitor) OnRun(ev refresh.RunEvent) {
 		if tech == "" {
 			tech = noTechnique
 		}
-		m.refreshes.WithLabelValues(tech, ev.Status).Inc()
-		m.duration.WithLabelValues(tech).Observe(ev.Duration.Seconds())
+		m.refreshes.WithLabelValues(string(tech), ev.Status).Inc()
+		m.duration.WithLabelValues(string(tech)).Observe(ev.Duration.Seconds())
 	}
 }
 
@@ -134,8 +134,8 @@ func (m *Monitor) OnResult(res *refresh.Result) {
 	if res == nil {
 		return
 	}
-	m.rowsRead.WithLabelValues(res.Technique).Add(float64(res.Stats.RowsRead))
-	m.rowsWritten.WithLabelValues(res.Technique).Add(float64(res.Stats.RowsWritten))
+	m.rowsRead.WithLabelValues(string(res.Technique)).Add(float64(res.Stats.RowsRead))
+	m.rowsWritten.WithLabelValues(string(res.Technique)).Add(float64(res.Stats.RowsWritten))
 }
 
 // Running reports whether a refresh of view is in progress.

@@ -18,7 +18,7 @@ type datasetRow struct {
 	URL                     string
 	Kind                    string
 	Status                  string // of the last run; RUNNING; NEVER
-	Technique               string
+	Technique               refresh.TechniqueName
 	Processing              string
 	LastRun                 time.Time
 	LastError               string

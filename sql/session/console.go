@@ -20,7 +20,7 @@ func TriggerText(ds *catalog.Dataset) string { return triggerText(ds) }
 
 // ProcessingStatus is the "Incremental Processing" of a technique:
 // INCREMENTAL, FULL_RECOMPUTE or NO_CHANGES (R-O3).
-func ProcessingStatus(technique string) string { return processingStatus(technique) }
+func ProcessingStatus(technique refresh.TechniqueName) string { return processingStatus(technique) }
 
 // DatasetAnalysis is a materialized view's incrementality analysis as
 // mv_insights reports it (R-I8, R-I9).

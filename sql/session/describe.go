@@ -16,7 +16,7 @@ import (
 
 // processingStatus is the "Incremental processing" column of R-O3 for a
 // run's technique.
-func processingStatus(technique string) string {
+func processingStatus(technique refresh.TechniqueName) string {
 	switch technique {
 	case refresh.NoOp:
 		return "NO_CHANGES"
@@ -125,7 +125,7 @@ func (s *Session) showStreamingTables(x *parse.ShowDatasets) (plan.Node, []plan.
 			textOrNull(scheduleText(t.Dataset)), textOrNull(triggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
 		if last != nil {
 			row[5] = types.NewText(last.Status)
-			row[6] = types.NewText(last.Technique)
+			row[6] = types.NewText(string(last.Technique))
 			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
 		}
 		rows = append(rows, row)
@@ -185,7 +185,7 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 		rows = append(rows,
 			kv("Last Refresh", last.End.UTC().Format("2006-01-02 15:04:05.999999Z07:00")),
 			kv("Last Refresh Status", last.Status),
-			kv("Last Refresh Technique", last.Technique),
+			kv("Last Refresh Technique", string(last.Technique)),
 			kv("Incremental Processing", processingStatus(last.Technique)))
 	}
 	if ds.Schedule != nil || ds.Trigger != nil {

@@ -51,7 +51,7 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 	}
 	rows := [][]types.Datum{
 		kv("view", s.cat.QualifiedName(t)),
-		kv("technique", e.Technique),
+		kv("technique", string(e.Technique)),
 		kv("reason", e.Reason),
 		kv("refresh policy", t.Dataset.Policy),
 	}
@@ -76,7 +76,7 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 		if c.Chosen {
 			v = "chosen: " + v
 		}
-		rows = append(rows, kv("candidate "+c.Technique, v))
+		rows = append(rows, kv("candidate "+string(c.Technique), v))
 	}
 	for _, p := range e.Plans {
 		for _, l := range p.Lines {
@@ -166,14 +166,14 @@ func (s *Session) explainCreate(c *parse.CreateMaterializedView) (plan.Node, err
 	}
 	available := "none (NO_OP and FULL_RECOMPUTE only)"
 	if len(va.Techniques) > 0 {
-		available = strings.Join(va.Techniques, ", ")
+		available = refresh.JoinNames(va.Techniques, ", ")
 	}
 	rows := [][]types.Datum{
 		kv("view", c.Name.String()),
 		kv("columns", strings.Join(names, ", ")),
 		kv("refresh policy", policy),
 		kv("incrementalizable", verdict),
-		kv("query shape allows", strings.Join(va.Shape, ", ")),
+		kv("query shape allows", refresh.JoinNames(va.Shape, ", ")),
 		kv("techniques available", available),
 	}
 	for _, id := range ids {

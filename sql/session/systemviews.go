@@ -66,7 +66,7 @@ func init() {
 				types.NewTimestamp(types.KindTimestampTZ, r.Start.UnixMicro()),
 				types.NewTimestamp(types.KindTimestampTZ, r.End.UnixMicro()),
 				types.NewInt8(r.End.Sub(r.Start).Milliseconds()),
-				types.NewText(r.Status), textOrNull(r.Technique),
+				types.NewText(r.Status), textOrNull(string(r.Technique)),
 				types.NewInt8(r.RowsRead), types.NewInt8(r.RowsWritten), textOrNull(r.Error),
 			}
 		}
