@@ -25,6 +25,7 @@ var oracleFiles = []string{
 	"func_string.slt", "func_math.slt", "func_datetime.slt", "func_agg.slt", "func_misc.slt", "join_order.slt", "numbers.slt",
 	"analyze.slt",
 	"decorrelate.slt",
+	"set_role.slt",
 }
 
 // TestLogicOnPostgres is the PostgreSQL differential suite of the query

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"math"
 	"testing"
 
 	"github.com/mvserver/mvserver/sql/exec"
@@ -28,5 +29,28 @@ func TestHeldNewRowsCharged(t *testing.T) {
 	h.release()
 	if used := mem.Used(); used != 0 {
 		t.Fatalf("%d bytes still charged after the rows were written", used)
+	}
+}
+
+// TestEmptiedViewOneSortedRun: where a full recompute of an empty view is
+// not written as a new generation (a REFRESH in a transaction block,
+// --rewrite-threshold negative), all its new rows are held (charged, as
+// TestHeldNewRowsCharged checks) and inserted as one sorted run, not in
+// chunks of freshChunk rows whose keys interleave; where it is, the first
+// chunk of rewriteAt rows (at most freshChunk) starts the rewrite.
+func TestEmptiedViewOneSortedRun(t *testing.T) {
+	for _, c := range []struct {
+		rewriteAt int64
+		want      int
+	}{
+		{0, math.MaxInt},
+		{-1, math.MaxInt},
+		{1000, 1000},
+		{int64(freshChunk) * 4, freshChunk},
+	} {
+		in := &Input{rewriteAt: c.rewriteAt}
+		if got := in.freshChunkRows(); got != c.want {
+			t.Errorf("rewriteAt %d: chunks of %d rows, want %d", c.rewriteAt, got, c.want)
+		}
 	}
 }

@@ -134,4 +134,14 @@ func TestFreshRowsInChunks(t *testing.T) {
 	exec(t, c, `REFRESH MATERIALIZED VIEW mv FULL`) // an empty view computed again
 	exec(t, c, `REFRESH MATERIALIZED VIEW agg`)
 	same("after refilling")
+	// In a transaction block (no new generation) an emptied view's rows
+	// are one sorted run of more than a chunk.
+	exec(t, c, `DELETE FROM t WHERE v < 7`)
+	exec(t, c, `REFRESH MATERIALIZED VIEW mv FULL`)
+	exec(t, c, `INSERT INTO t SELECT i, i % 6, 'y' FROM generate_series(2000, 2060) AS i`)
+	exec(t, c, `BEGIN`)
+	exec(t, c, `REFRESH MATERIALIZED VIEW mv FULL`)
+	exec(t, c, `REFRESH MATERIALIZED VIEW agg`)
+	exec(t, c, `COMMIT`)
+	same("after refilling in a transaction block")
 }

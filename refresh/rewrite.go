@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"encoding/binary"
+	"math"
 
 	"github.com/mvserver/mvserver/pgerror"
 )
@@ -46,12 +47,19 @@ func (in *Input) diffLimit() int64 {
 }
 
 // freshChunkRows is how many new rows of an empty view a full recompute
-// holds before it writes them.
+// holds before it writes them. Where a big view is written as a new
+// generation (rewriteAt > 0), a chunk at a time, bounded: the first chunk
+// of rewriteAt rows starts the rewrite. Where it is not (a REFRESH or
+// CREATE in a transaction block, --rewrite-threshold negative), every row
+// goes into the transaction's write set anyway, so all are held, charged
+// to the refresh's budget while held (heldCharge), and inserted as one
+// sorted run: the write set takes ascending keys far faster than a second
+// chunk's keys scattered among the first's.
 func (in *Input) freshChunkRows() int {
-	if in.rewriteAt > 0 && in.rewriteAt < int64(freshChunk) {
-		return int(in.rewriteAt)
+	if in.rewriteAt <= 0 {
+		return math.MaxInt
 	}
-	return freshChunk
+	return int(min(in.rewriteAt, int64(freshChunk)))
 }
 
 // startRewrite makes the writer write the view's content anew as a

@@ -52,9 +52,13 @@ type DB struct {
 	// visMu makes a Begin's snapshot and its logical sequence one atomic
 	// observation: Begin holds it shared, a commit holds it exclusively
 	// around ApplyNoSyncWait and seq++ (invariant 5 in doc.go).
-	visMu  sync.RWMutex
-	seq    uint64 // commits applied so far (logical commit sequence)
-	closed atomic.Bool
+	visMu sync.RWMutex
+	seq   uint64 // commits applied so far (logical commit sequence)
+	// noDurableWait lets a Begin read commits whose sync is pending, as
+	// before durable.go: set only by BenchmarkReadDuringSync, to measure
+	// what the wait costs. Never set it elsewhere.
+	noDurableWait bool
+	closed        atomic.Bool
 
 	// snapMu guards curSnap: the snapshot of sequence seq that Begins
 	// share while no commit moves it (snapshot.go).

@@ -69,6 +69,9 @@ func (db *DB) awaitDurable(seq uint64) bool {
 // taken).
 func (db *DB) beginSnap() *sharedSnap {
 	seq := db.seq
+	if db.noDurableWait {
+		return db.acquireSnap(seq)
+	}
 	if db.awaitDurable(seq) {
 		return db.acquireSnap(seq)
 	}

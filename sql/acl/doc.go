@@ -1,6 +1,9 @@
 // Package acl holds PostgreSQL 15's privilege rules that act on roles
-// rather than on one object: GRANT and REVOKE of role membership, and who
-// may see and signal another session's backend. It works over a catalog
+// rather than on one object: GRANT and REVOKE of role membership (and
+// CREATE ROLE's IN ROLE / ROLE / ADMIN), who may see and signal another
+// session's backend, and who a session acts as (identity.go: SET ROLE and
+// SET SESSION AUTHORIZATION decide current_user and session_user, which
+// the session keeps as settings so transactions and SET LOCAL undo them). It works over a catalog
 // (catalog/membership.go, catalog/privileges.go keep the model) and
 // returns what changed; sql/session persists it and sends the notices.
 //

@@ -134,3 +134,44 @@ func DropMemberships(c *catalog.Catalog, dropped uint32) []uint32 {
 	}
 	return changed
 }
+
+// CreateRoleMembers are the memberships CREATE ROLE name sets up: IN ROLE
+// (InRoles; IN GROUP is its old spelling) makes the new role a member of
+// each, ROLE (Members; USER) and ADMIN (Admins) make each a member of the
+// new role, ADMIN with the admin option.
+type CreateRoleMembers struct {
+	InRoles, Members, Admins []string
+}
+
+// Empty: CREATE ROLE named no membership.
+func (m CreateRoleMembers) Empty() bool {
+	return len(m.InRoles) == 0 && len(m.Members) == 0 && len(m.Admins) == 0
+}
+
+// ApplyCreateRoleMembers grants m for the role name just put in c (a
+// clone), as actor, in PostgreSQL 15's order (IN ROLE, then ADMIN, then
+// ROLE) and with GRANT's checks and notices.
+func ApplyCreateRoleMembers(c *catalog.Catalog, actor uint32, name string, m CreateRoleMembers) (changed []uint32, notes []*pgerror.Error, err error) {
+	seen := map[uint32]bool{}
+	for _, g := range []RoleGrant{
+		{Roles: m.InRoles, Members: []string{name}, Grant: true},
+		{Roles: []string{name}, Members: m.Admins, Grant: true, Admin: true},
+		{Roles: []string{name}, Members: m.Members, Grant: true},
+	} {
+		if len(g.Roles) == 0 || len(g.Members) == 0 {
+			continue
+		}
+		ch, ns, err := ApplyRoleGrant(c, actor, g)
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, ns...)
+		for _, id := range ch {
+			if !seen[id] {
+				seen[id] = true
+				changed = append(changed, id)
+			}
+		}
+	}
+	return changed, notes, nil
+}

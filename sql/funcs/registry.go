@@ -22,8 +22,10 @@ type Ctx struct {
 	// statement (zero: StatementTime).
 	StatementStart time.Time
 	Database       string
-	User           string
-	BackendPID     int64
+	// User is current_user (the role of SET ROLE, else SessionUser);
+	// SessionUser is session_user (SET SESSION AUTHORIZATION).
+	User, SessionUser string
+	BackendPID        int64
 	// Notify queues a NOTIFY for the end of the transaction (pg_notify);
 	// nil where notifications cannot be sent (refreshes).
 	Notify func(channel, payload string) error
@@ -80,6 +82,9 @@ type Sequences interface {
 type Setting struct {
 	Name, Value, Desc string
 	ReadOnly          bool
+	// Hidden: not a row of pg_settings (PostgreSQL's GUC_NO_SHOW_ALL:
+	// role, session_authorization, is_superuser); current_setting reads it.
+	Hidden bool
 	// PostgreSQL's description of the parameter, where it has one
 	// (pg_settings' vartype, unit, context, category, enumvals, range);
 	// Setting (pg_settings.setting: Value in Unit) and Default in Unit.

@@ -123,11 +123,19 @@ func init() {
 	trim("rtrim", strings.TrimRight)
 	register(&Func{Name: "version", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Text),
 		Fn: func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewText(VersionString), nil }}}})
-	// current_user, session_user, user and current_role (the binder maps
-	// the SQL keywords here): the role the session logged in as.
+	// current_user (also user and current_role) and session_user (the
+	// binder maps the SQL keywords here): the role privileges are checked
+	// for (SET ROLE's) and the session's user (SET SESSION AUTHORIZATION's).
 	register(&Func{Name: "current_user", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Name),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
 			return types.NewString(types.KindName, c.User), nil
+		}}}})
+	register(&Func{Name: "session_user", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Name),
+		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			if c.SessionUser == "" {
+				return types.NewString(types.KindName, c.User), nil
+			}
+			return types.NewString(types.KindName, c.SessionUser), nil
 		}}}})
 	register(&Func{Name: "current_database", Deterministic: true, Overloads: []*Overload{{Ret: ret(types.Name),
 		Fn: func(c *Ctx, _ []types.Datum) (types.Datum, error) {

@@ -129,6 +129,7 @@ const (
 	wNone    = iota
 	wItemOp  // a keyword operator: one node over its operands
 	wBetween // BETWEEN: an operator whose AND is no separator
+	wSimilar // SIMILAR TO: an operator over a function of its pattern
 	wSetOp   // UNION, INTERSECT, EXCEPT
 	wJoin    // JOIN
 	wSep     // starts a sibling: a clause keyword, WHEN/THEN/ELSE
@@ -141,7 +142,7 @@ const (
 
 var depthWords = map[string]uint8{
 	"is": wItemOp, "isnull": wItemOp, "notnull": wItemOp, "not": wItemOp, "collate": wItemOp,
-	"at": wItemOp, "like": wItemOp, "ilike": wItemOp, "similar": wItemOp, "between": wBetween,
+	"at": wItemOp, "like": wItemOp, "ilike": wItemOp, "similar": wSimilar, "between": wBetween,
 	"in": wItemOp, "overlaps": wItemOp, "operator": wItemOp, "escape": wItemOp, "unique": wItemOp,
 	"union": wSetOp, "intersect": wSetOp, "except": wSetOp,
 	"join": wJoin,
@@ -172,6 +173,15 @@ func depthWord(src string, t token) uint8 {
 	return depthWords[string(buf[:n])]
 }
 
+// isDistinctFrom: toks[i] is the FROM of IS [NOT] DISTINCT FROM.
+func isDistinctFrom(src string, toks []token, i int) bool {
+	if i < 2 || toks[i-1].kind != tokIdent || !strings.EqualFold(toks[i-1].text(src), "distinct") {
+		return false
+	}
+	p := toks[i-2]
+	return p.kind == tokIdent && (strings.EqualFold(p.text(src), "is") || strings.EqualFold(p.text(src), "not"))
+}
+
 // tokenDepth estimates the depth of the tree pg_query builds for the
 // significant tokens toks of src (see the top of this file). It stops as
 // soon as the estimate passes limit (returning a value above it) and
@@ -182,6 +192,9 @@ func depthWord(src string, t token) uint8 {
 // counts for it:
 //
 //	a + b, NOT a, a::t, a COLLATE c, a IS …   2    an operator or keyword operator: 2
+//	a BETWEEN b AND c, a SIMILAR TO b           4    4 (the bounds are a List; the
+//	                                                   pattern a function call)
+//	a IS DISTINCT FROM b                        2    2 (its FROM is no clause)
 //	f(f(…)), ROW(…), x IN (…)                   2-4  a bracket after a word: 2, plus the word
 //	((…)) (grouping)                            0    a bracket after anything else: 0,
 //	(a, b) (row)                                2      2 once it holds a comma
@@ -273,8 +286,14 @@ func tokenDepth(src string, toks []token, limit int) (depth, tooNested int) {
 			case wItemOp:
 				top.item += 2
 			case wBetween:
-				top.item += 2
+				// A_Expr over a List of the two bounds: Node, A_Expr,
+				// Node, List, then the bound's Node.
+				top.item += 4
 				top.between++
+			case wSimilar:
+				// A_Expr over similar_to_escape(pattern): Node, A_Expr,
+				// Node, FuncCall, then the pattern's Node.
+				top.item += 4
 			case wSetOp:
 				top.chain++
 				top.endItem()
@@ -282,6 +301,12 @@ func tokenDepth(src string, toks []token, limit int) (depth, tooNested int) {
 				top.chain += 2
 				top.endItem()
 			case wSep:
+				if isDistinctFrom(src, toks, i) {
+					// a IS [NOT] DISTINCT FROM b: one A_Expr over
+					// both operands, no separator.
+					top.item += 2
+					break
+				}
 				top.endItem()
 			case wQualify:
 				// QUALIFY cond becomes WINDOW … AS (PARTITION BY cond)

@@ -265,6 +265,9 @@ func init() {
 			return
 		}
 		for _, s := range v.F.Settings() {
+			if s.Hidden {
+				continue
+			}
 			ctx, vartype, category := s.Context, s.VarType, s.Category
 			if ctx == "" {
 				ctx = "user"

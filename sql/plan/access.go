@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"math"
+
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -319,6 +321,43 @@ func lookupsWin(side, other Node, est *Estimator) bool {
 	return est.Rows(side)*lookupRowCost <= est.tableRows(scan.Table)
 }
 
+// lookupFetchCost is what fetching one row found by a key lookup costs,
+// in rows of a full scan (the rows are read out of key order).
+const lookupFetchCost = 2
+
+// lookupsCheaper reports whether side's rows (estimated at most
+// smallSide) looking up other — a Scan, or a Filter over one — through
+// the columns keys of other cost less than the hash join's reading all
+// of other's table: a lookup costs lookupRowCost, and each row it
+// fetches lookupFetchCost, the rows per key value being the table's rows
+// over the keys' distinct values. A filter on other that keeps few rows
+// does not make the scan cheaper: the hash join still reads the table
+// (TPC-H Q19: 47 parts against 600k lineitems, estimated at 319 after
+// their filter).
+func lookupsCheaper(side, other Node, keys []Expr, est *Estimator) bool {
+	if est == nil || est.Stats == nil {
+		return false
+	}
+	scan, ok := other.(*Scan)
+	if f, isFilter := other.(*Filter); isFilter {
+		scan, ok = f.Input.(*Scan)
+	}
+	if !ok {
+		return false
+	}
+	r := est.Rows(side)
+	if r > smallSide {
+		return false
+	}
+	table := est.tableRows(scan.Table)
+	distinct := 1.0
+	for _, k := range keys {
+		distinct *= est.ndv(k, scan)
+	}
+	perKey := table / math.Max(1, math.Min(distinct, table))
+	return r*(lookupRowCost+lookupFetchCost*perKey) <= table
+}
+
 // estimateRows bounds the rows a plan produces when its shape tells; ok
 // is false when it does not.
 func estimateRows(n Node) (rows int64, ok bool) {
@@ -390,7 +429,8 @@ func indexJoin(j *Join, est *Estimator) Node {
 	default:
 		return nil
 	}
-	if drives(j.Left, j.Right, est) || j.Kind.LeftOnly() && lookupsWin(j.Left, j.Right, est) {
+	if drives(j.Left, j.Right, est) || j.Kind.LeftOnly() && lookupsWin(j.Left, j.Right, est) ||
+		j.Kind == JoinInner && lookupsCheaper(j.Left, j.Right, j.RightKeys, est) {
 		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
 			return a
 		}
@@ -403,7 +443,7 @@ func indexJoin(j *Join, est *Estimator) Node {
 	if j.Kind != JoinInner {
 		return nil
 	}
-	if !drives(j.Right, j.Left, est) {
+	if !drives(j.Right, j.Left, est) && !lookupsCheaper(j.Right, j.Left, j.LeftKeys, est) {
 		return nil
 	}
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())

@@ -940,9 +940,12 @@ func (b *Binder) bindSQLValueFunction(f *pg_query.SQLValueFunction) (Expr, error
 		db, _ := funcs.Lookup("current_database")
 		return &Func{Name: "current_database", Fn: db, Overload: db.Overloads[0], T: types.Name}, nil
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE,
-		pg_query.SQLValueFunctionOp_SVFOP_USER, pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		pg_query.SQLValueFunctionOp_SVFOP_USER:
 		u, _ := funcs.Lookup("current_user")
 		return &Func{Name: "current_user", Fn: u, Overload: u.Overloads[0], T: types.Name}, nil
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		u, _ := funcs.Lookup("session_user")
+		return &Func{Name: "session_user", Fn: u, Overload: u.Overloads[0], T: types.Name}, nil
 	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
 		cs, _ := funcs.Lookup("current_schema")
 		return &Func{Name: "current_schema", Fn: cs, Overload: cs.Overloads[0], T: types.Name}, nil

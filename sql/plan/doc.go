@@ -84,8 +84,16 @@
 // row counts (Binder.Stats) and ANALYZE's column statistics
 // (estimate_stats.go: most common values and n_distinct for equalities,
 // histograms for ranges, null_frac for IS NULL and join keys, avg_width
-// for EXPLAIN's widths), else PostgreSQL's default selectivities. A
-// projection keeps the island's column order; outer joins stay in place.
+// for EXPLAIN's widths; estimate_join.go: eqjoinsel with MCV matching
+// and eqjoinsel_semi; estimate_like.go: pattern matches against the
+// MCVs and histogram; estimate_fold.go: constant bounds folded by the
+// executor's evaluator, which it registers), else PostgreSQL's default
+// selectivities. A projection keeps the island's column order; outer
+// joins stay in place. Before it, join-filter-pushdown moves an outer,
+// semi or anti join's ON conjuncts on one input into that input
+// (join_filter_push.go), and semi-join-pushdown moves a semi or anti
+// join down to the inner-join input its condition reads
+// (semijoin_push.go), where the join order places it as a leaf.
 //
 // Access paths (pushdown.go, access.go). The binder gives a filtered
 // scan its primary-key point, prefix or range. The index-scan rule picks

@@ -132,9 +132,9 @@ func (e *Estimator) rows(n Node) float64 {
 		case JoinFull:
 			return math.Max(inner, math.Max(l, r))
 		case JoinSemi:
-			return l * math.Min(1, r*sel)
+			return l * e.semiSelectivity(x)
 		case JoinAnti, JoinAntiNullAware:
-			return l * math.Max(0.1, 1-math.Min(1, r*sel))
+			return l * math.Max(0.1, 1-e.semiSelectivity(x))
 		}
 		return inner
 	case *Apply:
@@ -196,23 +196,38 @@ func (e *Estimator) groups(in Node, keys []Expr) float64 {
 }
 
 // joinSelectivity is the share of the pairs of rows j keeps: each key
-// equality 1/max(ndv), the residual as a filter.
+// equality's eqjoinsel (estimate_join.go), the residual as a filter.
 func (e *Estimator) joinSelectivity(j *Join) float64 {
-	sel := 1.0
+	sel, ndL, ndR := 1.0, 1.0, 1.0
 	for i := range j.LeftKeys {
-		sel *= 1 / math.Max(e.ndv(j.LeftKeys[i], j.Left), e.ndv(j.RightKeys[i], j.Right))
-		// NULL keys join nothing (eqjoinsel's (1 − nullfrac) factors).
-		if nf, ok := e.nullFrac(j.LeftKeys[i], j.Left); ok {
-			sel *= 1 - nf
-		}
-		if nf, ok := e.nullFrac(j.RightKeys[i], j.Right); ok {
-			sel *= 1 - nf
-		}
+		sel *= e.eqJoinSel(j.LeftKeys[i], j.Left, j.RightKeys[i], j.Right)
+		ndL *= e.ndv(j.LeftKeys[i], j.Left)
+		ndR *= e.ndv(j.RightKeys[i], j.Right)
 	}
+	sel = compositeKeySel(sel, len(j.LeftKeys), ndL, ndR, e.Rows(j.Left), e.Rows(j.Right))
 	if j.Residual != nil {
 		sel *= e.Selectivity(j.Residual, nil)
 	}
 	return sel
+}
+
+// semiSelectivity is the share of a semi join's left rows that find a
+// partner: each key's eqjoinsel_semi (estimate_join.go); a residual
+// keeps a left row when any of the right rows its keys match passes it,
+// each with the residual's selectivity.
+func (e *Estimator) semiSelectivity(j *Join) float64 {
+	sel := 1.0
+	group := e.Rows(j.Right)
+	for i := range j.LeftKeys {
+		sel *= e.semiJoinSel(j.LeftKeys[i], j.Left, j.RightKeys[i], j.Right)
+		nd, _ := e.ndvKnown(j.RightKeys[i], j.Right, true)
+		group /= nd
+	}
+	if j.Residual != nil {
+		rs := clampSel(e.Selectivity(j.Residual, nil))
+		sel *= 1 - math.Pow(1-rs, math.Max(1, group))
+	}
+	return clampSel(sel)
 }
 
 // Selectivity estimates the share of in's rows cond keeps (in may be nil
@@ -277,8 +292,14 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 			}
 			return defaultIneqSel
 		case OpLike, OpILike, OpRegex, OpIRegex:
+			if s, ok := e.statsPatternSelectivity(x, in); ok {
+				return s
+			}
 			return defaultMatchSel
 		case OpNotLike, OpNotILike, OpNotRegex, OpNotIRegex:
+			if s, ok := e.statsPatternSelectivity(x, in); ok {
+				return s
+			}
 			return 1 - defaultMatchSel
 		}
 	case *In:
@@ -317,10 +338,10 @@ func rangeColumn(c Expr) (int, bool) {
 	if !ok || b.Op < OpLt || b.Op > OpGe {
 		return 0, false
 	}
-	if col, ok := b.L.(*ColRef); ok && constant(b.R) {
+	if col, ok := statColumn(b.L); ok && constant(b.R) {
 		return col.Idx, true
 	}
-	if col, ok := b.R.(*ColRef); ok && constant(b.L) {
+	if col, ok := statColumn(b.R); ok && constant(b.L) {
 		return col.Idx, true
 	}
 	return 0, false

@@ -41,7 +41,8 @@ func (e *Estimator) scanColumnStats(s *Scan, i int) *catalog.ColumnStats {
 }
 
 // constValue returns the value of a constant expression the estimator
-// can evaluate: a literal, or a cast of one.
+// can evaluate: a literal, a cast of one, or an expression of them the
+// executor folds (estimate_fold.go).
 func constValue(x Expr) (types.Datum, bool) {
 	switch c := x.(type) {
 	case *Const:
@@ -52,7 +53,7 @@ func constValue(x Expr) (types.Datum, bool) {
 			return d, err == nil
 		}
 	}
-	return types.Datum{}, false
+	return foldConst(x)
 }
 
 // comparable reports whether a column's value and d may be compared.
@@ -203,19 +204,50 @@ func numericPos(d types.Datum) (float64, bool) {
 func clampSel(s float64) float64 { return math.Max(0, math.Min(1, s)) }
 
 // cmpWithConst splits a comparison into its column side, the constant's
-// value and the operator as seen from the column (5 > a is a < 5).
+// value (of the column's type) and the operator as seen from the column
+// (5 > a is a < 5).
 func cmpWithConst(b *Binary) (col Expr, d types.Datum, op Op, ok bool) {
-	if _, isCol := b.L.(*ColRef); isCol {
+	if c, isCol := statColumn(b.L); isCol {
 		if v, isConst := constValue(b.R); isConst {
-			return b.L, v, b.Op, true
+			if v, ok := asColumnValue(v, c.T); ok {
+				return c, v, b.Op, true
+			}
 		}
 	}
-	if _, isCol := b.R.(*ColRef); isCol {
+	if c, isCol := statColumn(b.R); isCol {
 		if v, isConst := constValue(b.L); isConst {
-			return b.R, v, flipOp(b.Op), true
+			if v, ok := asColumnValue(v, c.T); ok {
+				return c, v, flipOp(b.Op), true
+			}
 		}
 	}
 	return nil, types.Datum{}, 0, false
+}
+
+// statColumn returns the column x reads when its statistics tell of x:
+// the column itself, or a date column widened to a timestamp (a date
+// compared with DATE … + INTERVAL …, which is a timestamp).
+func statColumn(x Expr) (*ColRef, bool) {
+	switch c := x.(type) {
+	case *ColRef:
+		return c, true
+	case *Cast:
+		if col, ok := c.E.(*ColRef); ok && col.T.Kind == types.KindDate && (c.T.Kind == types.KindTimestamp || c.T.Kind == types.KindTimestampTZ) {
+			return col, true
+		}
+	}
+	return nil, false
+}
+
+// asColumnValue returns d as a value of a column of type t, for placing
+// it among the column's statistics (a timestamp bound on a date column
+// becomes its date).
+func asColumnValue(d types.Datum, t types.T) (types.Datum, bool) {
+	if d.IsNull() || comparableKinds(d.K, t.Kind) {
+		return d, true
+	}
+	v, err := types.Cast(d, t, types.DefaultEnv, true)
+	return v, err == nil
 }
 
 func flipOp(op Op) Op {

@@ -31,6 +31,12 @@ type Optimizer struct {
 // Rules are the optimizer's rules in the order each pass runs them; each
 // has a golden file testdata/plan/<name>.txt.
 var Rules = []Rule{
+	// An outer, semi or anti join's ON conjuncts that test one input
+	// alone filter that input (join_filter_push.go).
+	{Name: "join-filter-pushdown", Apply: pushJoinFilters},
+	// Semi and anti joins go down to the input of an inner join their
+	// condition reads (semijoin_push.go), so the join order sees them.
+	{Name: "semi-join-pushdown", Apply: pushSemiJoins},
 	// Join order: each island of inner joins is ordered by cost, its
 	// equalities closed transitively (joinorder.go).
 	{Name: "join-order", Apply: orderJoins},

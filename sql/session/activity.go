@@ -26,7 +26,7 @@ const insufficientPrivilege = "<insufficient privilege>"
 // backends is the session's view of other backends.
 func (s *Session) backends() acl.Backends {
 	id, super := s.subject()
-	return acl.Backends{Cat: s.cat, Actor: id, Super: super, User: s.info.User, RequireRoles: s.eng.RequireRoles}
+	return acl.Backends{Cat: s.cat, Actor: id, Super: super, User: s.currentUser(), RequireRoles: s.eng.RequireRoles}
 }
 
 // activityRows are the pg_stat_activity rows of the server's sessions as

@@ -655,7 +655,7 @@ func (s *Session) refreshNotice(res *refresh.Result) {
 
 // logUserAction records a create/alter/drop in the dataset's event log.
 func (s *Session) logUserAction(t *catalog.Table, action string) error {
-	return refresh.LogUserAction(s.txn, t.ID, t.Name, action, s.info.User, s.eng.now())
+	return refresh.LogUserAction(s.txn, t.ID, t.Name, action, s.currentUser(), s.eng.now())
 }
 
 // refreshDataset runs REFRESH MATERIALIZED VIEW (R-M4): alone, in a

@@ -287,7 +287,7 @@ func (s *Session) grantRole(gs *pg_query.GrantRoleStmt) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if name != s.info.User {
+		if name != s.currentUser() {
 			return "", pgerror.New(pgerror.FeatureNotSupported, "GRANTED BY another role is not supported")
 		}
 	}

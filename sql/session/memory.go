@@ -92,7 +92,7 @@ func (s *Session) checkMemoryRaise(v string) error {
 	if err != nil || server <= 0 || n > 0 && n <= server {
 		return err
 	}
-	if s.eng.IsSuperuser(s.info.User) {
+	if s.eng.IsSuperuser(s.currentUser()) {
 		return nil
 	}
 	return pgerror.New(pgerror.InsufficientPrivilege, "permission denied to set parameter \"%s\" to %s", memorySetting, v).

@@ -127,8 +127,8 @@ func (s *Session) notificationVisible(cat *catalog.Catalog, view uint32) bool {
 		return false
 	}
 	if v, ok := cat.Table(view); ok {
-		return cat.MaySeeDetails(s.info.User, s.eng.RequireRoles, v)
+		return cat.MaySeeDetails(s.currentUser(), s.eng.RequireRoles, v)
 	}
-	_, super := cat.UserRole(s.info.User, s.eng.RequireRoles)
+	_, super := cat.UserRole(s.currentUser(), s.eng.RequireRoles)
 	return super
 }

@@ -42,8 +42,10 @@ func (s *Session) newOwner(name string, owns bool, what string) (*catalog.Role, 
 // SESSION_USER, CURRENT_ROLE.
 func (s *Session) ownerName(spelled string) string {
 	switch strings.ToLower(spelled) {
-	case "current_user", "session_user", "current_role":
-		return s.info.User
+	case "current_user", "current_role":
+		return s.currentUser()
+	case "session_user":
+		return s.identity().Session
 	}
 	return spelled
 }

@@ -19,7 +19,7 @@ import (
 // subject is the role the session's privileges are checked for, and
 // whether it is a superuser (catalog.UserRole).
 func (s *Session) subject() (uint32, bool) {
-	return s.cat.UserRole(s.info.User, s.eng.RequireRoles)
+	return s.cat.UserRole(s.currentUser(), s.eng.RequireRoles)
 }
 
 // require fails with 42501 unless the session may use priv on t.
@@ -100,7 +100,7 @@ func (s *Session) requireCreateSchema() error {
 // ownerID is the owner a new object gets: the session's role (0 for a
 // user that is no role: the bootstrap superuser's).
 func (s *Session) ownerID() uint32 {
-	if r, ok := s.cat.Role(s.info.User); ok {
+	if r, ok := s.cat.Role(s.currentUser()); ok {
 		return r.ID
 	}
 	return 0

@@ -229,14 +229,14 @@ func (s *Session) prepareBound(ps *preparedStatement) (*prepared, error) {
 		return nil, err
 	}
 	path := s.setting("search_path")
-	if b := ps.bound; b != nil && b.cat == s.cat && b.env == s.env && b.path == path && b.user == s.info.User {
+	if b := ps.bound; b != nil && b.cat == s.cat && b.env == s.env && b.path == path && b.user == s.currentUser() {
 		return b.p, nil
 	}
 	pr, err := s.prepare(ps.st, ps.paramTypes)
 	if err != nil {
 		return nil, err
 	}
-	ps.bound = &boundPlan{cat: s.cat, env: s.env, path: path, user: s.info.User, p: pr}
+	ps.bound = &boundPlan{cat: s.cat, env: s.env, path: path, user: s.currentUser(), p: pr}
 	return pr, nil
 }
 

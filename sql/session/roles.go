@@ -75,7 +75,7 @@ func (e *Engine) loginIsSuperuser(user string) (bool, error) {
 // privileges of the session's user now: superuser, and CREATEROLE (which
 // a superuser has too).
 func (s *Session) privileges() (super, createRole bool) {
-	r, super := s.eng.sessionRole(s.cat, s.info.User)
+	r, super := s.eng.sessionRole(s.cat, s.currentUser())
 	return super, super || r != nil && r.CreateRole
 }
 
@@ -87,6 +87,21 @@ type roleOptions struct {
 	passwordGiven                                   bool
 	password                                        *string // nil: PASSWORD NULL
 	validUntil                                      *string
+	// members: CREATE ROLE's IN ROLE, ROLE and ADMIN.
+	members acl.CreateRoleMembers
+}
+
+// roleSpecList reads the role names of IN ROLE, ROLE and ADMIN.
+func roleSpecList(arg *pg_query.Node) ([]string, error) {
+	var names []string
+	for _, n := range arg.GetList().GetItems() {
+		rs := n.GetRoleSpec()
+		if rs == nil || rs.Roletype != pg_query.RoleSpecType_ROLESPEC_CSTRING {
+			return nil, pgerror.New(pgerror.FeatureNotSupported, "only role names are supported in IN ROLE, ROLE and ADMIN")
+		}
+		names = append(names, rs.Rolename)
+	}
+	return names, nil
 }
 
 func parseRoleOptions(opts []*pg_query.Node) (*roleOptions, error) {
@@ -139,7 +154,18 @@ func parseRoleOptions(opts []*pg_query.Node) (*roleOptions, error) {
 		case "sysid":
 			// PostgreSQL ignores it with a NOTICE, so do we (below).
 		case "addroleto", "rolemembers", "adminmembers":
-			return nil, pgerror.New(pgerror.FeatureNotSupported, "role membership is not supported").WithPosition(d.Location + 1)
+			names, err := roleSpecList(d.Arg)
+			if err != nil {
+				return nil, err
+			}
+			switch d.Defname {
+			case "addroleto":
+				o.members.InRoles = names
+			case "rolemembers":
+				o.members.Members = names
+			default:
+				o.members.Admins = names
+			}
 		default:
 			return nil, pgerror.New(pgerror.SyntaxError, "option \"%s\" not recognized", d.Defname).WithPosition(d.Location + 1)
 		}
@@ -237,8 +263,10 @@ func (s *Session) roleSpecName(rs *pg_query.RoleSpec) (string, error) {
 	switch rs.GetRoletype() {
 	case pg_query.RoleSpecType_ROLESPEC_CSTRING:
 		return rs.Rolename, nil
-	case pg_query.RoleSpecType_ROLESPEC_CURRENT_USER, pg_query.RoleSpecType_ROLESPEC_SESSION_USER, pg_query.RoleSpecType_ROLESPEC_CURRENT_ROLE:
-		return s.info.User, nil
+	case pg_query.RoleSpecType_ROLESPEC_CURRENT_USER, pg_query.RoleSpecType_ROLESPEC_CURRENT_ROLE:
+		return s.currentUser(), nil
+	case pg_query.RoleSpecType_ROLESPEC_SESSION_USER:
+		return s.identity().Session, nil
 	}
 	return "", pgerror.New(pgerror.UndefinedObject, "role \"public\" does not exist")
 }
@@ -274,7 +302,21 @@ func (s *Session) createRole(cs *pg_query.CreateRoleStmt) (string, error) {
 		return "", err
 	}
 	c.PutRole(r)
-	if err := s.persist(c, []uint32{r.ID}, nil); err != nil {
+	changed := []uint32{r.ID}
+	if !o.members.Empty() {
+		actor, _ := s.subject()
+		more, notes, err := acl.ApplyCreateRoleMembers(c, actor, r.Name, o.members)
+		if err != nil {
+			return "", err
+		}
+		s.notices = append(s.notices, notes...)
+		for _, id := range more {
+			if id != r.ID {
+				changed = append(changed, id)
+			}
+		}
+	}
+	if err := s.persist(c, changed, nil); err != nil {
 		return "", err
 	}
 	return "CREATE ROLE", nil
@@ -307,7 +349,7 @@ func (s *Session) alterRole(as *pg_query.AlterRoleStmt) (string, error) {
 		// Anyone may change their own password, and nothing else.
 		onlyPassword := o.passwordGiven && o.inherit == nil && o.createRole == nil && o.createDB == nil &&
 			o.login == nil && o.connLimit == nil && o.validUntil == nil
-		if !onlyPassword || name != s.info.User {
+		if !onlyPassword || name != s.currentUser() {
 			return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied")
 		}
 	}
@@ -344,8 +386,11 @@ func (s *Session) dropRoles(ds *pg_query.DropRoleStmt) (string, error) {
 			}
 			return "", roleNotFound(name)
 		}
-		if name == s.info.User {
+		if name == s.currentUser() {
 			return "", pgerror.New(pgerror.ObjectInUse, "current user cannot be dropped")
+		}
+		if name == s.identity().Session {
+			return "", pgerror.New(pgerror.ObjectInUse, "session user cannot be dropped")
 		}
 		if catalog.IsPredefinedRole(r.ID) {
 			return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop role %s because it is required by the database system", name)
@@ -381,8 +426,11 @@ func (s *Session) renameRole(rs *pg_query.RenameStmt) (string, error) {
 	if err := reservedRole(r, "Role names starting with \"pg_\" are reserved."); err != nil {
 		return "", err
 	}
-	if rs.Subname == s.info.User {
+	if rs.Subname == s.identity().Session {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "session user cannot be renamed")
+	}
+	if rs.Subname == s.currentUser() {
+		return "", pgerror.New(pgerror.FeatureNotSupported, "current user cannot be renamed")
 	}
 	if _, exists := s.cat.Role(rs.Newname); exists {
 		return "", pgerror.New(pgerror.DuplicateObject, "role \"%s\" already exists", rs.Newname)

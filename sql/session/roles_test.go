@@ -155,7 +155,7 @@ func TestRolesLifecycle(t *testing.T) {
 	wantExecCode(t, admin, "CREATE USER Alice", "42710", `role "alice" already exists`) // folded
 	wantExecCode(t, admin, "CREATE ROLE pg_monitor2", "42939", `role name "pg_monitor2" is reserved`)
 	wantExecCode(t, admin, "CREATE ROLE x LOGIN NOLOGIN", "42601", "conflicting or redundant options")
-	wantExecCode(t, admin, "CREATE ROLE x IN ROLE alice", "0A000", "")
+	wantExecCode(t, admin, "CREATE ROLE x IN ROLE nobody", "42704", `role "nobody" does not exist`)
 	wantExecCode(t, admin, "CREATE ROLE x REPLICATION", "0A000", "")
 	wantExecCode(t, admin, "ALTER ROLE nobody LOGIN", "42704", `role "nobody" does not exist`)
 	wantExecCode(t, admin, "DROP ROLE nobody", "42704", `role "nobody" does not exist`)

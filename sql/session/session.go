@@ -192,6 +192,9 @@ type Session struct {
 	// rollback restores them (SET is transactional in PostgreSQL).
 	savedVals map[string]string
 	savedEnv  *types.Env
+	// locals are the transaction's SET LOCAL values (identity.go), over
+	// vals until it ends.
+	locals map[string]string
 
 	// datasets are the views this transaction created, altered or dropped;
 	// the scheduler hears of them after the commit.
@@ -252,6 +255,9 @@ func (s *Session) get(st *setting) string {
 	case "transaction_isolation":
 		return s.transactionIsolation()
 	}
+	if v, ok := s.locals[strings.ToLower(st.name)]; ok {
+		return v
+	}
 	if v, ok := s.vals[strings.ToLower(st.name)]; ok {
 		return v
 	}
@@ -261,15 +267,26 @@ func (s *Session) get(st *setting) string {
 	return st.def
 }
 
-func (s *Session) set(st *setting, v string) error {
+func (s *Session) set(st *setting, v string) error { return s.setTo(st, v, false) }
+
+// setTo sets st to v for the session, or (local: SET LOCAL) until the
+// transaction ends.
+func (s *Session) setTo(st *setting, v string, local bool) error {
+	return s.store(st, v, local, true)
+}
+
+// store is setTo; authorize false skips the setting's permission check
+// (RESET ALL returns even a superuser-only setting to its default).
+func (s *Session) store(st *setting, v string, local, authorize bool) error {
 	if st.name == "transaction_isolation" {
 		return s.setIsolation(v)
 	}
-	if st.serverDefault != nil && v == "" { // RESET: back to the server's value
+	if st.serverDefault != nil && v == "" && !local { // RESET: back to the server's value
 		delete(s.vals, strings.ToLower(st.name))
+		delete(s.locals, strings.ToLower(st.name))
 		return nil
 	}
-	if st.authorize != nil {
+	if st.authorize != nil && authorize {
 		if err := st.authorize(s, v); err != nil {
 			return err
 		}
@@ -288,11 +305,10 @@ func (s *Session) set(st *setting, v string) error {
 		}
 		s.env = &types.Env{Loc: loc, Names: sessionNames{s}}
 	}
-	old := s.get(st)
-	s.vals[strings.ToLower(st.name)] = v
-	if st.reported && old != v {
-		s.pending = append(s.pending, server.ParamStatus{Name: st.name, Value: v})
+	if st.serverDefault != nil && v == "" {
+		v = st.serverDefault(s.eng)
 	}
+	s.putSetting(st.name, v, local)
 	return nil
 }
 
@@ -377,6 +393,7 @@ func (s *Session) commit() error {
 	s.createRuns = nil
 	if err := txn.Commit(); err != nil {
 		s.restoreSettings()
+		s.endLocals()
 		s.forgetNotify()
 		if len(streams) > 0 && (errors.Is(err, storage.ErrDuplicateKey) || errors.Is(err, storage.ErrSerialization)) &&
 			!errors.Is(err, storage.ErrReadDependency) {
@@ -395,6 +412,7 @@ func (s *Session) commit() error {
 		return mapStorageErr(err)
 	}
 	s.savedVals = nil
+	s.endLocals()
 	s.afterCommit()
 	for _, r := range runs {
 		if !r.manual {
@@ -447,6 +465,7 @@ func (s *Session) rollback() {
 		s.streamRefreshes = nil
 		s.createRuns = nil
 		s.restoreSettings()
+		s.endLocals()
 		s.forgetNotify()
 	}
 }
@@ -513,7 +532,7 @@ func storageFaultErr(err error) error {
 }
 
 func (s *Session) funcCtx() *funcs.Ctx {
-	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, StatementStart: s.eng.now(), Database: s.eng.Database, User: s.info.User, BackendPID: int64(s.info.ProcessID),
+	return &funcs.Ctx{Env: s.env, StatementTime: s.txnStart, StatementStart: s.eng.now(), Database: s.eng.Database, User: s.currentUser(), SessionUser: s.identity().Session, BackendPID: int64(s.info.ProcessID),
 		CancelBackend: s.cancelBackend, TerminateBackend: s.terminateBackend, Activity: s.activityRows,
 		Catalog: s.cat, SearchPath: s.resolvePath(), Settings: s.settingsList, Sequences: seqOps{s}, SetSetting: s.setConfig,
 		RequireRoles: s.eng.RequireRoles,
@@ -564,7 +583,7 @@ func (s *Session) settingsList() []funcs.Setting {
 	out := make([]funcs.Setting, 0, len(settings))
 	for _, st := range settings {
 		v := s.get(st)
-		row := funcs.Setting{Name: st.name, Value: v, Desc: st.desc, ReadOnly: st.readOnly, Setting: v, Default: st.def}
+		row := funcs.Setting{Name: st.name, Value: v, Desc: st.desc, ReadOnly: st.readOnly, Hidden: st.hidden, Setting: v, Default: st.def}
 		if p := st.pg; p != nil {
 			row.VarType, row.Unit, row.Context, row.Category = p.VarType, p.Unit, p.Context, p.Category
 			row.EnumVals, row.Min, row.Max = p.EnumVals, p.Min, p.Max

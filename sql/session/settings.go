@@ -20,8 +20,11 @@ type setting struct {
 	def      string
 	readOnly bool
 	reported bool // sent as ParameterStatus when it changes
-	check    func(string) (string, error)
-	desc     string
+	// hidden: PostgreSQL's GUC_NO_SHOW_ALL, left out of SHOW ALL and
+	// pg_settings (SHOW name still answers).
+	hidden bool
+	check  func(string) (string, error)
+	desc   string
 	// serverDefault, when set, is the default instead of def: a server
 	// setting the session may override (RESET returns to it).
 	serverDefault func(*Engine) string
@@ -42,7 +45,7 @@ func pgSetting(p *pgsettings.Param) *setting {
 	st := &setting{name: p.Name, def: p.Show, readOnly: p.ChangeError() != nil, check: p.Check, desc: p.Desc + noEffect, pg: p}
 	if p.Context == "superuser" {
 		st.authorize = func(s *Session, _ string) error {
-			if _, super := s.eng.sessionRole(s.cat, s.info.User); !super {
+			if _, super := s.eng.sessionRole(s.cat, s.currentUser()); !super {
 				return pgerror.New(pgerror.InsufficientPrivilege, "permission denied to set parameter \"%s\"", p.Name)
 			}
 			return nil
@@ -86,8 +89,9 @@ func init() {
 		{name: "integer_datetimes", def: "on", readOnly: true, reported: true, desc: "Shows whether datetimes are integer based."},
 		{name: "standard_conforming_strings", def: "on", reported: true, check: checkOneOf("on"), desc: "Causes '...' strings to treat backslashes literally."},
 		{name: "application_name", def: "", reported: true, desc: "Sets the application name to be reported in statistics and logs."},
-		{name: "is_superuser", def: "on", readOnly: true, reported: true, desc: "Shows whether the current user is a superuser."},
-		{name: "session_authorization", def: "", readOnly: true, reported: true, desc: "Sets the session user name."},
+		{name: "is_superuser", def: "on", readOnly: true, reported: true, hidden: true, desc: "Shows whether the current user is a superuser."},
+		{name: "session_authorization", def: "", readOnly: true, reported: true, hidden: true, desc: "Sets the session user name."},
+		{name: "role", def: "none", readOnly: true, hidden: true, desc: "Sets the current role."}, // identity.go
 		{name: "default_transaction_read_only", def: "off", reported: true, check: checkBool, desc: "Sets the default read-only status of new transactions."},
 		{name: "in_hot_standby", def: "off", readOnly: true, reported: true, desc: "Shows whether hot standby is currently active."},
 		{name: "search_path", def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},

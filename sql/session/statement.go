@@ -349,6 +349,9 @@ func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
 		cols := []plan.Column{{Name: "name", T: types.Text}, {Name: "setting", T: types.Text}, {Name: "description", T: types.Text}}
 		var rows [][]types.Datum
 		for _, st := range sortedSettings() {
+			if st.hidden {
+				continue
+			}
 			rows = append(rows, []types.Datum{types.NewText(st.name), types.NewText(s.get(st)), types.NewText(st.desc)})
 		}
 		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SHOW"
@@ -380,7 +383,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		for _, x := range sortedSettings() {
 			// PostgreSQL's RESET ALL leaves the transaction's isolation.
 			if !x.readOnly && x.name != "session_authorization" && x.name != "transaction_isolation" {
-				if err := s.set(x, x.def); err != nil {
+				if err := s.store(x, x.def, false, false); err != nil {
 					return "", err
 				}
 			}
@@ -422,6 +425,22 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		name = "TimeZone"
 	case "transaction_isolation":
 	}
+	local := v.IsLocal
+	if local && !s.explicit {
+		s.setLocalOutsideBlock()
+		return "SET", nil
+	}
+	tag := "SET"
+	if v.Kind == pg_query.VariableSetKind_VAR_RESET {
+		tag = "RESET"
+	}
+	if isIdentitySetting(name) {
+		val := ""
+		if v.Kind == pg_query.VariableSetKind_VAR_SET_VALUE && len(v.Args) == 1 {
+			val = v.Args[0].GetAConst().GetSval().GetSval()
+		}
+		return tag, s.setIdentity(name, val, local)
+	}
 	setting, err := lookupSetting(name)
 	if err != nil {
 		return "", err
@@ -430,7 +449,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		return "", setting.changeError()
 	}
 	if v.Kind == pg_query.VariableSetKind_VAR_RESET || v.Kind == pg_query.VariableSetKind_VAR_SET_DEFAULT {
-		if err := s.set(setting, setting.def); err != nil {
+		if err := s.setTo(setting, setting.def, local); err != nil {
 			return "", err
 		}
 		if v.Kind == pg_query.VariableSetKind_VAR_RESET {
@@ -476,7 +495,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 		}
 		val = strings.Join(q, ", ")
 	}
-	if err := s.set(setting, val); err != nil {
+	if err := s.setTo(setting, val, local); err != nil {
 		return "", err
 	}
 	return "SET", nil
