@@ -58,6 +58,13 @@ type Column struct {
 	// Default is the SQL text of the column default ("" = NULL).
 	Default string `json:"default,omitempty"`
 	Comment string `json:"comment,omitempty"`
+	// Identity is 'a' for GENERATED ALWAYS AS IDENTITY, 'd' for BY
+	// DEFAULT (pg_attribute.attidentity), 0 otherwise. Default then holds
+	// the nextval of the column's sequence.
+	Identity byte `json:"identity,omitempty"`
+	// Generated is the SQL text of a GENERATED ALWAYS AS (expr) STORED
+	// column's expression ("" otherwise), computed on every row write.
+	Generated string `json:"generated,omitempty"`
 }
 
 // Property is one table property; Key keeps the spelling it was set with.
@@ -76,12 +83,16 @@ type Table struct {
 	// PrimaryKey lists column ids in key order (empty: rows keyed by row id).
 	PrimaryKey []uint32 `json:"primary_key,omitempty"`
 	// Indexes are the secondary indexes (index.go), in creation order.
-	Indexes     []Index    `json:"indexes,omitempty"`
-	PartitionBy []string   `json:"partition_by,omitempty"`
-	ClusterBy   []string   `json:"cluster_by,omitempty"`
-	Properties  []Property `json:"properties,omitempty"`
-	Comment     string     `json:"comment,omitempty"`
-	NextColID   uint32     `json:"next_col_id"`
+	Indexes []Index `json:"indexes,omitempty"`
+	// Checks and ForeignKeys are the table's CHECK and FOREIGN KEY
+	// constraints (constraint.go), in creation order.
+	Checks      []Check      `json:"checks,omitempty"`
+	ForeignKeys []ForeignKey `json:"foreign_keys,omitempty"`
+	PartitionBy []string     `json:"partition_by,omitempty"`
+	ClusterBy   []string     `json:"cluster_by,omitempty"`
+	Properties  []Property   `json:"properties,omitempty"`
+	Comment     string       `json:"comment,omitempty"`
+	NextColID   uint32       `json:"next_col_id"`
 	// Query is the defining SELECT of a view or materialized view, as SQL
 	// text in PostgreSQL's grammar (after the Databricks-spellings pass).
 	Query string `json:"query,omitempty"`
@@ -120,6 +131,8 @@ func (t *Table) Clone() *Table {
 	c.Columns = append([]Column(nil), t.Columns...)
 	c.PrimaryKey = append([]uint32(nil), t.PrimaryKey...)
 	c.Indexes = cloneIndexes(t.Indexes)
+	c.Checks = append([]Check(nil), t.Checks...)
+	c.ForeignKeys = cloneForeignKeys(t.ForeignKeys)
 	c.PartitionBy = append([]string(nil), t.PartitionBy...)
 	c.ClusterBy = append([]string(nil), t.ClusterBy...)
 	c.Properties = append([]Property(nil), t.Properties...)

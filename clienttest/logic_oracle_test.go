@@ -26,6 +26,7 @@ var oracleFiles = []string{
 	"analyze.slt",
 	"decorrelate.slt",
 	"set_role.slt",
+	"foreign_key.slt", "check_constraint.slt", "identity.slt",
 }
 
 // TestLogicOnPostgres is the PostgreSQL differential suite of the query

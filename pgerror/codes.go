@@ -85,6 +85,8 @@ const (
 	UniqueViolation                   = "23505"
 	CheckViolation                    = "23514"
 	ForeignKeyViolation               = "23503"
+	InvalidForeignKey                 = "42830"
+	GeneratedAlways                   = "428C9"
 	InvalidCursorState                = "24000"
 	UndefinedPreparedStatement        = "26000"
 	DuplicatePreparedStatement        = "42P05"

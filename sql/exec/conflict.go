@@ -115,7 +115,17 @@ func (r *conflictResolver) resolve(de *storage.DuplicateKeyError, proposed Row) 
 		}
 		nw[oc.Sets[i].Col] = d
 	}
+	rules, err := r.c.rules(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := rules.generate(nw); err != nil {
+		return nil, err
+	}
 	if err := r.codec.checkRow(nw); err != nil {
+		return nil, err
+	}
+	if err := rules.check(t, nw); err != nil {
 		return nil, err
 	}
 	newKey, err := r.codec.key(nw)
@@ -129,5 +139,11 @@ func (r *conflictResolver) resolve(de *storage.DuplicateKeyError, proposed Row) 
 		return nil, r.codec.storageErr(err, nw)
 	}
 	r.touched[string(newKey)] = true
+	if err := r.c.noteChildRow(rules, t, nw, both[:n]); err != nil {
+		return nil, err
+	}
+	if err := r.c.noteParentRow(rules, t, both[:n], nw); err != nil {
+		return nil, err
+	}
 	return nw, nil
 }

@@ -20,19 +20,7 @@ func (c *tableCodec) checkRow(row Row) error {
 	for i, col := range c.t.Columns {
 		if col.NotNull && row[i].IsNull() {
 			e := notNullErr(c.t, i)
-			// PostgreSQL: Failing row contains (1, null, x).
-			b := []byte("Failing row contains (")
-			for j := range c.t.Columns {
-				if j > 0 {
-					b = append(b, ", "...)
-				}
-				if row[j].IsNull() {
-					b = append(b, "null"...)
-				} else {
-					b = types.AppendText(b, row[j], nil)
-				}
-			}
-			e.Detail = string(append(b, ")."...))
+			e.Detail = failingRow(c.t, row) // PostgreSQL: Failing row contains (1, null, x).
 			return e
 		}
 	}
@@ -73,6 +61,7 @@ type Inserter struct {
 	codec    *tableCodec
 	info     storage.TableInfo
 	where    evalFn // nil: every row is inserted
+	rules    *tableRules
 	// conflicts, when set, resolves a taken primary key (ON CONFLICT).
 	conflicts *conflictResolver
 	// row, key and value are reused from row to row: storage copies what
@@ -96,9 +85,17 @@ func NewInserter(c *Ctx, ins *plan.Insert) (*Inserter, error) {
 			w.defaults[i] = f
 		}
 	}
+	var err error
+	if w.rules, err = c.rules(t); err != nil {
+		return nil, err
+	}
 	c.Txn.NoteOperation(w.info.ID, "WRITE")
 	return w, nil
 }
+
+// Close does the foreign-key work the rows inserted owe (foreign_key.go):
+// COPY FROM calls it after its last row.
+func (w *Inserter) Close() error { return w.c.endStatement() }
 
 // Filter makes Insert skip the rows for which e (bound over the table's
 // columns) is not true: COPY FROM … WHERE. It is evaluated once the
@@ -148,7 +145,13 @@ func (w *Inserter) insert(vals []types.Datum) (Row, error) {
 			return nil, nil
 		}
 	}
+	if err := w.rules.generate(row); err != nil {
+		return nil, err
+	}
 	if err := w.codec.checkRow(row); err != nil {
+		return nil, err
+	}
+	if err := w.rules.check(w.t, row); err != nil {
 		return nil, err
 	}
 	var key []byte // nil: keyed by a new row id
@@ -172,6 +175,9 @@ func (w *Inserter) insert(vals []types.Datum) (Row, error) {
 		// ON CONFLICT: DO NOTHING (nil), or the row DO UPDATE wrote.
 		return w.conflicts.resolve(de, row)
 	}
+	if err := w.c.noteChildRow(w.rules, w.t, row, nil); err != nil {
+		return nil, err
+	}
 	if w.conflicts != nil {
 		if key == nil {
 			key = storage.RowIDKey(rowID)
@@ -182,7 +188,13 @@ func (w *Inserter) insert(vals []types.Datum) (Row, error) {
 }
 
 // ExecInsert runs an INSERT and returns the number of rows inserted.
-func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) { return execInsert(c, ins, nil) }
+func ExecInsert(c *Ctx, ins *plan.Insert) (int64, error) {
+	n, err := execInsert(c, ins, nil)
+	if err == nil {
+		err = c.endStatement()
+	}
+	return n, err
+}
 
 // execInsert runs an INSERT; with written set, it also collects the rows
 // written (new rows, and the rows ON CONFLICT DO UPDATE rewrote).
@@ -248,12 +260,17 @@ func collect(c *Ctx, n plan.Node) ([]Row, error) {
 
 // ExecUpdate runs an UPDATE and returns the number of rows updated. The rows
 // to change are read completely before any is written.
-func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) { return execUpdate(c, up, nil) }
+func ExecUpdate(c *Ctx, up *plan.Update) (int64, error) {
+	n, err := execUpdate(c, up, nil)
+	if err == nil {
+		err = c.endStatement()
+	}
+	return n, err
+}
 
 // execUpdate runs an UPDATE; with written set, it also collects the new rows.
 func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 	t := up.Table
-	codec := newTableCodec(t)
 	sets := make([]evalFn, len(up.Sets))
 	for i, s := range up.Sets {
 		f, err := compile(s.E, c)
@@ -281,10 +298,33 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 			}
 			nw[up.Sets[i].Col] = d
 		}
-		if err := codec.checkRow(nw); err != nil {
-			return 0, err
-		}
 		news[r] = nw
+	}
+	if err := updateRows(c, t, rows, news, kept, written); err != nil {
+		return 0, err
+	}
+	return int64(len(rows)), c.Context.Err()
+}
+
+// updateRows replaces rows (t's scan layout, row id included) by news:
+// generated columns, NOT NULL and CHECK first for every row, then the
+// writes, each noting its foreign-key work. kept may be nil.
+func updateRows(c *Ctx, t *catalog.Table, rows, news []Row, kept *keptRows, written *[]Row) error {
+	codec := newTableCodec(t)
+	rules, err := c.rules(t)
+	if err != nil {
+		return err
+	}
+	for _, nw := range news {
+		if err := rules.generate(nw); err != nil {
+			return err
+		}
+		if err := codec.checkRow(nw); err != nil {
+			return err
+		}
+		if err := rules.check(t, nw); err != nil {
+			return err
+		}
 	}
 	info := StorageInfo(t)
 	c.Txn.NoteOperation(info.ID, "UPDATE")
@@ -294,10 +334,10 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 		var oldKey, newKey []byte
 		if hasPK {
 			if oldKey, err = codec.key(old); err != nil {
-				return 0, err
+				return err
 			}
 			if newKey, err = codec.key(nw); err != nil {
-				return 0, err
+				return err
 			}
 		} else {
 			oldKey = storage.RowIDKey(old[len(t.Columns)].I)
@@ -309,27 +349,52 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 			err = c.Txn.Update(info, oldKey, newKey, codec.value(nw))
 		}
 		if err != nil {
-			return 0, codec.storageErr(err, nw)
+			return codec.storageErr(err, nw)
+		}
+		if err := c.noteChildRow(rules, t, nw, old); err != nil {
+			return err
+		}
+		if err := c.noteParentRow(rules, t, old, nw); err != nil {
+			return err
 		}
 		if written != nil {
 			*written = append(*written, nw)
 		}
 	}
-	return int64(len(rows)), c.Context.Err()
+	return nil
 }
 
 // ExecDelete runs a DELETE and returns the number of rows deleted.
-func ExecDelete(c *Ctx, del *plan.Delete) (int64, error) { return execDelete(c, del, nil) }
+func ExecDelete(c *Ctx, del *plan.Delete) (int64, error) {
+	n, err := execDelete(c, del, nil)
+	if err == nil {
+		err = c.endStatement()
+	}
+	return n, err
+}
 
 // execDelete runs a DELETE; with written set, it also collects the old rows.
 func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 	t := del.Table
-	codec := newTableCodec(t)
 	kept, stop := keepRowsFor(c, storage.TableID(t.ID))
 	rows, err := collect(c, del.Input)
 	stop()
 	if err != nil {
 		return 0, err
+	}
+	if err := deleteRows(c, t, rows, kept, written); err != nil {
+		return 0, err
+	}
+	return int64(len(rows)), nil
+}
+
+// deleteRows deletes rows (t's scan layout, row id included), each noting
+// the keys it gives up. kept may be nil.
+func deleteRows(c *Ctx, t *catalog.Table, rows []Row, kept *keptRows, written *[]Row) error {
+	codec := newTableCodec(t)
+	rules, err := c.rules(t)
+	if err != nil {
+		return err
 	}
 	info := StorageInfo(t)
 	c.Txn.NoteOperation(info.ID, "DELETE")
@@ -337,7 +402,7 @@ func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 		var key []byte
 		if len(t.PrimaryKey) > 0 {
 			if key, err = codec.key(old); err != nil {
-				return 0, err
+				return err
 			}
 		} else {
 			key = storage.RowIDKey(old[len(t.Columns)].I)
@@ -348,13 +413,16 @@ func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 			err = c.Txn.Delete(info, key)
 		}
 		if err != nil {
-			return 0, err
+			return err
+		}
+		if err := c.noteParentRow(rules, t, old, nil); err != nil {
+			return err
 		}
 		if written != nil {
 			*written = append(*written, old)
 		}
 	}
-	return int64(len(rows)), nil
+	return nil
 }
 
 // ExecReturning runs a DML statement with a RETURNING list (an *plan.Insert,
@@ -374,6 +442,9 @@ func ExecReturning(c *Ctx, stmt any) ([]Row, error) {
 	case *plan.Delete:
 		ret = s.Returning
 		_, err = execDelete(c, s, &written)
+	}
+	if err == nil {
+		err = c.endStatement()
 	}
 	if err != nil {
 		return nil, err

@@ -33,6 +33,13 @@
 //     joins and DISTINCT spill hash partitions (spill.go) to unlinked files
 //     in Memory.TempDir, closed by the operator's Close; the other
 //     operators fail with 53200.
+//  10. With Ctx.Constraints set, every row INSERT, UPDATE, ON CONFLICT DO
+//     UPDATE and COPY write gets its generated columns and passes NOT NULL
+//     and CHECK (constraints.go) before it is written; foreign keys are
+//     enforced once per statement after its writes (foreign_key.go):
+//     referential actions run through the same delete and update paths,
+//     so cascaded rows reach the change feed; deferred checks wait in
+//     DeferredChecks for the session's commit.
 //
 // Imports: sql/plan, sql/funcs, sql/types, catalog, storage, pgerror.
 package exec
@@ -57,6 +64,9 @@ type Ctx struct {
 	Params  []types.Datum
 	// Mem is the statement's (or refresh's) memory budget; nil: unlimited.
 	Mem *Memory
+	// Constraints, when set, makes DML enforce CHECK and FOREIGN KEY
+	// constraints and compute generated columns (constraints.go).
+	Constraints *Constraints
 
 	// Outer holds the correlation values of the subquery (or LATERAL item)
 	// evaluation this context runs: plan.OuterRef reads them.

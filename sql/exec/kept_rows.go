@@ -58,6 +58,9 @@ func (c *Ctx) keeping(table storage.TableID) bool {
 
 // get returns the kept row at key.
 func (k *keptRows) get(key []byte) (storage.Row, bool) {
+	if k == nil {
+		return storage.Row{}, false
+	}
 	r, ok := k.rows[string(key)]
 	return r, ok
 }

@@ -21,6 +21,10 @@ type stmtState struct {
 	analyze *analyzer
 	// kept holds the rows an UPDATE or DELETE read (kept_rows.go).
 	kept *keptRows
+	// rules holds the tables' compiled constraints (constraints.go) and
+	// fk the foreign-key work the statement owes (foreign_key.go).
+	rules map[uint32]*tableRules
+	fk    *fkWork
 }
 
 // memoLimit bounds how many results of a correlated subquery are kept per

@@ -203,6 +203,9 @@ func init() {
 				}
 			}
 		}
+		if k := v.constraintByOID(uint32(a[0].I)); k != nil {
+			return types.NewText(k.def())
+		}
 		return types.NullDatum
 	}
 	reg("pg_get_constraintdef", false, withView(types.Text, []types.T{oid}, conDef), withView(types.Text, []types.T{oid, types.Bool}, conDef))

@@ -82,7 +82,8 @@ func init() {
 				b.add(vals{"attrelid": r.oid, "attname": c.name, "atttypid": c.t.OID(), "attstattarget": -1,
 					"attlen": c.t.Size(), "attnum": i + 1, "attndims": ndims, "attcacheoff": -1, "atttypmod": c.t.Modifier(),
 					"attbyval": byVal(c.t), "attalign": "i", "attstorage": string(typStorage(c.t)), "attcompression": "",
-					"attnotnull": c.notNull, "atthasdef": c.def != "", "attislocal": true, "attcollation": coll})
+					"attnotnull": c.notNull, "atthasdef": c.def != "", "attislocal": true, "attcollation": coll,
+					"attidentity": identityChar(c.identity), "attgenerated": generatedChar(c.generated)})
 			}
 		}
 	})
@@ -140,6 +141,9 @@ func init() {
 			b.add(vals{"oid": f.conOID, "conname": r.name, "connamespace": t.SchemaID, "contype": f.conType,
 				"convalidated": true, "conrelid": t.ID, "conindid": r.oid, "confupdtype": " ", "confdeltype": " ",
 				"confmatchtype": " ", "conislocal": true, "connoinherit": true, "conkey": f.keys})
+		}
+		for _, k := range v.tableConstraints() {
+			b.add(v.constraintRow(k))
 		}
 	})
 	pg("pg_sequence", func(v *View, b *builder) {
@@ -444,7 +448,13 @@ func init() {
 					"character_maximum_length": nil, "character_octet_length": nil, "numeric_precision": nil,
 					"numeric_precision_radix": nil, "numeric_scale": nil, "datetime_precision": nil,
 					"interval_precision": nil, "maximum_cardinality": nil}
-				if c.def != "" {
+				switch {
+				case c.generated:
+					row["is_generated"], row["generation_expression"] = "ALWAYS", c.def
+				case c.identity != 0:
+					row["is_identity"], row["identity_generation"] = "YES", map[byte]string{'a': "ALWAYS", 'd': "BY DEFAULT"}[c.identity]
+					row["identity_cycle"] = "NO"
+				case c.def != "":
 					row["column_default"] = c.def
 				}
 				for k, x := range typeFacts(c.t) {
@@ -481,6 +491,30 @@ func init() {
 					"constraint_type": typ, "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES", "nulls_distinct": nullsDistinct})
 			}
 		}
+		for _, k := range v.tableConstraints() {
+			ns, _ := v.namespaceName(k.t.SchemaID)
+			typ, deferrable, deferred := "CHECK", false, false
+			if k.fk != nil {
+				typ, deferrable, deferred = "FOREIGN KEY", k.fk.Deferrable, k.fk.Deferred
+			}
+			b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": k.name(),
+				"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": k.t.Name,
+				"constraint_type": typ, "is_deferrable": yesNo(deferrable), "initially_deferred": yesNo(deferred), "enforced": "YES", "nulls_distinct": nil})
+		}
+		// NOT NULL columns are CHECK constraints there too.
+		for _, r := range v.relations() {
+			if r.kind != 'r' || r.table == nil {
+				continue
+			}
+			ns, _ := v.namespaceName(r.ns)
+			for i, c := range r.cols {
+				if c.notNull {
+					b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": notNullName(r.ns, r.oid, i+1),
+						"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.name,
+						"constraint_type": "CHECK", "is_deferrable": "NO", "initially_deferred": "NO", "enforced": "YES", "nulls_distinct": nil})
+				}
+			}
+		}
 	})
 	is("key_column_usage", func(v *View, b *builder) {
 		for _, r := range v.relations() {
@@ -495,6 +529,33 @@ func init() {
 						"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": r.indexOf.Name,
 						"column_name": c.name, "ordinal_position": i + 1, "position_in_unique_constraint": nil})
 				}
+			}
+		}
+		for _, k := range v.tableConstraints() {
+			if k.fk == nil {
+				continue
+			}
+			ns, _ := v.namespaceName(k.t.SchemaID)
+			for i, id := range k.fk.Cols {
+				// position_in_unique_constraint: where the referenced
+				// column sits in the unique key it references.
+				var pos any
+				if k.parent != nil {
+					if ix, _ := refIndex(k.parent, k.fk.RefCols); ix != 0 {
+						key := k.parent.PrimaryKey
+						if ix != pkIndexOID(k.parent.ID) {
+							key = k.parent.IndexByID(ix).ColumnIDs()
+						}
+						for j, kid := range key {
+							if kid == k.fk.RefCols[i] {
+								pos = j + 1
+							}
+						}
+					}
+				}
+				b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": k.name(),
+					"table_catalog": v.Cat.Database, "table_schema": ns, "table_name": k.t.Name,
+					"column_name": k.t.Columns[k.t.ColumnByID(id)].Name, "ordinal_position": i + 1, "position_in_unique_constraint": pos})
 			}
 		}
 	})
@@ -735,4 +796,18 @@ func indexPages(r *relation, ts *catalog.TableStats) int32 {
 		}
 	}
 	return int32(math.Ceil(ts.Rows*width/(8192*0.9))) + 1
+}
+
+func identityChar(b byte) string {
+	if b == 0 {
+		return ""
+	}
+	return string(rune(b))
+}
+
+func generatedChar(stored bool) string {
+	if stored {
+		return "s"
+	}
+	return ""
 }

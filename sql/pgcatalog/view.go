@@ -116,6 +116,10 @@ type column struct {
 	notNull bool
 	def     string
 	comment string
+	// identity is pg_attribute.attidentity ('a', 'd' or 0); generated is
+	// set for a stored generated column, whose def is its expression.
+	identity  byte
+	generated bool
 }
 
 // relation is one pg_class row.
@@ -199,7 +203,14 @@ func (v *View) relations() []*relation {
 			r.kind = 'r'
 		}
 		for _, c := range t.Columns {
-			r.cols = append(r.cols, column{name: c.Name, t: c.Type, notNull: c.NotNull, def: c.Default, comment: c.Comment})
+			col := column{name: c.Name, t: c.Type, notNull: c.NotNull, def: c.Default, comment: c.Comment, identity: c.Identity}
+			if c.Identity != 0 {
+				col.def = "" // an identity's sequence is no pg_attrdef default
+			}
+			if c.Generated != "" {
+				col.def, col.generated = c.Generated, true
+			}
+			r.cols = append(r.cols, col)
 		}
 		out = append(out, r)
 		col := func(id uint32) column {

@@ -155,6 +155,11 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 			v := src.(*Values)
 			for _, row := range v.Rows {
 				for i, e := range row {
+					if _, ok := e.(*defaultMarker); !ok {
+						if err := b.checkGeneratedTarget(t, ins.Targets[i], s.Override); err != nil {
+							return nil, err
+						}
+					}
 					if _, ok := e.(*defaultMarker); ok {
 						d, err := b.columnDefault(t, ins.Targets[i])
 						if err != nil {
@@ -183,6 +188,11 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 			}
 			if len(cols) < len(ins.Targets) {
 				return nil, b.errAt(-1, pgerror.SyntaxError, "INSERT has more target columns than expressions")
+			}
+			for _, ti := range ins.Targets {
+				if err := b.checkGeneratedTarget(t, ti, s.Override); err != nil {
+					return nil, err
+				}
 			}
 			// assignment casts to the target types
 			proj := &Project{Input: src}
@@ -224,6 +234,31 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		ins.With = b.modifyingWith()
 	}
 	return ins, nil
+}
+
+// checkGeneratedTarget refuses a value given for a generated column, or
+// for a GENERATED ALWAYS identity column without OVERRIDING SYSTEM VALUE
+// (428C9, as PostgreSQL).
+func (b *Binder) checkGeneratedTarget(t *catalog.Table, col int, override pg_query.OverridingKind) error {
+	c := t.Columns[col]
+	if override == pg_query.OverridingKind_OVERRIDING_USER_VALUE && c.Identity != 0 {
+		return b.errAt(-1, pgerror.FeatureNotSupported, "INSERT … OVERRIDING USER VALUE is not supported yet")
+	}
+	if c.Generated == "" && (c.Identity != 'a' || override == pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE) {
+		return nil
+	}
+	e := b.errAt(-1, pgerror.GeneratedAlways, "cannot insert a non-DEFAULT value into column \"%s\"", c.Name).WithDetail("%s", generatedDetail(c))
+	if c.Generated == "" {
+		e = e.WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+	}
+	return e
+}
+
+func generatedDetail(c catalog.Column) string {
+	if c.Generated != "" {
+		return "Column \"" + c.Name + "\" is a generated column."
+	}
+	return "Column \"" + c.Name + "\" is an identity column defined as GENERATED ALWAYS."
 }
 
 // foldAssignment moves the assignment casts of INSERT … SELECT into the
@@ -403,6 +438,12 @@ func (b *Binder) bindSetClauses(targets []*pg_query.Node, t *catalog.Table, sc *
 		seen[idx] = true
 		var e Expr
 		var err error
+		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); !ok {
+			if c := t.Columns[idx]; c.Generated != "" || c.Identity == 'a' {
+				return nil, b.errAt(rt.Location, pgerror.GeneratedAlways, "column \"%s\" can only be updated to DEFAULT", rt.Name).
+					WithDetail("%s", generatedDetail(c))
+			}
+		}
 		if _, ok := rt.Val.Node.(*pg_query.Node_SetToDefault); ok {
 			if e, err = b.columnDefault(t, idx); err != nil {
 				return nil, err

@@ -333,12 +333,19 @@ func copyValueHold(c *exec.Ctx, n int) (int64, error) {
 const copyBatch = 1024
 
 func (s *Session) copyFrom(c *exec.Ctx, cp *copyPlan, cw server.Copier) (int64, error) {
-	t := cp.ins.Table
-	s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
+	s.txn.CheckUnchanged(catalog.DescriptorKey(cp.ins.Table.ID))
 	ins, err := exec.NewInserter(c, cp.ins)
 	if err != nil {
 		return 0, err
 	}
+	n, err := s.copyRows(c, cp, cw, ins)
+	if err == nil {
+		err = ins.Close() // the foreign keys of the rows copied
+	}
+	return n, err
+}
+
+func (s *Session) copyRows(c *exec.Ctx, cp *copyPlan, cw server.Copier, ins *exec.Inserter) (int64, error) {
 	if cp.where != nil {
 		if err := ins.Filter(cp.where); err != nil {
 			return 0, err

@@ -12,6 +12,7 @@ import (
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
@@ -135,11 +136,8 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 	var pk []string
 	pkLoc := int32(-1)
 	var serials []uint32 // sequences of serial columns
-	type uniqueDef struct {
-		con    *pg_query.Constraint
-		column string // "" at table level
-	}
-	var uniques []uniqueDef
+	var uniques []conDef
+	var checks, fks []conDef // bound once every column is known
 	for _, elt := range cs.TableElts {
 		switch e := elt.Node.(type) {
 		case *pg_query.Node_ColumnDef:
@@ -166,6 +164,9 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			if cd.CollClause != nil {
 				// accepted: binary collation only
 			}
+			if err := applyConstraintAttrs(cd.Constraints); err != nil {
+				return "", err
+			}
 			for _, cn := range cd.Constraints {
 				con := cn.GetConstraint()
 				switch con.Contype {
@@ -179,11 +180,36 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 					}
 					pk, pkLoc = []string{cd.Colname}, con.Location
 				case pg_query.ConstrType_CONSTR_UNIQUE:
-					uniques = append(uniques, uniqueDef{con, cd.Colname})
-				case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE:
-				case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
-					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "DEFERRABLE constraints are not supported")
+					uniques = append(uniques, conDef{con, cd.Colname})
+				case pg_query.ConstrType_CONSTR_CHECK:
+					checks = append(checks, conDef{con, cd.Colname})
+				case pg_query.ConstrType_CONSTR_FOREIGN:
+					fks = append(fks, conDef{con, cd.Colname})
+				case pg_query.ConstrType_CONSTR_IDENTITY:
+					if col.Default != "" || col.Generated != "" || col.Identity != 0 {
+						return "", st.Errorf(con.Location, pgerror.SyntaxError, "multiple identity specifications for column \"%s\" of table \"%s\"", cd.Colname, name)
+					}
+					seq, err := s.identityColumn(c, t, &col, con)
+					if err != nil {
+						return "", err
+					}
+					serials = append(serials, seq.ID)
+				case pg_query.ConstrType_CONSTR_GENERATED:
+					if col.Default != "" || col.Identity != 0 {
+						return "", st.Errorf(con.Location, pgerror.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, name)
+					}
+					text, err := plan.ConstraintExprText(con.RawExpr)
+					if err != nil {
+						return "", err
+					}
+					col.Generated = text // bound once every column is known
+				case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE,
+					pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
+					// parsed into the constraint they follow (a foreign key's)
 				case pg_query.ConstrType_CONSTR_DEFAULT:
+					if col.Generated != "" || col.Identity != 0 {
+						return "", st.Errorf(con.Location, pgerror.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, name)
+					}
 					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
 						return "", err
 					}
@@ -209,8 +235,15 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			t.Columns = append(t.Columns, col)
 		case *pg_query.Node_Constraint:
 			con := e.Constraint
-			if con.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
-				uniques = append(uniques, uniqueDef{con, ""})
+			switch con.Contype {
+			case pg_query.ConstrType_CONSTR_UNIQUE:
+				uniques = append(uniques, conDef{con, ""})
+				continue
+			case pg_query.ConstrType_CONSTR_CHECK:
+				checks = append(checks, conDef{con, ""})
+				continue
+			case pg_query.ConstrType_CONSTR_FOREIGN:
+				fks = append(fks, conDef{con, ""})
 				continue
 			}
 			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
@@ -285,6 +318,11 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 		if _, err := addIndex(st, c, t, spec, taken); err != nil {
 			return "", err
 		}
+	}
+	// CHECK and FOREIGN KEY constraints and generated columns, now that
+	// every column, the primary key and the unique indexes are known.
+	if err := bindTableConstraints(b, c, t, checks, fks); err != nil {
+		return "", err
 	}
 	if ex := st.CreateExtras; ex != nil {
 		for _, pc := range ex.PartitionedBy {
@@ -387,7 +425,13 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 		return s.dropRelations(kind, names, ds.MissingOk, ds.Behavior == pg_query.DropBehavior_DROP_CASCADE)
 	case pg_query.ObjectType_OBJECT_TABLE:
 		c := s.cat.Clone()
-		var dropped []uint32
+		var dropped, changed []uint32
+		targets := map[uint32]bool{} // a foreign key between them goes with them
+		for _, o := range ds.Objects {
+			if t, err := c.Resolve(listParts(o), s.resolvePath()); err == nil {
+				targets[t.ID] = true
+			}
+		}
 		for _, o := range ds.Objects {
 			parts := listParts(o)
 			t, err := c.Resolve(parts, s.resolvePath())
@@ -408,6 +452,11 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 			if err := s.requireOwner(t); err != nil {
 				return "", err
 			}
+			ch, err := s.dropForeignKeysTo(c, t, targets, ds.Behavior == pg_query.DropBehavior_DROP_CASCADE)
+			if err != nil {
+				return "", err
+			}
+			changed = append(changed, ch...)
 			ids, err := s.dropCascade(c, t, ds.Behavior == pg_query.DropBehavior_DROP_CASCADE)
 			if err != nil {
 				return "", err
@@ -424,7 +473,8 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 		if len(dropped) == 0 {
 			return "DROP TABLE", nil
 		}
-		return "DROP TABLE", s.persist(c, nil, dropped)
+		changed = slices.DeleteFunc(changed, func(id uint32) bool { return slices.Contains(dropped, id) })
+		return "DROP TABLE", s.persist(c, changed, dropped)
 	case pg_query.ObjectType_OBJECT_SEQUENCE:
 		return s.dropSequences(ds)
 	case pg_query.ObjectType_OBJECT_INDEX:
@@ -489,6 +539,7 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 }
 
 func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (string, error) {
+	var tables []*catalog.Table
 	for _, r := range ts.Relations {
 		rv := r.GetRangeVar()
 		b := s.binder(st, nil)
@@ -499,6 +550,13 @@ func (s *Session) truncate(st *parse.Statement, ts *pg_query.TruncateStmt) (stri
 		if t.Kind != catalog.KindTable {
 			return "", st.Errorf(rv.Location, pgerror.WrongObjectType, "\"%s\" is not a table", t.Name)
 		}
+		tables = append(tables, t)
+	}
+	tables, err := truncateReferencing(s, tables, ts.Behavior == pg_query.DropBehavior_DROP_CASCADE)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tables {
 		if err := s.require(t, catalog.PrivTruncate); err != nil {
 			return "", err
 		}
@@ -578,7 +636,11 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 	c := s.cat.Clone()
 	var ops []string
 	var notNull []int // columns SET NOT NULL: existing rows are checked
+	// post are the row work of the changes (filling added columns,
+	// validating added constraints), run in order once nt is complete.
+	var post []func(ec *exec.Ctx) error
 	addPK := false
+	var seqIDs []uint32 // sequences of identity columns added
 	// Indexes of UNIQUE constraints added (built once the catalog is
 	// written) and indexes dropped (R-T10).
 	var newIdx, dropIdx []uint32
@@ -608,6 +670,17 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 		switch cmd.Subtype {
 		case pg_query.AlterTableType_AT_AddConstraint:
 			con := cmd.Def.GetConstraint()
+			if con.Contype == pg_query.ConstrType_CONSTR_CHECK || con.Contype == pg_query.ConstrType_CONSTR_FOREIGN {
+				work, err := addTableConstraint(b, c, nt, con, "")
+				if err != nil {
+					return "", err
+				}
+				if work != nil {
+					post = append(post, work)
+				}
+				ops = append(ops, "ADD CONSTRAINT")
+				continue
+			}
 			if con.Contype == pg_query.ConstrType_CONSTR_UNIQUE {
 				spec, err := specFromConstraint(st, nt, con, "")
 				if err != nil {
@@ -653,7 +726,16 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 		case pg_query.AlterTableType_AT_DropConstraint:
 			ix := nt.IndexByName(cmd.Name)
 			switch {
+			case nt.CheckByName(cmd.Name) >= 0:
+				i := nt.CheckByName(cmd.Name)
+				nt.Checks = slices.Delete(nt.Checks, i, i+1)
+			case nt.ForeignKeyByName(cmd.Name) >= 0:
+				i := nt.ForeignKeyByName(cmd.Name)
+				nt.ForeignKeys = slices.Delete(nt.ForeignKeys, i, i+1)
 			case ix != nil && ix.IsConstraint():
+				if err := referencedIndex(s.cat, nt, ix.ColumnIDs(), ix.Name, cmd.Behavior == pg_query.DropBehavior_DROP_CASCADE); err != nil {
+					return "", err
+				}
 				dropIndex(ix.ID)
 			case len(nt.PrimaryKey) > 0 && nt.PrimaryKeyName() == cmd.Name:
 				return "", pgerror.New(pgerror.FeatureNotSupported, "dropping the primary key of table %s is not supported: the primary key is the table's storage key", t.Name)
@@ -664,6 +746,39 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				return "", pgerror.New(pgerror.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", cmd.Name, t.Name)
 			}
 			ops = append(ops, "DROP CONSTRAINT")
+		case pg_query.AlterTableType_AT_AddIdentity:
+			// ALTER COLUMN … ADD GENERATED … AS IDENTITY (as pg_dump
+			// restores identity columns): the rows keep their values.
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			col := &nt.Columns[i]
+			switch k := col.Type.Kind; {
+			case k != types.KindInt2 && k != types.KindInt4 && k != types.KindInt8:
+				return "", pgerror.New(pgerror.InvalidParameterValue, "identity column type must be smallint, integer, or bigint")
+			case col.Identity != 0:
+				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" is already an identity column", col.Name, t.Name)
+			case col.Default != "":
+				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" already has a default value", col.Name, t.Name)
+			case !col.NotNull:
+				return "", pgerror.New(pgerror.ObjectNotInPrerequisiteState, "column \"%s\" of relation \"%s\" must be declared NOT NULL before identity can be added", col.Name, t.Name)
+			}
+			seq, err := s.identityColumn(c, nt, col, cmd.Def.GetConstraint())
+			if err != nil {
+				return "", err
+			}
+			seqIDs = append(seqIDs, seq.ID)
+			ops = append(ops, "CHANGE COLUMN")
+		case pg_query.AlterTableType_AT_ValidateConstraint:
+			work, err := validateConstraint(b, nt, cmd.Name)
+			if err != nil {
+				return "", err
+			}
+			if work != nil {
+				post = append(post, work)
+			}
+			ops = append(ops, "ADD CONSTRAINT")
 		case pg_query.AlterTableType_AT_ColumnDefault:
 			i, err := colIdx()
 			if err != nil {
@@ -714,19 +829,82 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			if err != nil {
 				return "", err
 			}
-			col := catalog.Column{ID: nt.NextColID, Name: cd.Colname, Type: typ}
+			col := catalog.Column{ID: nt.NextColID, Name: cd.Colname, Type: typ, NotNull: cd.IsNotNull}
 			nt.NextColID++
-			for _, c := range cd.Constraints {
-				con := c.GetConstraint()
+			var later []*pg_query.Constraint // CHECK and REFERENCES, once the column is in
+			var newSeqs []uint32
+			if err := applyConstraintAttrs(cd.Constraints); err != nil {
+				return "", err
+			}
+			for _, c0 := range cd.Constraints {
+				con := c0.GetConstraint()
 				switch con.Contype {
 				case pg_query.ConstrType_CONSTR_NULL:
+					col.NotNull = false
 				case pg_query.ConstrType_CONSTR_NOTNULL:
-					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "ADD COLUMN … NOT NULL is not supported yet: existing rows would hold NULL")
+					col.NotNull = true
+				case pg_query.ConstrType_CONSTR_DEFAULT:
+					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
+						return "", err
+					}
+					if col.Default, err = parse.DeparseExpr(con.RawExpr); err != nil {
+						return "", err
+					}
+				case pg_query.ConstrType_CONSTR_IDENTITY:
+					seq, err := s.identityColumn(c, nt, &col, con)
+					if err != nil {
+						return "", err
+					}
+					newSeqs = append(newSeqs, seq.ID)
+				case pg_query.ConstrType_CONSTR_GENERATED:
+					if col.Generated, err = plan.ConstraintExprText(con.RawExpr); err != nil {
+						return "", err
+					}
+				case pg_query.ConstrType_CONSTR_CHECK, pg_query.ConstrType_CONSTR_FOREIGN:
+					later = append(later, con)
+				case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE,
+					pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
 				default:
 					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints on ADD COLUMN are not supported yet", constraintName(con.Contype))
 				}
 			}
+			seqIDs = append(seqIDs, newSeqs...)
 			nt.Columns = append(nt.Columns, col)
+			ci := len(nt.Columns) - 1
+			if col.Generated != "" {
+				if err := bindGenerated(b, nt); err != nil {
+					return "", err
+				}
+			}
+			// Existing rows get the default (a volatile one per row), the
+			// identity's next values or the generated value, as PostgreSQL
+			// rewrites the table; a NOT NULL column without one fails on
+			// a table with rows.
+			if fill := col.Generated; fill != "" || col.Default != "" || col.NotNull {
+				if fill == "" {
+					fill = col.Default
+				}
+				tbl, typ := nt, col.Type
+				post = append(post, func(ec *exec.Ctx) error {
+					e := plan.Expr(&plan.Const{D: types.NullDatum, T: typ})
+					if fill != "" {
+						var err error
+						if e, err = s.binder(nil, nil).BindRowExpr(tbl, fill, &typ); err != nil {
+							return err
+						}
+					}
+					return exec.FillColumn(ec, tbl, ci, e)
+				})
+			}
+			for _, con := range later {
+				work, err := addTableConstraint(b, c, nt, con, col.Name)
+				if err != nil {
+					return "", err
+				}
+				if work != nil {
+					post = append(post, work)
+				}
+			}
 			ops = append(ops, "ADD COLUMNS")
 		case pg_query.AlterTableType_AT_DropColumn:
 			i := nt.ColumnIndex(cmd.Name)
@@ -746,6 +924,12 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				if pc == cmd.Name {
 					return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop partition column %s of table %s", cmd.Name, t.Name)
 				}
+			}
+			// CHECK and FOREIGN KEY constraints on the column go with it;
+			// a column another table's foreign key references needs
+			// CASCADE.
+			if err := dropColumnConstraints(s, b, nt, i, cmd.Behavior == pg_query.DropBehavior_DROP_CASCADE); err != nil {
+				return "", err
 			}
 			// Indexes and UNIQUE constraints on the column go with it.
 			var gone []uint32
@@ -784,8 +968,23 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 		}
 	}
 	c.PutTable(nt)
-	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
+	if err := s.persist(c, append([]uint32{nt.ID}, seqIDs...), nil); err != nil {
 		return "", err
+	}
+	// The row work runs against the new catalog (an added identity
+	// column's sequence is in it); an error fails the statement, and with
+	// it the transaction that holds the change.
+	if len(post) > 0 {
+		s.txn.CheckUnchanged(catalog.DescriptorKey(t.ID))
+		ec, err := s.execCtx(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		for _, work := range post {
+			if err := work(ec); err != nil {
+				return "", mapStorageErr(err)
+			}
+		}
 	}
 	for _, id := range dropIdx {
 		if err := s.txn.DropIndex(storageID(nt), storage.IndexID(id)); err != nil {
@@ -839,6 +1038,7 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 			}
 		}
 		nt.Columns[i].Name = rs.Newname
+		renameColumnRefs(nt, rs.Subname, rs.Newname) // CHECK and generation texts
 		op = "RENAME COLUMN"
 	}
 	c := s.cat.Clone()

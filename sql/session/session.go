@@ -155,10 +155,13 @@ func (s *Session) applyOptions(opts string) error {
 
 // Session is one connection's state.
 type Session struct {
-	eng  *Engine
-	info server.StartupInfo
-	vals map[string]string // lower-case setting name → value (unset = default)
-	env  *types.Env
+	// deferredFK holds the transaction's deferred foreign-key checks, run
+	// at commit (sql/exec/foreign_key.go).
+	deferredFK *exec.DeferredChecks
+	eng        *Engine
+	info       server.StartupInfo
+	vals       map[string]string // lower-case setting name → value (unset = default)
+	env        *types.Env
 	// tempName is the session's temporary schema (temp.go), tempUsed set
 	// once the session created a temporary object, tempOnCommit once one
 	// had an ON COMMIT action.
@@ -360,6 +363,7 @@ func (s *Session) beginTxn(level string, ro *bool) error {
 		return err
 	}
 	s.txn, s.cat, s.txnStart = txn, cat, s.eng.now()
+	s.deferredFK = &exec.DeferredChecks{}
 	s.isolation, s.snapshotTaken = level, false
 	s.ddl = ddlNone
 	s.readOnly = readOnly
@@ -383,6 +387,19 @@ func (s *Session) commit() error {
 		s.rollback()
 		return err
 	}
+	if s.deferredFK.Pending() {
+		// INITIALLY DEFERRED foreign keys are checked now (23503 rolls
+		// the transaction back, as in PostgreSQL).
+		ec, err := s.execCtx(context.Background(), nil)
+		if err == nil {
+			err = exec.CheckDeferred(ec, s.deferredFK)
+		}
+		if err != nil {
+			s.rollback()
+			return err
+		}
+	}
+	s.deferredFK = nil
 	txn, cat := s.txn, s.cat
 	s.txn, s.cat, s.readOnly = nil, nil, false
 	ds := s.datasets

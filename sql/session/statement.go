@@ -203,6 +203,10 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 			n, err := exec.ExecDelete(c, del)
 			return fmt.Sprintf("DELETE %d", n), err
 		}
+	case *pg_query.Node_ConstraintsSetStmt:
+		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
+			return s.setConstraints(ctx, n.ConstraintsSetStmt)
+		}
 	case *pg_query.Node_VariableSetStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.execSet(st, n.VariableSetStmt) }
 	case *pg_query.Node_VariableShowStmt:
@@ -328,7 +332,8 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 	}
 	fc := s.funcCtx()
 	fc.Notify = s.queueNotify
-	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget()}, nil
+	return &exec.Ctx{Context: ctx, Txn: s.txn, Env: s.env, Funcs: fc, Params: params, Mem: s.budget(),
+		Constraints: s.constraintsFor(func() *plan.Binder { return s.binder(nil, nil) })}, nil
 }
 
 // constRows builds a Values node of constant rows.
