@@ -1,9 +1,12 @@
 package refresh
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/apd/v3"
@@ -136,12 +139,18 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 	if err != nil {
 		return 0, 0, err
 	}
+	// In the view's key order (content hash): the transaction's write set
+	// appends ascending keys without a tree descent, so the deletions (and
+	// the inserts among themselves) go in as runs rather than scattered
+	// (W1's 26k touched groups: applyDelta was 0.63 s of a 0.92 s refresh,
+	// most of it in the write set's tree).
+	entries := byViewKey(z.Entries())
 	// The rows deleted and inserted as copy 0 (nearly all of them): read
 	// in one ordered pass rather than a lookup each. (A unique index entry
 	// an insert takes was usually freed by a deletion here, which the
 	// transaction's own writes answer.)
 	var keys [][]byte
-	for _, e := range z.Entries() {
+	for _, e := range entries {
 		if e.Weight == 1 || e.Weight == -1 {
 			keys = append(keys, binary.BigEndian.AppendUint32(contentPrefix([]byte(e.Key)), 0))
 		}
@@ -150,7 +159,7 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 		return 0, 0, err
 	}
 	// Deletions first: a row that moves between copies keeps numbers low.
-	for _, e := range z.Entries() {
+	for _, e := range entries {
 		if n := e.Weight; n < 0 {
 			if err := w.deleteCopies([]byte(e.Key), -n); err != nil {
 				return ins, del, err
@@ -158,7 +167,7 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 			del += -n
 		}
 	}
-	for _, e := range z.Entries() {
+	for _, e := range entries {
 		if n := e.Weight; n > 0 {
 			if err := w.insertCopies([]byte(e.Key), n); err != nil {
 				return ins, del, err
@@ -167,6 +176,30 @@ func (w *viewWriter) applyDelta(ctx context.Context, xc *exec.Ctx, plus, minus p
 		}
 	}
 	return ins, del, nil
+}
+
+// byViewKey returns the entries (encoded view rows) sorted by their
+// storage key's prefix, the content hash; ties by content.
+func byViewKey(entries []ZEntry) []ZEntry {
+	type keyed struct {
+		h uint64
+		e ZEntry
+	}
+	ks := make([]keyed, len(entries))
+	for i, e := range entries {
+		ks[i] = keyed{xxhash.Sum64String(e.Key), e}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return strings.Compare(a.e.Key, b.e.Key)
+	})
+	out := make([]ZEntry, len(ks))
+	for i := range ks {
+		out[i] = ks[i].e
+	}
+	return out
 }
 
 func (w *viewWriter) deleteCopies(value []byte, n int64) error {

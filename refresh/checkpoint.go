@@ -31,6 +31,9 @@ type Checkpoint struct {
 	// them): those writes get their version only at the commit, so Sources
 	// cannot say the content holds them, and the next refresh is full.
 	OwnWrites []uint32 `json:"own_writes,omitempty"`
+	// Rates are the seconds per cost unit the view's refreshes took, by
+	// kind, learned run by run (costmodel.go); nil before the first.
+	Rates *CostRates `json:"cost_rates,omitempty"`
 }
 
 // LastRun is the outcome of a view's latest refresh (DESCRIBE, SHOW).

@@ -21,7 +21,10 @@
 //     there instead of reading the table: lookup.go)
 //     or, for a query ending in COUNT/SUM/AVG/MIN/MAX, by folding the
 //     input's change into stored per-group states (groupagg.go); the cost
-//     model weighs it against a full recompute;
+//     model (costmodel.go: the planner's statistics for both candidates,
+//     in seconds at the rates the view's own earlier refreshes ran at,
+//     kept in its checkpoint) weighs it against a full recompute, and
+//     planning_information records each estimate and the actual time;
 //     what is analyzed and differentiated is the query as bound; what is
 //     evaluated — the full recompute, the change plans, the invariants
 //     check — is first optimized as a SELECT's plan is (evalplan.go), the

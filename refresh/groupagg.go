@@ -663,6 +663,14 @@ func (groupAggregate) Run(ctx context.Context, r *techRun) (*change, error) {
 	if !r.in.Checkpoint.GroupState {
 		return nil, &refusal{why: "the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)", full: true}
 	}
+	// Folding is the work, and it happens here: weigh it first.
+	if r.weigh != nil {
+		units, writes := groupAggCost(r.changed, r.viewRows)
+		r.weighed = true
+		if rf := r.weigh(GroupAggregate, units, writes); rf != nil {
+			return nil, rf
+		}
+	}
 	c := &change{}
 	if r.dryRun {
 		// EXPLAIN: the aggregate's input change, nothing folded.
@@ -679,5 +687,6 @@ func (groupAggregate) Run(ctx context.Context, r *techRun) (*change, error) {
 }
 
 func (groupAggregate) Estimate(s *sizer, r *techRun, c *change) float64 {
-	return changeCost(s, c, r.changed)
+	units, _ := groupAggCost(r.changed, r.viewRows)
+	return units
 }

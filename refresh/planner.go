@@ -19,7 +19,13 @@ type Candidate struct {
 	Technique TechniqueName `json:"technique"`
 	Chosen    bool          `json:"chosen"`
 	Cost      float64       `json:"estimated_cost,omitempty"`
-	Reason    string        `json:"reason"`
+	// EstimatedSeconds is Cost in seconds at the rate the view's earlier
+	// refreshes of this kind ran at (costmodel.go; 0: no rate learned).
+	EstimatedSeconds float64 `json:"estimated_seconds,omitempty"`
+	// ActualSeconds is how long the chosen technique took (planning,
+	// change and writes; the commit aside), set after the run.
+	ActualSeconds float64 `json:"actual_seconds,omitempty"`
+	Reason        string  `json:"reason"`
 }
 
 // refreshPlan is what the planner decided, with the incremental work it
@@ -36,7 +42,15 @@ type refreshPlan struct {
 	changed     int64
 	incrCost    float64
 	fullCost    float64
-	partitions  int // PARTITION_OVERWRITE: partitions recomputed
+	// incrSeconds, fullSeconds are the estimates in seconds (costmodel.go)
+	// when the view has a learned rate (timed).
+	incrSeconds, fullSeconds float64
+	timed                    bool
+	// writes is the incremental's estimate of the view rows it writes.
+	writes float64
+	// actual is how long the run took (set after it; 0 for EXPLAIN).
+	actual     time.Duration
+	partitions int // PARTITION_OVERWRITE: partitions recomputed
 }
 
 // errStrict is the failure of an INCREMENTAL STRICT refresh that cannot be
@@ -56,9 +70,13 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	if v.Dataset != nil && v.Dataset.Policy != "" {
 		policy = v.Dataset.Policy
 	}
+	sizes := &sizer{txn: in.Txn, est: in.estimator(), cache: map[uint32]int64{}}
 	full := func(reason string) (*refreshPlan, error) {
 		p.technique, p.reason = FullRecompute, reason
 		p.plus, p.minus, p.ga = nil, nil, nil
+		if p.fullCost == 0 {
+			p.estimateFull(in, sizes)
+		}
 		return p, nil
 	}
 	// fallback is full for a passing reason, or the STRICT failure.
@@ -92,7 +110,6 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	}
 	// A change that is most of the sources is not even read: a full
 	// recompute is cheaper, and the change could be larger than memory.
-	sizes := &sizer{txn: in.Txn, est: in.estimator(), cache: map[uint32]int64{}}
 	if policy != "INCREMENTAL STRICT" {
 		var estimate, sourceRows int64
 		for id, ver := range versions {
@@ -138,10 +155,31 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 			insertOnly = false
 		}
 	}
+	// A small change never goes full on the units alone: only when the
+	// change is a twentieth of the sources or more (R-I6), or when the
+	// view's own runs have measured both kinds (the estimate is then in
+	// seconds checked against its history: costmodel.go), and the sources
+	// are not tiny (minSourceRows).
+	var sourceRows int64
+	for id := range versions {
+		sourceRows += sizes.rows(id)
+	}
+	mayGoFull := policy != "INCREMENTAL STRICT" && sourceRows >= minSourceRows &&
+		(p.changed*20 >= sourceRows || ckpt.Rates != nil && ckpt.Rates.Full > 0 && ckpt.Rates.Incremental > 0)
 	// The techniques in the table's order: the first that applies and
 	// does not refuse builds the change.
 	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
-		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}}
+		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID)}
+	// A technique whose Run is the work (GROUP_AGGREGATE folds the
+	// change as it runs) weighs itself against a full recompute first.
+	run.weigh = func(tech TechniqueName, units, writes float64) *refusal {
+		p.incrCost, p.writes = units, writes
+		p.estimateFull(in, sizes)
+		if why, ok := p.weigh(ckpt, tech, mayGoFull); ok {
+			return &refusal{why: why, full: true}
+		}
+		return nil
+	}
 	var chosen Technique
 	var refused []string
 	for _, t := range techniqueTable {
@@ -190,25 +228,18 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	if p.minus, err = in.optimized(p.minus); err != nil {
 		return nil, err
 	}
-	// Cost model (R-I6), in rows-scanned units: a change row costs about
-	// five scanned rows (decode, hash, lookups by key); a written view row
-	// about three (its delete or insert, the change record, the commit).
-	viewRows := sizes.rows(v.ID)
-	p.incrCost = chosen.Estimate(sizes, run, &change{plus: p.plus, minus: p.minus})
-	p.fullCost = float64(sizes.cost(in.Query) + 3*viewRows)
-	var sourceRows int64
-	for id := range versions {
-		sourceRows += sizes.rows(id)
+	// Cost model (R-I6, costmodel.go).
+	ch := &change{plus: p.plus, minus: p.minus}
+	p.incrCost = chosen.Estimate(sizes, run, ch)
+	if !run.weighed {
+		p.writes = sizes.rowsOf(p.plus) + sizes.rowsOf(p.minus)
+		p.estimateFull(in, sizes)
 	}
 	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost})
-	mine := &p.candidates[len(p.candidates)-1]
-	// A small change never goes full on the estimate alone: only when the
-	// change is a tenth of the sources or more (R-I6), and the sources are
-	// not tiny (below a thousand rows either way is instant: the
-	// incremental path keeps its state warm).
-	if policy != "INCREMENTAL STRICT" && p.incrCost > p.fullCost && p.changed*10 >= sourceRows && p.fullCost >= 1000 {
-		mine.Reason = fmt.Sprintf("estimated cost %.0f is above a full recompute's %.0f for %d changed rows", p.incrCost, p.fullCost, p.changed)
-		return full(fmt.Sprintf("%d changed source rows: a full recompute is estimated cheaper (%.0f against %.0f for %s)", p.changed, p.fullCost, p.incrCost, tech))
+	if !run.weighed {
+		if why, ok := p.weigh(ckpt, tech, mayGoFull); ok {
+			return full(why)
+		}
 	}
 	p.technique = tech
 	p.reason = fmt.Sprintf("%d changed source rows in %s", p.changed, changedSources(in.Catalog, ckpt.Sources, versions))
@@ -224,6 +255,51 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	return p, nil
 }
 
+// estimateFull sets p.fullCost: the optimized query's estimate
+// (costmodel.go). A query the optimizer cannot plan keeps 0 (the refresh
+// reports that error itself).
+func (p *refreshPlan) estimateFull(in *Input, s *sizer) {
+	q, err := in.evalQuery()
+	if err != nil {
+		return
+	}
+	viewRows := s.rows(in.View.ID)
+	writes := p.writes
+	if viewRows == 0 || in.Checkpoint == nil {
+		writes = s.rowsOf(q) // an empty view: every row is written
+	}
+	p.fullCost = s.fullCost(q, viewRows, writes)
+}
+
+// weigh compares the incremental estimate of tech with the full one, in
+// seconds at the view's learned rates (costmodel.go), and says whether to
+// go full, and why. mayGoFull: the change is large enough to consider it.
+func (p *refreshPlan) weigh(ckpt *Checkpoint, tech TechniqueName, mayGoFull bool) (string, bool) {
+	var r CostRates
+	if ckpt != nil && ckpt.Rates != nil {
+		r = *ckpt.Rates
+	}
+	p.incrSeconds, p.fullSeconds, p.timed = r.seconds(p.incrCost, p.fullCost)
+	if !mayGoFull || p.incrSeconds <= p.fullSeconds {
+		return "", false
+	}
+	if n := len(p.candidates); n > 0 && p.candidates[n-1].Technique == tech {
+		p.candidates = p.candidates[:n-1]
+	}
+	p.candidates = append(p.candidates, Candidate{Technique: tech, Cost: p.incrCost,
+		Reason: fmt.Sprintf("estimated cost %s is above a full recompute's %s for %d changed rows", p.estimate(p.incrCost, p.incrSeconds), p.estimate(p.fullCost, p.fullSeconds), p.changed)})
+	return fmt.Sprintf("%d changed source rows: a full recompute is estimated cheaper (%s against %s for %s)", p.changed, p.estimate(p.fullCost, p.fullSeconds), p.estimate(p.incrCost, p.incrSeconds), tech), true
+}
+
+// estimate prints an estimate: its units, and its seconds when a rate is
+// learned.
+func (p *refreshPlan) estimate(units, seconds float64) string {
+	if !p.timed {
+		return fmt.Sprintf("%.0f", units)
+	}
+	return fmt.Sprintf("%.0f (%.3f s)", units, seconds)
+}
+
 func has[T comparable](list []T, s T) bool {
 	for _, x := range list {
 		if x == s {
@@ -233,11 +309,11 @@ func has[T comparable](list []T, s T) bool {
 	return false
 }
 
-// changeCost is the cost of applying a change (R-I6), in rows-scanned
-// units: a change row costs about five scanned rows (decode, hash, lookups
-// by key) on top of the rows its plans read.
+// changeCost is the cost of applying a change (R-I6, costmodel.go), in
+// rows-scanned units: reading the change rows, running the change plans,
+// writing the view rows they produce.
 func changeCost(s *sizer, c *change, changed int64) float64 {
-	return float64(s.cost(c.plus) + s.cost(c.minus) + 5*changed)
+	return s.work(c.plus) + s.work(c.minus) + float64(changeRowCost*changed) + viewWriteCost*(s.rowsOf(c.plus)+s.rowsOf(c.minus))
 }
 
 // sizer estimates the rows a plan reads.
@@ -322,6 +398,9 @@ func (p *refreshPlan) allCandidates() []Candidate {
 			c = Candidate{Technique: t, Reason: p.whyNot(t)}
 		}
 		c.Chosen = p.technique == t
+		if c.Cost > 0 && p.timed {
+			c.EstimatedSeconds = p.incrSeconds
+		}
 		if c.Chosen {
 			c.Reason = p.reason
 		} else if c.Reason == "" {
@@ -330,15 +409,27 @@ func (p *refreshPlan) allCandidates() []Candidate {
 		out = append(out, c)
 	}
 	fc := Candidate{Technique: FullRecompute, Chosen: p.technique == FullRecompute, Cost: p.fullCost, Reason: p.reason}
+	if p.timed && fc.Cost > 0 {
+		fc.EstimatedSeconds = p.fullSeconds
+	}
 	if !fc.Chosen {
 		switch {
 		case p.technique == NoOp:
 			fc.Reason = "not needed: nothing changed"
-		case p.incrCost > p.fullCost:
-			fc.Reason = fmt.Sprintf("not chosen: %d changed rows are a small change, so %s is kept although its estimate is higher", p.changed, p.technique)
+			fc.Cost = 0
+		case p.incrSeconds > p.fullSeconds:
+			fc.Reason = fmt.Sprintf("not chosen: %d changed rows are under a twentieth of the sources and the view has not measured both kinds yet, so %s is kept although its estimate is higher", p.changed, p.technique)
 		default:
 			fc.Reason = "not chosen: " + string(p.technique) + " is estimated cheaper"
 		}
+	}
+	for i := range out {
+		if out[i].Chosen {
+			out[i].ActualSeconds = p.actual.Seconds()
+		}
+	}
+	if fc.Chosen {
+		fc.ActualSeconds = p.actual.Seconds()
 	}
 	return append(out, fc)
 }

@@ -310,6 +310,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 			return nil, err
 		}
 		groupState = an.groupAgg != nil
+		p.actual = r.now().Sub(start)
 	default:
 		res.Stats, err = runIncremental(ctx, in, p)
 		var drift *errDrift
@@ -329,6 +330,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 		// Only GROUP_AGGREGATE and a full recompute maintain the group
 		// states (invariant 4).
 		groupState = an.groupAgg != nil && (res.Technique == GroupAggregate || res.Technique == FullRecompute)
+		p.actual = r.now().Sub(start) // the invariants check aside
 		if invariants && res.Technique != FullRecompute {
 			if err := checkInvariant(ctx, in); err != nil {
 				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
@@ -345,7 +347,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := r.markPopulated(txn, cat, v); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, OwnWrites: in.OwnWrites}); err != nil {
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
 		return nil, err
 	}
 	end := r.now()

@@ -76,6 +76,12 @@ type techRun struct {
 	dryRun     bool
 	changed    int64 // source rows changed (net, per row)
 	df         *differ
+	viewRows   int64 // the view's stored rows
+	// weigh, for a technique whose Run is the work, compares its
+	// estimate (units, view rows written) with a full recompute before
+	// the work: a refusal sends the refresh full (costmodel.go).
+	weigh   func(t TechniqueName, units, writes float64) *refusal
+	weighed bool // weigh ran
 	// query is the differentiation of the whole query, made once and
 	// shared by the techniques that name what it did.
 	query    *diffResult

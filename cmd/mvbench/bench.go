@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // bench runs the workloads on the systems and collects the report.
@@ -25,6 +27,9 @@ type bench struct {
 	// dmlNext is, per workload and system, the id below which the next
 	// DML repetition takes its rows (dml).
 	dmlNext map[string]int64
+	// twin is the current workload's INCREMENTAL STRICT copy of its view
+	// on mvserver ("" when none: --alternatives off, or not possible).
+	twin string
 }
 
 // record adds a measurement, with the process's resident memory when
@@ -176,6 +181,12 @@ func (b *bench) runWorkload(ctx context.Context, w *workload, s *system) error {
 	if err := b.dml(ctx, w, s, varView); err != nil {
 		return err
 	}
+	b.twin = ""
+	if !s.pg && cfg.alternatives {
+		if err := b.createTwin(ctx, w, s); err != nil {
+			return err
+		}
+	}
 	if !s.pg {
 		// The DML left changes that cancel out; the first measured refresh
 		// should see only its own d rows.
@@ -258,6 +269,11 @@ func (b *bench) runWorkload(ctx context.Context, w *workload, s *system) error {
 		}
 	}
 	if !cfg.keep {
+		if b.twin != "" {
+			if _, err := s.exec(ctx, "DROP MATERIALIZED VIEW "+b.twin); err != nil {
+				return err
+			}
+		}
 		if _, err := s.exec(ctx, "DROP MATERIALIZED VIEW "+w.view); err != nil {
 			return err
 		}
@@ -309,10 +325,16 @@ func (b *bench) refreshes(ctx context.Context, w *workload, s *system, variant s
 	}
 	me := rec(phRefresh, d, el)
 	me.Technique, me.RowsRead, me.RowsWritten = run.technique, run.rowsRead, run.rowsWrite
+	if me.Estimates, err = s.lastEstimates(ctx, w.view); err != nil {
+		return err
+	}
 	if b.cfg.check == "each" {
 		if err := b.check(ctx, w, s, variant, d, start); err != nil {
 			return err
 		}
+	}
+	if err := b.refreshTwin(ctx, w, s, variant, d); err != nil {
+		return err
 	}
 	samples, err := b.repeat(ctx, w, s, what("REFRESH FULL"), "REFRESH MATERIALIZED VIEW "+w.view+" FULL")
 	if err != nil {
@@ -453,4 +475,51 @@ func procStatusMiB(field string) float64 {
 		}
 	}
 	return 0
+}
+
+// createTwin creates w's view a second time on mvserver, as
+// <view>_strict with REFRESH POLICY INCREMENTAL STRICT: its refreshes never
+// fall back to a full recompute, so after each change batch it times the
+// incremental refresh the cost model may have rejected for the view
+// (--alternatives). A query that STRICT refuses gets no twin (noted).
+func (b *bench) createTwin(ctx context.Context, w *workload, s *system) error {
+	name := w.view + "_strict"
+	_, err := s.exec(ctx, "CREATE MATERIALIZED VIEW "+name+" REFRESH POLICY INCREMENTAL STRICT AS "+w.queryFor(false))
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "0A000" {
+			me := Measurement{Workload: w.id, System: s.name, Phase: phRefreshAlt, Note: "no INCREMENTAL STRICT twin: " + pe.Message}
+			b.record(me)
+			return nil
+		}
+		return err
+	}
+	b.twin = name
+	return nil
+}
+
+// refreshTwin refreshes the twin (see createTwin) after d changed rows and
+// records its time and technique. A refresh STRICT refuses is noted.
+func (b *bench) refreshTwin(ctx context.Context, w *workload, s *system, variant string, d int64) error {
+	if b.twin == "" {
+		return nil
+	}
+	el, err := b.timed(ctx, w, s, fmt.Sprintf("REFRESH strict twin after %d %s", d, variant), "REFRESH MATERIALIZED VIEW "+b.twin)
+	me := Measurement{Workload: w.id, System: s.name, Phase: phRefreshAlt, Variant: variant, D: d, Rows: d, Seconds: el.Seconds()}
+	if err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) || pe.Code != "0A000" {
+			return err
+		}
+		me.Seconds, me.Note = 0, pe.Message
+		b.record(me)
+		return nil
+	}
+	run, err := s.lastRefresh(ctx, b.twin)
+	if err != nil {
+		return err
+	}
+	me.Technique, me.RowsRead, me.RowsWritten = run.technique, run.rowsRead, run.rowsWrite
+	b.record(me)
+	return nil
 }

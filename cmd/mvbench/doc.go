@@ -10,6 +10,13 @@
 // a full refresh. With --pg the same phases run on PostgreSQL (REFRESH
 // MATERIALIZED VIEW and REFRESH … CONCURRENTLY, over that unique index)
 // and every row of the table gets the ratio mvserver / PostgreSQL.
+// With --alternatives (default on) mvserver also keeps an INCREMENTAL
+// STRICT twin of the view and times its refresh after each change, so
+// every refresh is set against the technique the cost model did not
+// choose (the view's REFRESH … FULL when it went incremental, the twin's
+// incremental refresh when it went full): a target row and a "cost model"
+// line say how often the chosen one was slower, with the estimates that
+// planning_information recorded (also in --json, per refresh).
 //
 // Workload T, derived from TPC-H (tpch*.go), is separate: it generates
 // the specification's eight tables at --sf by the rules of its clause 4.2

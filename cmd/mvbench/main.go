@@ -39,6 +39,7 @@ type config struct {
 	dmlReps      int
 	fullReps     int
 	concurrently bool
+	alternatives bool
 	insertBatch  int64
 	seed         uint64
 	check        string
@@ -82,6 +83,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.DurationVar(&c.readDur, "read-duration", 3*time.Second, "how long each point-read measurement runs")
 	fs.Int64Var(&c.dmlRows, "dml-rows", 1000, "rows of the INSERT, UPDATE and DELETE measured without and with the view (0: skip)")
 	fs.IntVar(&c.dmlReps, "dml-reps", 5, "repetitions of that DML (the median is reported)")
+	fs.BoolVar(&c.alternatives, "alternatives", true, "workloads W1–W4: keep an INCREMENTAL STRICT copy of the view and time its refresh after each change too, so the cost model's choice is compared with the technique it did not choose")
 	fs.BoolVar(&c.concurrently, "concurrently", true, "also time PostgreSQL's REFRESH … CONCURRENTLY after each change (a comparison row; slow on big views)")
 	fs.IntVar(&c.fullReps, "full-reps", 1, "repetitions of each full refresh (mvserver REFRESH … FULL, PostgreSQL REFRESH; the median is reported)")
 	fs.Int64Var(&c.insertBatch, "insert-batch", 1000, "rows per INSERT … VALUES statement of the changes")
@@ -307,6 +309,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 		}
 		rep.printWorkload(stdout, w, cfg)
 		rep.printTargets(stdout, w.id)
+		rep.printCostModel(stdout, w.id)
 	}
 	rep.PeakRSSMiB = procStatusMiB("VmHWM:")
 	rep.LoadEnd = loadAvg()

@@ -30,6 +30,7 @@ const (
 	phRefresh     = "refresh"              // REFRESH MATERIALIZED VIEW (mvserver: incremental where it can)
 	phRefreshFull = "refresh_full"         // mvserver: REFRESH … FULL
 	phConcurrent  = "refresh_concurrently" // PostgreSQL: REFRESH … CONCURRENTLY
+	phRefreshAlt  = "refresh_strict"       // mvserver: REFRESH of the view's INCREMENTAL STRICT twin (--alternatives)
 	phCheck       = "check"                // mvserver: the view equals its query
 	// phQuery (queries.go): one query of workload Q
 )
@@ -64,6 +65,9 @@ type Measurement struct {
 	Technique   string `json:"technique,omitempty"`
 	RowsRead    int64  `json:"rows_read,omitempty"`
 	RowsWritten int64  `json:"rows_written,omitempty"`
+	// Estimates are the cost model's candidates of that refresh
+	// (planning_information).
+	Estimates []estimate `json:"estimates,omitempty"`
 	// Reads.
 	Clients int     `json:"clients,omitempty"`
 	Queries int64   `json:"queries,omitempty"`
@@ -221,6 +225,7 @@ func (r *Report) printWorkload(out io.Writer, w *workload, cfg *config) {
 					conc.sameMV = true
 				}
 			}
+			add(short+": REFRESH strict twin", d, phRefreshAlt, v, "", 0)
 			full := add(short+": REFRESH FULL", d, phRefreshFull, v, phRefresh, 0)
 			if inc != nil && full != nil && inc.mv != nil && full.mv != nil && full.mv.Seconds > 0 {
 				inc.incFull = inc.mv.Seconds / full.mv.Seconds
@@ -411,6 +416,13 @@ var targets = []target{
 		}
 		return out
 	}},
+	{"cost model: chosen technique / the one not chosen (issue 20)", 1.25, func(r *Report, w string) []labelled {
+		var out []labelled
+		for _, c := range r.choices(w) {
+			out = append(out, labelled{c.label, c.ratio()})
+		}
+		return out
+	}},
 	{"REFRESH FULL / PostgreSQL REFRESH", 1.5, func(r *Report, w string) []labelled {
 		var out []labelled
 		for _, d := range r.Config.Changes {
@@ -513,5 +525,78 @@ func (r *Report) printTargets(out io.Writer, w string) {
 	if len(t) > 1 {
 		fmt.Fprintln(out)
 		printAligned(out, t, map[int]bool{0: true, 2: true, 3: true})
+	}
+}
+
+// choice is one refresh of a workload's view on mvserver set against the
+// technique its cost model did not choose: the view's own REFRESH … FULL
+// when it went incremental, its INCREMENTAL STRICT twin's refresh when it
+// went full.
+type choice struct {
+	label           string
+	chosen, other   string
+	chosenS, otherS float64
+	estimates       []estimate // the chosen refresh's candidates
+}
+
+// estimated prints the cost model's estimates of the candidates.
+func (c choice) estimated() string {
+	var parts []string
+	for _, e := range c.estimates {
+		if e.EstimatedSeconds > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", e.Technique, fmtDur(e.EstimatedSeconds)))
+		} else if e.Cost > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f units", e.Technique, e.Cost))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; estimated " + strings.Join(parts, ", ")
+}
+
+func (c choice) ratio() float64 { return c.chosenS / c.otherS }
+
+// choices are workload w's refreshes with both times measured.
+func (r *Report) choices(w string) []choice {
+	var out []choice
+	for _, d := range r.Config.Changes {
+		for _, v := range []string{varInserts, varMixed} {
+			inc := r.find(w, sysMV, phRefresh, v, d, 0)
+			if inc == nil || inc.Seconds <= 0 || inc.Technique == "" || inc.Technique == "NO_OP" {
+				continue
+			}
+			other := r.find(w, sysMV, phRefreshFull, v, d, 0)
+			if inc.Technique == "FULL_RECOMPUTE" {
+				other = r.find(w, sysMV, phRefreshAlt, v, d, 0)
+				if other != nil && other.Technique == "FULL_RECOMPUTE" {
+					other = nil // no incremental alternative was possible
+				}
+			}
+			if other == nil || other.Seconds <= 0 {
+				continue
+			}
+			out = append(out, choice{label: fmt.Sprintf("%s %s", fmtCount(d), v), chosen: inc.Technique, other: other.Technique, chosenS: inc.Seconds, otherS: other.Seconds, estimates: inc.Estimates})
+		}
+	}
+	return out
+}
+
+// printCostModel says how often workload w's chosen technique was slower
+// than the one not chosen, and names those refreshes.
+func (r *Report) printCostModel(out io.Writer, w string) {
+	cs := r.choices(w)
+	if len(cs) == 0 {
+		return
+	}
+	var slower []string
+	for _, c := range cs {
+		if c.chosenS > c.otherS {
+			slower = append(slower, fmt.Sprintf("%s: %s %s against %s %s (%s)%s", c.label, c.chosen, fmtDur(c.chosenS), c.other, fmtDur(c.otherS), fmtRatio(c.ratio()), c.estimated()))
+		}
+	}
+	fmt.Fprintf(out, "\ncost model: the chosen technique was slower than the one not chosen in %d of %d refreshes\n", len(slower), len(cs))
+	for _, s := range slower {
+		fmt.Fprintln(out, "  "+s)
 	}
 }

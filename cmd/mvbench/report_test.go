@@ -58,3 +58,39 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestCostModelChoices: a refresh that went incremental is set against the
+// view's REFRESH FULL, one that went full against the INCREMENTAL STRICT
+// twin; the report counts the chosen ones that were slower and names them
+// with their estimates; a twin that fell back to full is no alternative.
+func TestCostModelChoices(t *testing.T) {
+	r := &Report{Config: ReportConfig{Rows: 1000, Changes: []int64{1000, 100000}}}
+	add := func(phase, variant string, d int64, sec float64, tech string) *Measurement {
+		r.Measurements = append(r.Measurements, Measurement{Workload: "W1", System: sysMV, Phase: phase, Variant: variant, D: d, Seconds: sec, Technique: tech})
+		return &r.Measurements[len(r.Measurements)-1]
+	}
+	add(phRefresh, varInserts, 1000, 0.01, "GROUP_AGGREGATE")
+	add(phRefreshFull, varInserts, 1000, 1, "FULL_RECOMPUTE") // faster chosen
+	m := add(phRefresh, varMixed, 1000, 2, "GROUP_AGGREGATE")
+	m.Estimates = []estimate{{Technique: "GROUP_AGGREGATE", Chosen: true, Cost: 500, EstimatedSeconds: 0.5}, {Technique: "FULL_RECOMPUTE", Cost: 900}}
+	add(phRefreshFull, varMixed, 1000, 1, "FULL_RECOMPUTE") // slower chosen: 2×
+	add(phRefresh, varInserts, 100000, 1, "FULL_RECOMPUTE")
+	add(phRefreshAlt, varInserts, 100000, 3, "GROUP_AGGREGATE") // faster chosen
+	add(phRefresh, varMixed, 100000, 1, "FULL_RECOMPUTE")
+	add(phRefreshAlt, varMixed, 100000, 0.5, "FULL_RECOMPUTE") // no alternative
+	cs := r.choices("W1")
+	if len(cs) != 3 {
+		t.Fatalf("%d choices, want 3: %+v", len(cs), cs)
+	}
+	var out bytes.Buffer
+	r.printCostModel(&out, "W1")
+	got := out.String()
+	for _, want := range []string{
+		"slower than the one not chosen in 1 of 3 refreshes",
+		"1k updates+deletes: GROUP_AGGREGATE 2.00s against FULL_RECOMPUTE 1.00s (2.00); estimated GROUP_AGGREGATE 500ms, FULL_RECOMPUTE 900 units",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -161,6 +162,44 @@ WHERE view_name = $1 ORDER BY start_time DESC LIMIT 1`, view).Scan(&technique, &
 		r.errText = *errText
 	}
 	return r, nil
+}
+
+// estimate is one candidate technique of a refresh as planning_information
+// records it: the cost model's estimate (units, and seconds at the view's
+// learned rate) and, for the one chosen, the actual seconds.
+type estimate struct {
+	Technique        string  `json:"technique"`
+	Chosen           bool    `json:"chosen,omitempty"`
+	Cost             float64 `json:"estimated_cost"`
+	EstimatedSeconds float64 `json:"estimated_seconds,omitempty"`
+	ActualSeconds    float64 `json:"actual_seconds,omitempty"`
+}
+
+// lastEstimates are the estimated candidates of view's newest
+// planning_information event (none for a run that recorded no estimate).
+func (s *system) lastEstimates(ctx context.Context, view string) ([]estimate, error) {
+	var details string
+	// event_log takes a name literal, not a parameter; view is one of
+	// mvbench's own names.
+	err := s.conn.QueryRow(ctx, `SELECT details FROM event_log(TABLE(`+schema+"."+view+`)) WHERE event_type = 'planning_information' ORDER BY timestamp DESC, sequence DESC LIMIT 1`).Scan(&details)
+	if err != nil {
+		return nil, fmt.Errorf("%s: event_log of %s: %w", s.name, view, err)
+	}
+	var d struct {
+		Planning struct {
+			Candidates []estimate `json:"candidates"`
+		} `json:"planning_information"`
+	}
+	if err := json.Unmarshal([]byte(details), &d); err != nil {
+		return nil, fmt.Errorf("%s: planning_information of %s: %w", s.name, view, err)
+	}
+	var out []estimate
+	for _, c := range d.Planning.Candidates {
+		if c.Cost > 0 || c.ActualSeconds > 0 {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // inProcess is an mvserver started by mvbench in its own process.
