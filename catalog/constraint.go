@@ -1,5 +1,7 @@
 package catalog
 
+import "slices"
+
 // Check is a CHECK constraint of a table: Expr is its condition as SQL
 // text over the table's columns, bound again wherever rows are written.
 type Check struct {
@@ -109,4 +111,29 @@ func cloneForeignKeys(fks []ForeignKey) []ForeignKey {
 		out[i] = fk
 	}
 	return out
+}
+
+// ReferencedBy returns the foreign keys of other tables that reference
+// cols of t (as their whole key), with PostgreSQL's description of each.
+func (c *Catalog) ReferencedBy(t *Table, cols func(*ForeignKey) bool) []Reference {
+	var out []Reference
+	for _, ref := range c.Referencing(t.ID) {
+		if ref.Table.ID != t.ID && cols(ref.FK) {
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// SameColumnSet reports whether a and b hold the same column ids, in any order.
+func SameColumnSet(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
 }

@@ -150,11 +150,7 @@ func ValidateCheck(c *Ctx, t *catalog.Table, name string, e plan.Expr) error {
 	if err != nil {
 		return err
 	}
-	scan := plan.NewScan(t)
-	for i := range t.Columns {
-		scan.Needed[i] = true
-	}
-	op, err := Build(c, scan)
+	op, err := Build(c, scanColumns(t))
 	if err != nil {
 		return err
 	}
@@ -172,4 +168,13 @@ func ValidateCheck(c *Ctx, t *catalog.Table, name string, e plan.Expr) error {
 		}
 		return c.Context.Err()
 	})
+}
+
+// scanColumns is a scan of t that reads every column of its rows.
+func scanColumns(t *catalog.Table) *plan.Scan {
+	scan := plan.NewScan(t)
+	for i := range t.Columns {
+		scan.Needed[i] = true
+	}
+	return scan
 }

@@ -16,10 +16,7 @@ func FillColumn(c *Ctx, t *catalog.Table, col int, e plan.Expr) error {
 	if err != nil {
 		return err
 	}
-	scan := plan.NewScan(t)
-	for i := range t.Columns {
-		scan.Needed[i] = true
-	}
+	scan := scanColumns(t)
 	scan.Needed[len(t.Columns)] = true
 	rows, err := collect(c, scan)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
-	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -51,7 +50,7 @@ func bindTableConstraints(b *plan.Binder, c *catalog.Catalog, t *catalog.Table, 
 		ck.ID, ck.NotValid = c.AllocID(), false // CREATE TABLE checks no rows: valid
 		t.Checks = append(t.Checks, *ck)
 	}
-	if err := bindGenerated(b, t); err != nil {
+	if err := b.CheckGenerated(t); err != nil {
 		return err
 	}
 	for _, d := range fks {
@@ -61,37 +60,6 @@ func bindTableConstraints(b *plan.Binder, c *catalog.Catalog, t *catalog.Table, 
 		}
 		fk.ID, fk.NotValid = c.AllocID(), false
 		t.ForeignKeys = append(t.ForeignKeys, *fk)
-	}
-	return nil
-}
-
-// bindGenerated checks the generation expressions of t's generated
-// columns as PostgreSQL does: over the row, immutable, reading no other
-// generated column.
-func bindGenerated(b *plan.Binder, t *catalog.Table) error {
-	for _, col := range t.Columns {
-		if col.Generated == "" {
-			continue
-		}
-		typ := col.Type
-		e, err := b.BindRowExpr(t, col.Generated, &typ)
-		if err != nil {
-			return err
-		}
-		var bad error
-		plan.Walk(e, func(x plan.Expr) bool {
-			if r, ok := x.(*plan.ColRef); ok && r.Idx < len(t.Columns) && t.Columns[r.Idx].Generated != "" && bad == nil {
-				bad = pgerror.New(pgerror.InvalidObjectDefinition, "cannot use generated column \"%s\" in column generation expression", t.Columns[r.Idx].Name).
-					WithDetail("A generated column cannot reference another generated column.")
-			}
-			return true
-		})
-		if bad != nil {
-			return bad
-		}
-		if !plan.IsImmutable(e) {
-			return pgerror.New(pgerror.InvalidObjectDefinition, "generation expression is not immutable")
-		}
 	}
 	return nil
 }
@@ -143,23 +111,6 @@ func (s *Session) constraintsFor(b func() *plan.Binder) *exec.Constraints {
 		Bind: func(t *catalog.Table, text string, typ *types.T) (plan.Expr, error) {
 			return b().BindRowExpr(t, text, typ)
 		}}
-}
-
-// usesColumn reports whether SQL text names column (a CHECK condition a
-// dropped column goes with); it binds text over t to know.
-func usesColumn(b *plan.Binder, t *catalog.Table, text string, col int) bool {
-	e, err := b.BindRowExpr(t, text, nil)
-	if err != nil {
-		return strings.Contains(text, t.Columns[col].Name)
-	}
-	used := false
-	plan.Walk(e, func(x plan.Expr) bool {
-		if r, ok := x.(*plan.ColRef); ok && r.Idx == col {
-			used = true
-		}
-		return true
-	})
-	return used
 }
 
 // addTableConstraint adds a CHECK or FOREIGN KEY constraint to nt (ALTER
@@ -233,23 +184,11 @@ func validateConstraint(b *plan.Binder, nt *catalog.Table, name string) (func(*e
 	return nil, pgerror.New(pgerror.UndefinedObject, "constraint \"%s\" of relation \"%s\" does not exist", name, nt.Name)
 }
 
-// referencedBy returns the foreign keys of other tables that reference
-// cols of t (as their whole key), with PostgreSQL's description of each.
-func referencedBy(cat *catalog.Catalog, t *catalog.Table, cols func(*catalog.ForeignKey) bool) []catalog.Reference {
-	var out []catalog.Reference
-	for _, ref := range cat.Referencing(t.ID) {
-		if ref.Table.ID != t.ID && cols(ref.FK) {
-			out = append(out, ref)
-		}
-	}
-	return out
-}
-
 // referencedIndex refuses to drop the unique constraint name of t when a
 // foreign key of another table needs it (2BP01, as PostgreSQL).
 func referencedIndex(cat *catalog.Catalog, t *catalog.Table, ids []uint32, name string, cascade bool) error {
-	refs := referencedBy(cat, t, func(fk *catalog.ForeignKey) bool {
-		return sameSet(fk.RefCols, ids) && !sameSet(fk.RefCols, t.PrimaryKey)
+	refs := cat.ReferencedBy(t, func(fk *catalog.ForeignKey) bool {
+		return catalog.SameColumnSet(fk.RefCols, ids) && !catalog.SameColumnSet(fk.RefCols, t.PrimaryKey)
 	})
 	if len(refs) == 0 {
 		return nil
@@ -262,24 +201,12 @@ func referencedIndex(cat *catalog.Catalog, t *catalog.Table, ids []uint32, name 
 		WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
-func sameSet(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	return true
-}
-
 // dropColumnConstraints removes the CHECK and FOREIGN KEY constraints of
 // nt that use column i, as PostgreSQL drops them with the column; a column
 // another table's foreign key references needs CASCADE.
 func dropColumnConstraints(s *Session, b *plan.Binder, nt *catalog.Table, i int, cascade bool) error {
 	id := nt.Columns[i].ID
-	refs := referencedBy(s.cat, nt, func(fk *catalog.ForeignKey) bool { return slices.Contains(fk.RefCols, id) })
+	refs := s.cat.ReferencedBy(nt, func(fk *catalog.ForeignKey) bool { return slices.Contains(fk.RefCols, id) })
 	if len(refs) > 0 {
 		if cascade {
 			return pgerror.New(pgerror.FeatureNotSupported, "DROP COLUMN … CASCADE of a column that foreign keys reference is not supported yet: drop constraint %s on table %s first", refs[0].FK.Name, refs[0].Table.Name)
@@ -288,12 +215,12 @@ func dropColumnConstraints(s *Session, b *plan.Binder, nt *catalog.Table, i int,
 			WithDetail("constraint %s on table %s depends on column %s of table %s", refs[0].FK.Name, refs[0].Table.Name, nt.Columns[i].Name, nt.Name).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
-	nt.Checks = slices.DeleteFunc(nt.Checks, func(ck catalog.Check) bool { return usesColumn(b, nt, ck.Expr, i) })
+	nt.Checks = slices.DeleteFunc(nt.Checks, func(ck catalog.Check) bool { return b.ExprUsesColumn(nt, ck.Expr, i) })
 	nt.ForeignKeys = slices.DeleteFunc(nt.ForeignKeys, func(fk catalog.ForeignKey) bool {
 		return slices.Contains(fk.Cols, id) || fk.RefTable == nt.ID && slices.Contains(fk.RefCols, id)
 	})
 	for _, col := range nt.Columns {
-		if col.Generated != "" && col.ID != id && usesColumn(b, nt, col.Generated, i) {
+		if col.Generated != "" && col.ID != id && b.ExprUsesColumn(nt, col.Generated, i) {
 			if !cascade {
 				return pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop column %s of table %s because other objects depend on it", nt.Columns[i].Name, nt.Name).
 					WithDetail("column %s of table %s depends on column %s", col.Name, nt.Name, nt.Columns[i].Name).
@@ -332,57 +259,6 @@ func (s *Session) dropForeignKeysTo(c *catalog.Catalog, t *catalog.Table, droppi
 	return changed, nil
 }
 
-// applyConstraintAttrs moves the [NOT] DEFERRABLE and INITIALLY
-// DEFERRED/IMMEDIATE items of a column's constraint list into the
-// constraint they follow, as PostgreSQL's parser does: only a foreign key
-// can be deferrable here.
-func applyConstraintAttrs(list []*pg_query.Node) error {
-	var last *pg_query.Constraint
-	for _, n := range list {
-		con := n.GetConstraint()
-		switch con.Contype {
-		case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE,
-			pg_query.ConstrType_CONSTR_ATTR_DEFERRED, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE:
-			if last == nil {
-				return pgerror.New(pgerror.SyntaxError, "misplaced %s clause", attrName(con.Contype))
-			}
-			switch con.Contype {
-			case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE:
-				last.Deferrable = true
-			case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
-				if last.Initdeferred {
-					return pgerror.New(pgerror.SyntaxError, "constraint declared INITIALLY DEFERRED must be DEFERRABLE")
-				}
-				last.Deferrable = false
-			case pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
-				last.Initdeferred, last.Deferrable = true, true
-			case pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE:
-				last.Initdeferred = false
-			}
-			if last.Contype != pg_query.ConstrType_CONSTR_FOREIGN && last.Deferrable {
-				return pgerror.New(pgerror.FeatureNotSupported, "DEFERRABLE %s constraints are not supported", constraintName(last.Contype))
-			}
-		case pg_query.ConstrType_CONSTR_FOREIGN, pg_query.ConstrType_CONSTR_UNIQUE, pg_query.ConstrType_CONSTR_PRIMARY:
-			last = con
-		default:
-			last = nil
-		}
-	}
-	return nil
-}
-
-func attrName(t pg_query.ConstrType) string {
-	switch t {
-	case pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE:
-		return "DEFERRABLE"
-	case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE:
-		return "NOT DEFERRABLE"
-	case pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
-		return "INITIALLY DEFERRED"
-	}
-	return "INITIALLY IMMEDIATE"
-}
-
 // truncateReferencing applies PostgreSQL's TRUNCATE rule for foreign keys:
 // a table referenced from a table not truncated with it is refused
 // (0A000); with CASCADE the referencing tables are truncated too.
@@ -408,75 +284,6 @@ func truncateReferencing(s *Session, tables []*catalog.Table, cascade bool) ([]*
 		}
 	}
 	return tables, nil
-}
-
-// renameColumnRefs rewrites the CHECK conditions and generation
-// expressions of t after its column old became new: the catalog keeps
-// them as SQL text. An identifier is renamed where it stands alone (not
-// inside a string literal, not called as a function).
-func renameColumnRefs(t *catalog.Table, old, new string) {
-	for i := range t.Checks {
-		t.Checks[i].Expr = renameIdent(t.Checks[i].Expr, old, new)
-	}
-	for i := range t.Columns {
-		if t.Columns[i].Generated != "" {
-			t.Columns[i].Generated = renameIdent(t.Columns[i].Generated, old, new)
-		}
-	}
-}
-
-func renameIdent(s, old, new string) string {
-	isID := func(b byte) bool {
-		return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-	}
-	quoted := funcs.QuoteIdent(new)
-	var out strings.Builder
-	for i := 0; i < len(s); {
-		switch c := s[i]; {
-		case c == '\'':
-			j := i + 1
-			for j < len(s) && (s[j] != '\'' || j+1 < len(s) && s[j+1] == '\'') {
-				if s[j] == '\'' {
-					j++
-				}
-				j++
-			}
-			out.WriteString(s[i:min(j+1, len(s))])
-			i = j + 1
-		case c == '"':
-			j := strings.IndexByte(s[i+1:], '"')
-			if j < 0 {
-				out.WriteString(s[i:])
-				return out.String()
-			}
-			if s[i+1:i+1+j] == old {
-				out.WriteString(quoted)
-			} else {
-				out.WriteString(s[i : i+j+2])
-			}
-			i += j + 2
-		case isID(c):
-			j := i
-			for j < len(s) && isID(s[j]) {
-				j++
-			}
-			word := s[i:j]
-			k := j
-			for k < len(s) && s[k] == ' ' {
-				k++
-			}
-			if strings.ToLower(word) == old && (k >= len(s) || s[k] != '(') && (i == 0 || s[i-1] != '.' && s[i-1] != ':') {
-				out.WriteString(quoted)
-			} else {
-				out.WriteString(word)
-			}
-			i = j
-		default:
-			out.WriteByte(c)
-			i++
-		}
-	}
-	return out.String()
 }
 
 // setConstraints is SET CONSTRAINTS { ALL | name, … } { DEFERRED |

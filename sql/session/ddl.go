@@ -164,7 +164,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 			if cd.CollClause != nil {
 				// accepted: binary collation only
 			}
-			if err := applyConstraintAttrs(cd.Constraints); err != nil {
+			if err := plan.ApplyConstraintAttrs(cd.Constraints); err != nil {
 				return "", err
 			}
 			for _, cn := range cd.Constraints {
@@ -219,7 +219,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 					}
 					col.Default = text
 				default:
-					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", plan.ConstraintKindName(con.Contype))
 				}
 			}
 			if serial != "" {
@@ -247,7 +247,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 				continue
 			}
 			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
-				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
+				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", plan.ConstraintKindName(con.Contype))
 			}
 			if pk != nil {
 				return "", st.Errorf(con.Location, pgerror.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", name)
@@ -377,24 +377,6 @@ func propsJSON(ps []catalog.Property) string {
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
-}
-
-func constraintName(c pg_query.ConstrType) string {
-	switch c {
-	case pg_query.ConstrType_CONSTR_UNIQUE:
-		return "UNIQUE"
-	case pg_query.ConstrType_CONSTR_CHECK:
-		return "CHECK"
-	case pg_query.ConstrType_CONSTR_FOREIGN:
-		return "FOREIGN KEY"
-	case pg_query.ConstrType_CONSTR_EXCLUSION:
-		return "EXCLUDE"
-	case pg_query.ConstrType_CONSTR_IDENTITY:
-		return "IDENTITY"
-	case pg_query.ConstrType_CONSTR_GENERATED:
-		return "GENERATED"
-	}
-	return "these"
 }
 
 func strVal(n *pg_query.Node) string {
@@ -695,7 +677,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				continue
 			}
 			if con.Contype != pg_query.ConstrType_CONSTR_PRIMARY {
-				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", constraintName(con.Contype))
+				return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints are not supported yet", plan.ConstraintKindName(con.Contype))
 			}
 			if len(nt.PrimaryKey) > 0 {
 				return "", st.Errorf(con.Location, pgerror.InvalidTableDefinition, "multiple primary keys for table \"%s\" are not allowed", t.Name)
@@ -833,7 +815,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			nt.NextColID++
 			var later []*pg_query.Constraint // CHECK and REFERENCES, once the column is in
 			var newSeqs []uint32
-			if err := applyConstraintAttrs(cd.Constraints); err != nil {
+			if err := plan.ApplyConstraintAttrs(cd.Constraints); err != nil {
 				return "", err
 			}
 			for _, c0 := range cd.Constraints {
@@ -865,14 +847,14 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				case pg_query.ConstrType_CONSTR_ATTR_NOT_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_IMMEDIATE,
 					pg_query.ConstrType_CONSTR_ATTR_DEFERRABLE, pg_query.ConstrType_CONSTR_ATTR_DEFERRED:
 				default:
-					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints on ADD COLUMN are not supported yet", constraintName(con.Contype))
+					return "", st.Errorf(con.Location, pgerror.FeatureNotSupported, "%s constraints on ADD COLUMN are not supported yet", plan.ConstraintKindName(con.Contype))
 				}
 			}
 			seqIDs = append(seqIDs, newSeqs...)
 			nt.Columns = append(nt.Columns, col)
 			ci := len(nt.Columns) - 1
 			if col.Generated != "" {
-				if err := bindGenerated(b, nt); err != nil {
+				if err := b.CheckGenerated(nt); err != nil {
 					return "", err
 				}
 			}
@@ -1038,7 +1020,7 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 			}
 		}
 		nt.Columns[i].Name = rs.Newname
-		renameColumnRefs(nt, rs.Subname, rs.Newname) // CHECK and generation texts
+		plan.RenameColumnRefs(nt, rs.Subname, rs.Newname) // CHECK and generation texts
 		op = "RENAME COLUMN"
 	}
 	c := s.cat.Clone()
