@@ -1621,7 +1621,12 @@ func (g *ivmGen) genScalarFilter() (ivmQuery, bool) {
 	if g.p(0.3) {
 		q += " AND " + g.pred(sc)
 	}
-	return ivmQuery{sql: q, cols: cols, incr: true}, true
+	// A comparison on the primary key becomes a key range of the scan,
+	// whose bound the refresh cannot differentiate yet (a scalar subquery
+	// in a scan's range blocks it, SUBQUERY_EXPRESSION): only a Filter
+	// against the scalar is incremental.
+	keyRange := a.src.table != nil && a.src.table.pk && ref == "a.id"
+	return ivmQuery{sql: q, cols: cols, incr: !keyRange}, true
 }
 
 func (g *ivmGen) genHavingScalar() (ivmQuery, bool) {
