@@ -91,6 +91,9 @@ func Forget(txn *storage.Txn, view uint32) error {
 	if err := clearGroupStates(txn, view); err != nil {
 		return err
 	}
+	if err := clearTopKSpares(txn, view); err != nil {
+		return err
+	}
 	return forgetLog(txn, view)
 }
 

@@ -21,6 +21,13 @@ import (
 //     change into the touched groups' states (estimated from the view's
 //     groups and the change rows) and rewrites those groups' view rows.
 //
+// An incremental technique's estimate counts the change plans it runs, as
+// the optimizer plans them (inputWork): for a view over joins, or with an
+// aggregate under GROUP_AGGREGATE or TOP_K, differentiating the input is
+// most of the work, not the change rows themselves. The estimates decide
+// for any change size (planner.go); only tiny sources and STRICT keep the
+// incremental technique whatever they say.
+//
 // The model checks itself: each refresh records, in its checkpoint, the
 // seconds one unit of its estimate took (CostRates, per kind: full or
 // incremental, smoothed over runs), and the next refresh compares the
@@ -28,6 +35,15 @@ import (
 // shape (a wide row, a slow key) is corrected by its own history, and
 // planning_information shows each candidate's estimate, its estimated
 // seconds and, for the one that ran, the actual seconds.
+//
+// One bad run is enough: an incremental run that took longer than a full
+// recompute is estimated to (at the full rate), or a technique that ran its
+// change plans and then refused (TOP_K, paying for both), sets the
+// incremental rate to that run's own, unsmoothed, so the next refresh of a
+// change of that size goes full. It comes back: a smaller change is
+// estimated cheaper at that rate, and each refresh the cost model sends
+// full lowers the incremental rate by comeBackDecay, so a view whose bad run
+// was a passing slowness is tried incrementally again.
 const (
 	// changeRowCost: a change row read from a source's change feed
 	// (first old and last new image per row id: decode, hash, compare).
@@ -48,8 +64,14 @@ const (
 	// minRateUnits: estimates below this many units are mostly fixed
 	// overhead (the plan, the commit); their runs do not teach a rate.
 	minRateUnits = 5000
+	// minRateTime: a run this long teaches a rate whatever its estimate
+	// (a small estimate that took long is the estimate being wrong).
+	minRateTime = 20 * time.Millisecond
 	// rateWeight is the weight of the latest run in a learned rate.
 	rateWeight = 0.5
+	// comeBackDecay scales the incremental rate down at each refresh the
+	// cost model sent full, so that incremental is tried again.
+	comeBackDecay = 0.7
 )
 
 // CostRates are the seconds one estimated cost unit took in a view's
@@ -62,7 +84,7 @@ type CostRates struct {
 // observe returns r with a run of the given kind and estimate that took
 // took folded in (a smoothed average). Small estimates teach nothing.
 func (r CostRates) observe(incremental bool, units float64, took time.Duration) CostRates {
-	if units < minRateUnits || took <= 0 {
+	if units <= 0 || took <= 0 || units < minRateUnits && took < minRateTime {
 		return r
 	}
 	rate := took.Seconds() / units
@@ -76,6 +98,24 @@ func (r CostRates) observe(incremental bool, units float64, took time.Duration) 
 		*at = (1-rateWeight)*(*at) + rateWeight*rate
 	}
 	return r
+}
+
+// observeSlow returns r with an incremental run that was slower than a
+// full recompute folded in: its rate replaces the learned one (one bad run
+// is enough to send the next refresh of that size full).
+func (r CostRates) observeSlow(units float64, took time.Duration) CostRates {
+	if units <= 0 || took <= 0 {
+		return r
+	}
+	r.Incremental = math.Max(r.Incremental, took.Seconds()/units)
+	return r
+}
+
+// slow says whether an incremental run of units that took took was slower
+// than the full recompute, estimated at fullUnits, would have been at the
+// learned full rate (false without one).
+func (r CostRates) slow(fullUnits float64, took time.Duration) bool {
+	return r.Full > 0 && fullUnits > 0 && took.Seconds() > fullUnits*r.Full
 }
 
 // seconds converts the two estimates to seconds with the learned rates; a
@@ -148,6 +188,25 @@ func (s *sizer) rowsOf(n plan.Node) float64 {
 	return math.Min(s.est.Rows(n), float64(max(s.cost(n), 1)))
 }
 
+// inputWork is the work of running d's change plans (plus and minus) as
+// the optimizer plans them.
+func (r *techRun) inputWork(d *diffResult) float64 {
+	if d == nil || r.sizes == nil {
+		return 0
+	}
+	var total float64
+	for _, n := range []plan.Node{d.plus, d.minus} {
+		if n == nil {
+			continue
+		}
+		if o, err := r.in.optimized(n); err == nil {
+			n = o
+		}
+		total += r.sizes.work(n)
+	}
+	return total
+}
+
 // groupAggCost is GROUP_AGGREGATE's estimate for changed input change rows
 // into a view of viewRows groups, and the view rows it writes.
 func groupAggCost(changed, viewRows int64) (units, writes float64) {
@@ -176,9 +235,23 @@ func (p *refreshPlan) learn(ckpt *Checkpoint) *CostRates {
 	switch p.technique {
 	case NoOp:
 	case FullRecompute:
-		r = r.observe(false, p.fullCost, p.actual)
+		switch {
+		case p.spent != "":
+			// The technique's change plans ran, then the full recompute:
+			// all of it is what trying incremental cost.
+			r = r.observeSlow(p.incrCost, p.actual)
+		default:
+			r = r.observe(false, p.fullCost, p.actual)
+			if p.priced && r.Incremental > 0 {
+				r.Incremental *= comeBackDecay
+			}
+		}
 	default:
-		r = r.observe(true, p.incrCost, p.actual)
+		if r.slow(p.fullCost, p.actual) {
+			r = r.observeSlow(p.incrCost, p.actual)
+		} else {
+			r = r.observe(true, p.incrCost, p.actual)
+		}
 	}
 	if r == (CostRates{}) {
 		return nil

@@ -11,9 +11,14 @@ import (
 // nothing; each kind has its own.
 func TestCostRatesObserve(t *testing.T) {
 	var r CostRates
-	r = r.observe(true, minRateUnits-1, time.Second)
+	r = r.observe(true, minRateUnits-1, minRateTime/2)
 	if r != (CostRates{}) {
-		t.Fatalf("a small estimate taught a rate: %+v", r)
+		t.Fatalf("a small estimate that ran quickly taught a rate: %+v", r)
+	}
+	// A small estimate that took long is the estimate being wrong: it
+	// teaches.
+	if got := r.observe(true, 100, time.Second); got.Incremental != 0.01 {
+		t.Fatalf("a 100-unit run of 1 s taught %+v", got)
 	}
 	r = r.observe(false, 1e6, 2*time.Second)
 	if r.Full != 2e-6 || r.Incremental != 0 {
@@ -100,4 +105,68 @@ func TestWeighUsesLearnedRates(t *testing.T) {
 	if _, full := p.weigh(&Checkpoint{}, "GROUP_AGGREGATE", true); full {
 		t.Fatal("without rates, the smaller estimate lost")
 	}
+}
+
+// TestOneSlowRunSendsFull: an incremental run that took longer than the
+// full recompute would have (at the learned full rate) replaces the
+// incremental rate, so the next refresh of a change of that size goes full;
+// a much smaller change still goes incremental (it can come back).
+func TestOneSlowRunSendsFull(t *testing.T) {
+	prev := &Checkpoint{Rates: &CostRates{Full: 1e-7, Incremental: 1e-7}}
+	// Estimated 1e4 units (1 ms) but took 2 s; full: 1e6 units (0.1 s).
+	run := &refreshPlan{technique: GenericAggregate, incrCost: 1e4, fullCost: 1e6, actual: 2 * time.Second}
+	rates := run.learn(prev)
+	if rates == nil || rates.Incremental != 2e-4 {
+		t.Fatalf("after a slow run: %+v, want the run's own rate 2e-4", rates)
+	}
+	next := &Checkpoint{Rates: rates}
+	p := &refreshPlan{incrCost: 1e4, fullCost: 1e6, changed: 500}
+	if _, full := p.weigh(next, GenericAggregate, true); !full {
+		t.Fatalf("the same change after a slow run stayed incremental: %g s against %g s", p.incrSeconds, p.fullSeconds)
+	}
+	p = &refreshPlan{incrCost: 100, fullCost: 1e6, changed: 5}
+	if _, full := p.weigh(next, GenericAggregate, true); full {
+		t.Fatalf("a change 100× smaller went full: %g s against %g s", p.incrSeconds, p.fullSeconds)
+	}
+	// A run that was not slower than full is smoothed in as before.
+	ok := &refreshPlan{technique: GenericAggregate, incrCost: 1e4, fullCost: 1e6, actual: 5 * time.Millisecond}
+	if r := ok.learn(prev); r.Incremental != (1-rateWeight)*1e-7+rateWeight*5e-7 {
+		t.Fatalf("a fast run: %+v", r)
+	}
+}
+
+// TestSpentRefusalCharged: a technique that ran its change plans and then
+// refused (TOP_K) cost the whole refresh: the incremental rate takes that
+// time, the full rate learns nothing from it.
+func TestSpentRefusalCharged(t *testing.T) {
+	prev := &Checkpoint{Rates: &CostRates{Full: 1e-7, Incremental: 1e-7}}
+	p := &refreshPlan{technique: FullRecompute, spent: TopK, incrCost: 1e4, fullCost: 1e6, actual: time.Second}
+	r := p.learn(prev)
+	if r.Full != 1e-7 || r.Incremental != 1e-4 {
+		t.Fatalf("after TOP_K refused and recomputed: %+v", r)
+	}
+}
+
+// TestComeBack: each refresh the cost model sends full lowers the
+// incremental rate, so a view whose bad run was a passing slowness is
+// tried incrementally again after a few; a refresh sent full for another
+// reason (REFRESH … FULL) does not.
+func TestComeBack(t *testing.T) {
+	ckpt := &Checkpoint{Rates: &CostRates{Full: 1e-7, Incremental: 2e-4}}
+	forced := &refreshPlan{technique: FullRecompute, fullCost: 1e6, actual: 100 * time.Millisecond}
+	if r := forced.learn(ckpt); r.Incremental != 2e-4 {
+		t.Fatalf("REFRESH … FULL changed the incremental rate: %+v", r)
+	}
+	for i := 0; i < 50; i++ {
+		p := &refreshPlan{incrCost: 1e4, fullCost: 1e6, changed: 500}
+		if _, full := p.weigh(ckpt, GenericAggregate, true); !full {
+			if i == 0 {
+				t.Fatal("incremental right after the slow run")
+			}
+			return
+		}
+		p.technique, p.actual = FullRecompute, 100*time.Millisecond
+		ckpt = &Checkpoint{Rates: p.learn(ckpt)}
+	}
+	t.Fatalf("50 full refreshes later, still full: %+v", ckpt.Rates)
 }

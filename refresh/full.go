@@ -2,9 +2,11 @@ package refresh
 
 import (
 	"context"
+	"slices"
 
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
 )
 
 // diffFullLimit is the largest view (in rows) whose full recompute is
@@ -62,7 +64,22 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		fresh = &newRowSet{}
 	}
 	var q plan.Node = in.Query
-	if an != nil && an.groupAgg != nil {
+	// A top-k view's recompute also gets the rows after the first k: the
+	// spares TOP_K starts from (topk_spares.go).
+	var topk *topKShape
+	var spares [][]types.Datum
+	if an != nil && an.topK != nil && an.groupAgg == nil {
+		if len(in.expectations) == 0 {
+			topk = an.topK
+		} else if err := clearTopKSpares(in.Txn, v.ID); err != nil {
+			return st, err
+		}
+	}
+	if topk != nil {
+		if q, err = in.optimized(topk.withSpares()); err != nil {
+			return st, err
+		}
+	} else if an != nil && an.groupAgg != nil {
 		ga := newGroupAggRun(an.groupAgg, in)
 		if q, st.RowsRead, err = ga.full(ctx); err != nil {
 			return st, err
@@ -96,9 +113,14 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		}
 		return s.insertFresh(ctx, w, &st)
 	}
+	var seen int64 // rows of the query's result
 	err = exec.Drain(op, func(rows []exec.Row) error {
 		var held int64 // bytes the difference's new rows take in this batch
 		for _, r := range rows {
+			if seen++; topk != nil && seen > topk.k {
+				spares = append(spares, slices.Clone(r[:len(v.Columns)]))
+				continue
+			}
 			var keep bool
 			var err error
 			if buf, keep, err = w.encode(buf[:0], r, false); err != nil {
@@ -150,6 +172,9 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	}
 	if err == nil && fresh != nil {
 		err = flush(fresh)
+	}
+	if err == nil && topk != nil {
+		err = writeTopKSpares(in, spares, int64(len(spares)) < topKSpares(topk.k))
 	}
 	if err == nil && w.rw != nil {
 		// Here, not in the commit: a new row repeating a unique key of

@@ -565,10 +565,9 @@ func (r *groupAggRun) storeAll() error {
 
 // incremental folds the input's change into the stored states and returns
 // the view's change as plans (rows gained, rows lost).
-func (r *groupAggRun) incremental(ctx context.Context, df *differ) (plus, minus plan.Node, read int64, err error) {
-	d, err := df.diff(r.g.agg.Input)
-	if err != nil || !d.changed {
-		return nil, nil, 0, err
+func (r *groupAggRun) incremental(ctx context.Context, d *diffResult) (plus, minus plan.Node, read int64, err error) {
+	if d == nil || !d.changed {
+		return nil, nil, 0, nil
 	}
 	if r.scalar() {
 		if _, err := r.group(nil, true); err != nil {
@@ -663,9 +662,18 @@ func (groupAggregate) Run(ctx context.Context, r *techRun) (*change, error) {
 	if !r.in.Checkpoint.GroupState {
 		return nil, &refusal{why: "the view's aggregate state is not built yet (GROUP_AGGREGATE starts after this full refresh)", full: true}
 	}
+	// The aggregate's input change: for an input with joins or a nested
+	// aggregate, running its change plans is most of the work.
+	d, err := r.df.diff(r.an.groupAgg.agg.Input)
+	if err != nil {
+		return nil, err
+	}
 	// Folding is the work, and it happens here: weigh it first.
 	if r.weigh != nil {
 		units, writes := groupAggCost(r.changed, r.viewRows)
+		if d.changed {
+			units += r.inputWork(d)
+		}
 		r.weighed = true
 		if rf := r.weigh(GroupAggregate, units, writes); rf != nil {
 			return nil, rf
@@ -674,15 +682,13 @@ func (groupAggregate) Run(ctx context.Context, r *techRun) (*change, error) {
 	c := &change{}
 	if r.dryRun {
 		// EXPLAIN: the aggregate's input change, nothing folded.
-		d, err := r.df.diff(r.an.groupAgg.agg.Input)
-		if err == nil && d.changed {
+		if d.changed {
 			c.plus, c.minus = d.plus, d.minus
 		}
-		return c, err
+		return c, nil
 	}
 	c.ga = newGroupAggRun(r.an.groupAgg, r.in)
-	var err error
-	c.plus, c.minus, _, err = c.ga.incremental(ctx, r.df)
+	c.plus, c.minus, _, err = c.ga.incremental(ctx, d)
 	return c, err
 }
 

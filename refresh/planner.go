@@ -49,7 +49,15 @@ type refreshPlan struct {
 	// writes is the incremental's estimate of the view rows it writes.
 	writes float64
 	// actual is how long the run took (set after it; 0 for EXPLAIN).
-	actual     time.Duration
+	actual time.Duration
+	// priced: the cost model sent the refresh full (its estimate of an
+	// incremental technique was higher); spent: the technique that ran
+	// its change plans and then refused (TOP_K), so the full recompute
+	// came on top of them (costmodel.go learns from both).
+	priced bool
+	spent  TechniqueName
+	// kept says why the estimates may not send this refresh full.
+	kept       string
 	partitions int // PARTITION_OVERWRITE: partitions recomputed
 }
 
@@ -155,21 +163,26 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 			insertOnly = false
 		}
 	}
-	// A small change never goes full on the units alone: only when the
-	// change is a twentieth of the sources or more (R-I6), or when the
-	// view's own runs have measured both kinds (the estimate is then in
-	// seconds checked against its history: costmodel.go), and the sources
-	// are not tiny (minSourceRows).
+	// The estimates decide for any change size (costmodel.go): each
+	// technique counts the change plans it runs — the joins and
+	// aggregates under it — so a small change that is costly to
+	// differentiate goes full. Never under STRICT, and never for tiny
+	// sources (minSourceRows).
 	var sourceRows int64
 	for id := range versions {
 		sourceRows += sizes.rows(id)
 	}
-	mayGoFull := policy != "INCREMENTAL STRICT" && sourceRows >= minSourceRows &&
-		(p.changed*20 >= sourceRows || ckpt.Rates != nil && ckpt.Rates.Full > 0 && ckpt.Rates.Incremental > 0)
+	mayGoFull := policy != "INCREMENTAL STRICT" && sourceRows >= minSourceRows
+	switch {
+	case policy == "INCREMENTAL STRICT":
+		p.kept = "REFRESH POLICY INCREMENTAL STRICT never recomputes in full"
+	case !mayGoFull:
+		p.kept = fmt.Sprintf("the sources have %d rows, under %d: too few for the estimate to decide", sourceRows, minSourceRows)
+	}
 	// The techniques in the table's order: the first that applies and
 	// does not refuse builds the change.
 	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
-		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID)}
+		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID), sizes: sizes}
 	// A technique whose Run is the work (GROUP_AGGREGATE folds the
 	// change as it runs) weighs itself against a full recompute first.
 	run.weigh = func(tech TechniqueName, units, writes float64) *refusal {
@@ -191,6 +204,9 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		var be *blockedError
 		switch {
 		case errors.As(err, &rf) && rf.full:
+			if rf.spent {
+				p.spent = t.Name()
+			}
 			return full(rf.why)
 		case errors.As(err, &rf) && rf.next:
 			p.candidates = append(p.candidates, Candidate{Technique: t.Name(), Reason: rf.why})
@@ -229,9 +245,9 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		return nil, err
 	}
 	// Cost model (R-I6, costmodel.go).
-	ch := &change{plus: p.plus, minus: p.minus}
-	p.incrCost = chosen.Estimate(sizes, run, ch)
 	if !run.weighed {
+		ch := &change{plus: p.plus, minus: p.minus}
+		p.incrCost = chosen.Estimate(sizes, run, ch)
 		p.writes = sizes.rowsOf(p.plus) + sizes.rowsOf(p.minus)
 		p.estimateFull(in, sizes)
 	}
@@ -283,6 +299,7 @@ func (p *refreshPlan) weigh(ckpt *Checkpoint, tech TechniqueName, mayGoFull bool
 	if !mayGoFull || p.incrSeconds <= p.fullSeconds {
 		return "", false
 	}
+	p.priced = true
 	if n := len(p.candidates); n > 0 && p.candidates[n-1].Technique == tech {
 		p.candidates = p.candidates[:n-1]
 	}
@@ -418,7 +435,7 @@ func (p *refreshPlan) allCandidates() []Candidate {
 			fc.Reason = "not needed: nothing changed"
 			fc.Cost = 0
 		case p.incrSeconds > p.fullSeconds:
-			fc.Reason = fmt.Sprintf("not chosen: %d changed rows are under a twentieth of the sources and the view has not measured both kinds yet, so %s is kept although its estimate is higher", p.changed, p.technique)
+			fc.Reason = fmt.Sprintf("not chosen: %s, so %s is kept although its estimate is higher", p.kept, p.technique)
 		default:
 			fc.Reason = "not chosen: " + string(p.technique) + " is estimated cheaper"
 		}

@@ -82,6 +82,8 @@ type techRun struct {
 	// the work: a refusal sends the refresh full (costmodel.go).
 	weigh   func(t TechniqueName, units, writes float64) *refusal
 	weighed bool // weigh ran
+	// sizes estimates the work of the change plans (costmodel.go).
+	sizes *sizer
 	// query is the differentiation of the whole query, made once and
 	// shared by the techniques that name what it did.
 	query    *diffResult
@@ -122,6 +124,10 @@ type refusal struct {
 	// recompute in full, whatever the policy; neither: the refresh
 	// cannot be incremental (STRICT fails).
 	next, full bool
+	// spent: the technique ran its change plans before it refused (a
+	// full refusal), so this refresh paid for both; the cost model
+	// charges the incremental kind with that time (costmodel.go).
+	spent bool
 }
 
 func (e *refusal) Error() string { return e.why }

@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/mvserver/mvserver/sql/exec"
@@ -22,8 +23,10 @@ import (
 // top rows lost rows no candidate replaces, or a tie at the boundary) the
 // refresh recomputes in full, and says so.
 //
-// No spare rows beyond k are kept yet: a deletion inside the top k that
-// the changes do not refill recomputes.
+// The rows that follow the first k are kept as spares (topk_spares.go):
+// the bound is then the last spare, not the view's last row, so a change
+// that leaves the view's last row k-th, or removes rows the spares refill,
+// does not recompute.
 
 // topKShape is a query Limit(Sort(X)) with a constant count and no offset.
 type topKShape struct {
@@ -79,6 +82,18 @@ func (topK) Run(ctx context.Context, r *techRun) (*change, error) {
 	}
 	r.df.recomputes = true
 	in := r.in
+	// Running the input's change plans is the work (an aggregate under
+	// the top k recomputes its touched groups): weigh it first, with the
+	// view's rows read and rewritten.
+	if r.weigh != nil {
+		held := float64(r.viewRows)
+		units := r.inputWork(d) + float64(changeRowCost*r.changed) + resultRowCost*held
+		writes := 2 * math.Min(held, float64(s.k))
+		r.weighed = true
+		if rf := r.weigh(TopK, units+viewWriteCost*writes, writes); rf != nil {
+			return nil, rf
+		}
+	}
 	keyFns := make([]func(exec.Row) (types.Datum, error), len(s.sort.Keys))
 	for i, k := range s.sort.Keys {
 		if keyFns[i], err = exec.Compile(k.E, in.Exec); err != nil {
@@ -102,11 +117,7 @@ func (topK) Run(ctx context.Context, r *techRun) (*change, error) {
 	}
 	// The view's rows, as the input's columns.
 	v := in.View
-	ids := make([]uint32, len(v.Columns))
-	cols := make([]plan.Column, len(v.Columns))
-	for i, c := range v.Columns {
-		ids[i], cols[i] = c.ID, plan.Column{Name: c.Name, T: c.Type}
-	}
+	ids, cols := viewColumns(in)
 	dec := types.NewRowDecoder(ids)
 	var held [][]types.Datum
 	it := in.Txn.Scan(storage.TableID(v.ID), nil, nil)
@@ -123,7 +134,13 @@ func (topK) Run(ctx context.Context, r *techRun) (*change, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Candidates: the view's rows + gained − lost, one Z-set.
+	// The spare rows that follow the view's in X (topk_spares.go).
+	spares, complete, spared, err := readTopKSpares(in)
+	if err != nil {
+		return nil, err
+	}
+	// Candidates: the view's rows and the spares + gained − lost, one
+	// Z-set.
 	width := len(cols)
 	key := func(dst []byte, row exec.Row, _ int64) ([]byte, bool, error) {
 		for _, d := range row[:width] {
@@ -150,15 +167,17 @@ func (topK) Run(ctx context.Context, r *techRun) (*change, error) {
 			})
 		}
 	}
-	given := func(emit func(exec.Row) error) error {
-		for _, row := range held {
-			if err := emit(row); err != nil {
-				return err
+	given := func(rows [][]types.Datum) rowSource {
+		return func(emit func(exec.Row) error) error {
+			for _, row := range rows {
+				if err := emit(row); err != nil {
+					return err
+				}
 			}
+			return nil
 		}
-		return nil
 	}
-	z, err := consolidate([]zTerm{{given, 1}, {run(d.minus), -1}, {run(d.plus), 1}}, key, true)
+	z, err := consolidate([]zTerm{{given(held), 1}, {given(spares), 1}, {run(d.minus), -1}, {run(d.plus), 1}}, key, true)
 	if err != nil {
 		return nil, err
 	}
@@ -175,33 +194,61 @@ func (topK) Run(ctx context.Context, r *techRun) (*change, error) {
 	less := func(a, b cand) int { return exec.CompareSortKeys(s.sort.Keys, a.keys, b.keys) }
 	sort.SliceStable(cands, func(i, j int) bool { return less(cands[i], cands[j]) < 0 })
 	k := int(s.k)
-	if len(held) >= k {
-		// Rows of X outside the view sort at or after its last row.
-		var last cand
+	// bound: every row of X that is not a candidate sorts at or after it
+	// (nil: there is none, every row of X is a candidate).
+	var bound *cand
+	what := "the view's last row"
+	switch {
+	case spared && complete:
+	case spared && len(spares) > 0:
+		b, err := keyed(spares[len(spares)-1])
+		if err != nil {
+			return nil, err
+		}
+		bound, what = &b, "the last spare row"
+	case len(held) >= k:
+		// No spares: rows of X outside the view sort at or after its
+		// last row.
 		for i, row := range held {
 			c, err := keyed(row)
 			if err != nil {
 				return nil, err
 			}
-			if i == 0 || less(c, last) > 0 {
-				last = c
+			if i == 0 || less(c, *bound) > 0 {
+				bound = &c
 			}
 		}
+	}
+	if bound != nil {
 		if len(cands) < k {
-			return nil, &refusal{full: true, why: fmt.Sprintf("TOP_K: the changes removed rows of the first %d and gained too few to replace them (no spare rows are kept yet)", k)}
+			return nil, &refusal{full: true, spent: true, why: fmt.Sprintf("TOP_K: the changes removed rows of the first %d and its spare rows, and gained too few to replace them", k)}
 		}
-		if less(cands[k-1], last) >= 0 {
-			return nil, &refusal{full: true, why: fmt.Sprintf("TOP_K: the new row %d does not sort before the view's last row, so rows outside the view may belong", k)}
+		if less(cands[k-1], *bound) >= 0 {
+			return nil, &refusal{full: true, spent: true, why: fmt.Sprintf("TOP_K: the new row %d does not sort before %s, so rows not kept may belong", k, what)}
 		}
 	}
-	if len(cands) > k {
-		if less(cands[k-1], cands[k]) == 0 {
-			return nil, &refusal{full: true, why: fmt.Sprintf("TOP_K: rows %d and %d tie on the ORDER BY keys", k, k+1)}
-		}
-		cands = cands[:k]
+	if len(cands) > k && less(cands[k-1], cands[k]) == 0 {
+		return nil, &refusal{full: true, spent: true, why: fmt.Sprintf("TOP_K: rows %d and %d tie on the ORDER BY keys", k, k+1)}
 	}
-	out := make([][]types.Datum, len(cands))
-	for i, c := range cands {
+	top := cands[:min(k, len(cands))]
+	if !r.dryRun {
+		// The next spares: the candidates after the first k, as far as
+		// they are known to be X's next rows (not after the bound).
+		rest := cands[len(top):]
+		n := 0
+		for n < len(rest) && (bound == nil || less(rest[n], *bound) <= 0) {
+			n++
+		}
+		next := make([][]types.Datum, 0, min(n, int(topKSpares(s.k))))
+		for _, c := range rest[:min(n, int(topKSpares(s.k)))] {
+			next = append(next, c.row[:width])
+		}
+		if err := writeTopKSpares(in, next, bound == nil && n <= int(topKSpares(s.k))); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][]types.Datum, len(top))
+	for i, c := range top {
 		out[i] = c.row[:width]
 	}
 	ch := &change{plus: &plan.Given{Cols: cols, Rows: out}}
