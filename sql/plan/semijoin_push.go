@@ -16,8 +16,9 @@ import "math"
 // and likewise for anti and null-aware anti joins. The rule moves such a
 // join down through inner and cross joins, projections of plain columns
 // and filters (on the way to a join's input only: a filtered scan stays
-// one, for its key access) to the lowest input its condition reads,
-// where it becomes
+// one, for its key access) to the lowest input its condition reads —
+// through each join only where the estimates say it pays
+// (semiPushPays) — where it becomes
 // a leaf of the island of inner joins the join-order rule orders
 // (joinorder.go), with its estimate (a semi join keeps the share of rows
 // eqjoinsel_semi finds). A condition reading both inputs of a join, or a
