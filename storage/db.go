@@ -48,6 +48,9 @@ const (
 // DB is one open data directory. It is safe for concurrent use; a Txn is not
 // (one goroutine at a time).
 type DB struct {
+	eng engine // the ordered store (engine.go)
+	// pdb is the Pebble instance under eng, for the speedups only Pebble
+	// has (engine.go); nil on another engine.
 	pdb   *pebble.DB
 	lock  *pebble.Lock // nil in memory
 	clock func() time.Time
@@ -185,6 +188,7 @@ func Open(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	db.pdb = pdb
+	db.eng = &pebbleEngine{db: db, p: pdb}
 	if err := db.initStage(po.FS, dir, po, opts.StageRows); err != nil {
 		_ = pdb.Close()
 		if db.lock != nil {
@@ -222,23 +226,26 @@ func isLockHeld(err error) bool {
 
 // load checks the layout version and reads every table's state.
 func (db *DB) load() error {
-	v, closer, err := db.pdb.Get(globalFormatKey)
+	v, found, err := db.eng.get(globalFormatKey, nil)
 	switch {
-	case errors.Is(err, pebble.ErrNotFound):
-		if err := db.pdb.Set(globalFormatKey, []byte(formatVersion), pebble.Sync); err != nil {
-			return fmt.Errorf("storage: write format: %w", err)
-		}
 	case err != nil:
 		return fmt.Errorf("storage: read format: %w", err)
+	case !found:
+		b := db.eng.newBatch(0)
+		_ = b.set(globalFormatKey, []byte(formatVersion))
+		err := db.eng.write(b, true)
+		b.close()
+		if err != nil {
+			return fmt.Errorf("storage: write format: %w", err)
+		}
 	default:
 		got := string(v)
-		_ = closer.Close()
 		if got != formatVersion {
 			return fmt.Errorf("storage: data directory has layout version %q, this build reads %q", got, formatVersion)
 		}
 	}
 	start, end := []byte{prefixState}, []byte{prefixState + 1}
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	it, err := db.eng.newIter(start, end)
 	if err != nil {
 		return err
 	}
@@ -249,7 +256,12 @@ func (db *DB) load() error {
 			return fmt.Errorf("storage: corrupt state key %x", k)
 		}
 		tbl := TableID(uint32(k[1])<<24 | uint32(k[2])<<16 | uint32(k[3])<<8 | uint32(k[4]))
-		ps, err := decodeState(it.Value())
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		ps, err := decodeState(v)
 		if err != nil {
 			_ = it.Close()
 			return err
@@ -293,7 +305,7 @@ func (db *DB) Close() error {
 	db.closed.Store(true)
 	db.visMu.Unlock()
 	db.commitMu.Unlock()
-	err := db.pdb.Close()
+	err := db.eng.close()
 	if err != nil && db.guard.failed.Load() != nil {
 		// The log failed earlier (faults.go) and Pebble's close reports
 		// that failure again. Nothing more is lost by it: every

@@ -566,7 +566,7 @@ func TestScanSkipsOldVersions(t *testing.T) {
 		}
 		n++
 	}
-	st := it.pit.Stats()
+	st := it.pit.(*pebble.Iterator).Stats()
 	if err := it.Close(); err != nil || n != rows {
 		t.Fatalf("%d rows, %v", n, err)
 	}
