@@ -38,6 +38,10 @@ type Options struct {
 	// allows staging holds before it writes them to disk (stage.go); 0 =
 	// DefaultStageRows, negative = never.
 	StageRows int
+	// Store selects the engine (engines.go): "" is Pebble in Dir;
+	// "tikv://pd1:2379[,pd2:2379…]" a TiKV cluster by its PD endpoints.
+	// Engines other than Pebble need the tikv build tag.
+	Store string
 }
 
 const (
@@ -108,29 +112,13 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the data directory. A directory locked by
-// another process fails at once with an error wrapping ErrLocked.
+// another process fails at once with an error wrapping ErrLocked. With
+// Options.Store naming another engine (engines.go) it opens that instead.
 func Open(opts Options) (*DB, error) {
-	db := &DB{
-		clock:     opts.Clock,
-		log:       opts.Logger,
-		active:    make(map[uint64]int),
-		serActive: make(map[uint64]int),
-		tables:    make(map[TableID]*tableState),
+	if opts.Store != "" {
+		return openStore(opts)
 	}
-	if db.clock == nil {
-		db.clock = time.Now
-	}
-	if db.log == nil {
-		db.log = slog.New(slog.DiscardHandler)
-	}
-	db.conflicts.init()
-	db.dur.init()
-	if opts.HistoryLimit <= 0 {
-		opts.HistoryLimit = DefaultHistoryLimit
-	}
-	db.history.init(opts.HistoryLimit)
-	db.notify.init()
-
+	db := newDB(&opts)
 	po := &pebble.Options{
 		CacheSize:          opts.CacheSize,
 		MemTableSize:       memTableSize,
@@ -210,6 +198,31 @@ func Open(opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// newDB is a DB with its in-memory state set up and no engine yet.
+func newDB(opts *Options) *DB {
+	db := &DB{
+		clock:     opts.Clock,
+		log:       opts.Logger,
+		active:    make(map[uint64]int),
+		serActive: make(map[uint64]int),
+		tables:    make(map[TableID]*tableState),
+	}
+	if db.clock == nil {
+		db.clock = time.Now
+	}
+	if db.log == nil {
+		db.log = slog.New(slog.DiscardHandler)
+	}
+	db.conflicts.init()
+	db.dur.init()
+	if opts.HistoryLimit <= 0 {
+		opts.HistoryLimit = DefaultHistoryLimit
+	}
+	db.history.init(opts.HistoryLimit)
+	db.notify.init()
+	return db
 }
 
 // isLockHeld tells a held lock (EAGAIN/EACCES from fcntl, or Pebble's
