@@ -86,6 +86,10 @@ type Config struct {
 	// be ingested at its commit (storage/stage.go): 0 =
 	// storage.DefaultStageRows, negative = never.
 	StageThreshold int
+	// Store selects the storage engine (storage.Options.Store): empty is
+	// Pebble in DataDir; "tikv://pd-host:2379[,…]" a TiKV cluster (a build
+	// with -tags tikv), DataDir then holding only local files (spills).
+	Store string
 	// FullDiffLimit is the largest view (rows) whose full refresh is
 	// written as a difference (refresh.Runner.DiffLimit): 0 = the
 	// default, negative = none.
@@ -193,7 +197,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.Database = "mvserver"
 	}
 	storage.SetKillPointFromEnv() // tests of crashes only (generation.go)
-	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, StageRows: cfg.StageThreshold})
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, StageRows: cfg.StageThreshold, Store: cfg.Store})
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // ChangeType is the _change_type of a change record (R-T7).
@@ -66,7 +64,7 @@ func appendChangeRecord(dst []byte, typ byte, rowID int64, key, value, newKey, n
 // insert at the same key). An update yields its preimage, then its postimage.
 type ChangeIterator struct {
 	txn        *Txn
-	pit        *pebble.Iterator
+	pit        engineIter
 	start      int64
 	timestamps []time.Time // by version - start
 
@@ -142,7 +140,7 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 	}
 	lower := cdfKey(nil, tbl, start, 0)
 	upper := cdfKey(nil, tbl, end+1, 0)
-	pit, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	pit, err := t.snap.newIter(lower, upper)
 	if err != nil {
 		return err
 	}

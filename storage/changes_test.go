@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // waitFor polls cond until it holds or a deadline passes.
@@ -207,7 +205,7 @@ func TestChangeFeedOff(t *testing.T) {
 	}
 	// No change records exist for the versions committed with the feed off.
 	s, e := tableSpan(prefixCDF, 7)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	it, err := db.eng.newIter(s, e)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // The commit pipeline (doc.go, invariants 4–8, 11):
@@ -214,8 +212,8 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		t.noteOpenReads()
 	}
 
-	b := db.pdb.NewBatchWithSize(size)
-	defer b.Close()
+	b := db.eng.newBatch(size)
+	defer b.close()
 	guess := make([]int64, len(plans))
 	for i, p := range plans {
 		guess[i] = p.nextVersion()
@@ -232,7 +230,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		defer sc.cleanup()
 	}
 
-	if err := db.writable(len(b.Repr())); err != nil {
+	if err := db.writable(b.size()); err != nil {
 		return err
 	}
 	db.commitMu.Lock()
@@ -272,7 +270,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		}
 	}
 	if stale { // a concurrent commit to one of our tables took the version
-		b.Reset()
+		b.reset()
 		if err := t.encode(b, plans); err != nil {
 			db.commitMu.Unlock()
 			return err
@@ -280,7 +278,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	}
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
 	if sc != nil {
-		if err := sc.prepare(b); err != nil {
+		if err := sc.prepare(b.(*pebbleBatch).b); err != nil {
 			db.commitMu.Unlock()
 			return err
 		}
@@ -302,7 +300,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			killPoint("stage-ingested")
 		}
 	} else {
-		err = db.applyBatch(b)
+		err = db.eng.commit(b)
 	}
 	if err == nil {
 		db.seq++
@@ -322,7 +320,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			return err
 		}
 		if sc == nil {
-			_ = b.SyncWait()
+			_ = b.wait()
 		}
 		return fmt.Errorf("storage: commit: %w", err)
 	}
@@ -346,7 +344,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	db.commitMu.Unlock()
 
 	if sc == nil { // an ingest is durable when it returns
-		err = b.SyncWait()
+		err = b.wait()
 	}
 	if err != nil {
 		err = db.logFailed(err)
@@ -430,15 +428,7 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 }
 
 func (db *DB) latestHas(pkey []byte) (bool, error) {
-	_, closer, err := db.pdb.Get(pkey)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	_ = closer.Close()
-	return true, nil
+	return db.eng.has(pkey)
 }
 
 func conflictStrings(keys []conflictKey) []string {
@@ -454,7 +444,7 @@ func conflictStrings(keys []conflictKey) []string {
 // encode writes rows, change records and meta keys with the plans' versions.
 // It is deterministic (it reads only the txn and its snapshot), so it can be
 // redone when a version changes.
-func (t *Txn) encode(b *pebble.Batch, plans []*tablePlan) error {
+func (t *Txn) encode(b engineBatch, plans []*tablePlan) error {
 	for _, p := range plans {
 		if err := t.encodeTable(b, p); err != nil {
 			return err
@@ -465,9 +455,9 @@ func (t *Txn) encode(b *pebble.Batch, plans []*tablePlan) error {
 			t.keyBuf = metaKey(t.keyBuf[:0], w.key)
 			var err error
 			if w.del {
-				err = b.Delete(t.keyBuf, nil)
+				err = b.del(t.keyBuf)
 			} else {
-				err = b.Set(t.keyBuf, w.value, nil)
+				err = b.set(t.keyBuf, w.value)
 			}
 			if err != nil {
 				return err
@@ -477,38 +467,38 @@ func (t *Txn) encode(b *pebble.Batch, plans []*tablePlan) error {
 	return nil
 }
 
-func (t *Txn) encodeTable(b *pebble.Batch, p *tablePlan) error {
+func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 	tw := p.tw
 	tbl := tw.id
 	if tw.dropped {
 		for _, prefix := range []byte{prefixCDF, prefixHistory} {
 			s, e := tableSpan(prefix, tbl)
-			if err := b.DeleteRange(s, e, nil); err != nil {
+			if err := b.delRange(s, e); err != nil {
 				return err
 			}
 		}
 		s, e := tableSpan(prefixRows, p.rows)
-		if err := b.DeleteRange(s, e, nil); err != nil {
+		if err := b.delRange(s, e); err != nil {
 			return err
 		}
-		if err := b.Delete(stateKey(tbl), nil); err != nil {
+		if err := b.del(stateKey(tbl)); err != nil {
 			return err
 		}
 	} else if p.wipes {
 		s, e := tableSpan(prefixRows, p.rows)
-		if err := b.DeleteRange(s, e, nil); err != nil {
+		if err := b.delRange(s, e); err != nil {
 			return err
 		}
 	}
 	if r := tw.rewrite; r != nil {
 		// The switch: the shadow becomes the table's content.
-		if err := b.Delete(shadowKey(r.rows), nil); err != nil {
+		if err := b.del(shadowKey(r.rows)); err != nil {
 			return err
 		}
 	}
 	if tw.vacuum && !tw.dropped {
 		s, _ := tableSpan(prefixCDF, tbl)
-		if err := b.DeleteRange(s, cdfKey(nil, tbl, tw.vacuumBelow, 0), nil); err != nil {
+		if err := b.delRange(s, cdfKey(nil, tbl, tw.vacuumBelow, 0)); err != nil {
 			return err
 		}
 	}
@@ -549,7 +539,7 @@ func (t *Txn) commitCheck() error {
 
 // encodeChanges counts the table's net row changes and, with the feed on,
 // writes their change records.
-func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
+func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) error {
 	tw := p.tw
 	tbl := tw.id
 	p.ins, p.upd, p.del = 0, 0, 0
@@ -570,12 +560,12 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 
 	// A truncated table: every snapshot row is deleted; merged in key order
 	// with the rows written after the Truncate.
-	var pit *pebble.Iterator
+	var pit engineIter
 	pValid := false
 	if p.wipes {
 		s, e := tableSpan(prefixRows, p.rows)
 		var err error
-		if pit, err = t.snap.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e}); err != nil {
+		if pit, err = t.snap.newIter(s, e); err != nil {
 			return err
 		}
 		defer pit.Close()
@@ -615,21 +605,21 @@ func (t *Txn) encodeChanges(b *pebble.Batch, p *tablePlan) error {
 
 // encodeRow writes the row (header with the new commit version) or its
 // deletion.
-func (t *Txn) encodeRow(b *pebble.Batch, p *tablePlan, w *rowWrite) error {
+func (t *Txn) encodeRow(b engineBatch, p *tablePlan, w *rowWrite) error {
 	if w.del {
 		if !w.origExists || p.tw.truncated {
 			return nil // nothing on disk to delete (or the range delete covers it)
 		}
 		t.keyBuf = rowKey(t.keyBuf[:0], p.rows, w.key)
-		return b.Delete(t.keyBuf, nil)
+		return b.del(t.keyBuf)
 	}
 	hl := rowHeaderLen(w.rowID, p.version)
-	op := b.SetDeferred(tablePrefixLen+len(w.key), hl+len(w.value))
-	appendTablePrefix(op.Key[:0], prefixRows, p.rows)
-	copy(op.Key[tablePrefixLen:], w.key)
-	n := putRowHeader(op.Value, w.rowID, p.version)
-	copy(op.Value[n:], w.value)
-	return op.Finish()
+	k, v := b.setDeferred(tablePrefixLen+len(w.key), hl+len(w.value))
+	appendTablePrefix(k[:0], prefixRows, p.rows)
+	copy(k[tablePrefixLen:], w.key)
+	n := putRowHeader(v, w.rowID, p.version)
+	copy(v[n:], w.value)
+	return b.finishDeferred()
 }
 
 // changeEncoder computes a table's net row changes (snapshot → final state,
@@ -637,7 +627,7 @@ func (t *Txn) encodeRow(b *pebble.Batch, p *tablePlan, w *rowWrite) error {
 // writes them as change records.
 type changeEncoder struct {
 	t    *Txn
-	b    *pebble.Batch
+	b    engineBatch
 	p    *tablePlan
 	cdf  bool
 	seq  uint32
@@ -711,7 +701,7 @@ func (ce *changeEncoder) update(w *rowWrite, newKey, newValue []byte) error {
 	return ce.put(recUpdate, w.origRowID, w.key, old, newKey, newValue)
 }
 
-func (ce *changeEncoder) snapshotDelete(pit *pebble.Iterator) error {
+func (ce *changeEncoder) snapshotDelete(pit engineIter) error {
 	ce.p.del++
 	if !ce.cdf {
 		return nil
@@ -734,12 +724,12 @@ func (ce *changeEncoder) put(typ byte, rowID int64, key, value, newKey, newValue
 	ce.kbuf = cdfKey(ce.kbuf[:0], ce.p.tw.id, ce.p.version, ce.seq)
 	ce.seq++
 	ce.vbuf = appendChangeRecord(ce.vbuf[:0], typ, rowID, key, value, newKey, newValue)
-	return ce.b.Set(ce.kbuf, ce.vbuf, nil)
+	return ce.b.set(ce.kbuf, ce.vbuf)
 }
 
 // encodeVersions adds history entries and table states; called under
 // commitMu with versions final. It returns the commit's events.
-func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time) []CommitEvent {
+func (t *Txn) encodeVersions(b engineBatch, plans []*tablePlan, now time.Time) []CommitEvent {
 	var events []CommitEvent
 	for _, p := range plans {
 		tw, st := p.tw, p.st
@@ -785,14 +775,14 @@ func (t *Txn) encodeVersions(b *pebble.Batch, plans []*tablePlan, now time.Time)
 				ChangeDataFeed: tw.info.ChangeDataFeed && tw.rewrite == nil,
 				Rewritten:      tw.rewrite != nil,
 			}
-			_ = b.Set(versionKey(prefixHistory, tbl, p.version), encodeHistory(&h), nil)
+			_ = b.set(versionKey(prefixHistory, tbl, p.version), encodeHistory(&h))
 			ps.version, ps.lastTS = p.version, ts
 			events = append(events, CommitEvent{Table: tbl, Version: p.version})
 		} else if tw.dropped {
 			events = append(events, CommitEvent{Table: tbl, Version: -1})
 			continue // state key deleted in encodeTable
 		}
-		_ = b.Set(stateKey(tbl), encodeState(ps), nil)
+		_ = b.set(stateKey(tbl), encodeState(ps))
 	}
 	return events
 }

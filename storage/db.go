@@ -38,6 +38,10 @@ type Options struct {
 	// allows staging holds before it writes them to disk (stage.go); 0 =
 	// DefaultStageRows, negative = never.
 	StageRows int
+	// Store selects the engine (engines.go): "" is Pebble in Dir;
+	// "tikv://pd1:2379[,pd2:2379…]" a TiKV cluster by its PD endpoints.
+	// Engines other than Pebble need the tikv build tag.
+	Store string
 }
 
 const (
@@ -48,6 +52,9 @@ const (
 // DB is one open data directory. It is safe for concurrent use; a Txn is not
 // (one goroutine at a time).
 type DB struct {
+	eng engine // the ordered store (engine.go)
+	// pdb is the Pebble instance under eng, for the speedups only Pebble
+	// has (engine.go); nil on another engine.
 	pdb   *pebble.DB
 	lock  *pebble.Lock // nil in memory
 	clock func() time.Time
@@ -105,29 +112,13 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the data directory. A directory locked by
-// another process fails at once with an error wrapping ErrLocked.
+// another process fails at once with an error wrapping ErrLocked. With
+// Options.Store naming another engine (engines.go) it opens that instead.
 func Open(opts Options) (*DB, error) {
-	db := &DB{
-		clock:     opts.Clock,
-		log:       opts.Logger,
-		active:    make(map[uint64]int),
-		serActive: make(map[uint64]int),
-		tables:    make(map[TableID]*tableState),
+	if opts.Store != "" {
+		return openStore(opts)
 	}
-	if db.clock == nil {
-		db.clock = time.Now
-	}
-	if db.log == nil {
-		db.log = slog.New(slog.DiscardHandler)
-	}
-	db.conflicts.init()
-	db.dur.init()
-	if opts.HistoryLimit <= 0 {
-		opts.HistoryLimit = DefaultHistoryLimit
-	}
-	db.history.init(opts.HistoryLimit)
-	db.notify.init()
-
+	db := newDB(&opts)
 	po := &pebble.Options{
 		CacheSize:          opts.CacheSize,
 		MemTableSize:       memTableSize,
@@ -185,6 +176,7 @@ func Open(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", dir, err)
 	}
 	db.pdb = pdb
+	db.eng = &pebbleEngine{db: db, p: pdb}
 	if err := db.initStage(po.FS, dir, po, opts.StageRows); err != nil {
 		_ = pdb.Close()
 		if db.lock != nil {
@@ -208,6 +200,31 @@ func Open(opts Options) (*DB, error) {
 	return db, nil
 }
 
+// newDB is a DB with its in-memory state set up and no engine yet.
+func newDB(opts *Options) *DB {
+	db := &DB{
+		clock:     opts.Clock,
+		log:       opts.Logger,
+		active:    make(map[uint64]int),
+		serActive: make(map[uint64]int),
+		tables:    make(map[TableID]*tableState),
+	}
+	if db.clock == nil {
+		db.clock = time.Now
+	}
+	if db.log == nil {
+		db.log = slog.New(slog.DiscardHandler)
+	}
+	db.conflicts.init()
+	db.dur.init()
+	if opts.HistoryLimit <= 0 {
+		opts.HistoryLimit = DefaultHistoryLimit
+	}
+	db.history.init(opts.HistoryLimit)
+	db.notify.init()
+	return db
+}
+
 // isLockHeld tells a held lock (EAGAIN/EACCES from fcntl, or Pebble's
 // in-process check) from other failures such as a read-only directory, where
 // creating the LOCK file fails with an *os.PathError.
@@ -222,23 +239,26 @@ func isLockHeld(err error) bool {
 
 // load checks the layout version and reads every table's state.
 func (db *DB) load() error {
-	v, closer, err := db.pdb.Get(globalFormatKey)
+	v, found, err := db.eng.get(globalFormatKey, nil)
 	switch {
-	case errors.Is(err, pebble.ErrNotFound):
-		if err := db.pdb.Set(globalFormatKey, []byte(formatVersion), pebble.Sync); err != nil {
-			return fmt.Errorf("storage: write format: %w", err)
-		}
 	case err != nil:
 		return fmt.Errorf("storage: read format: %w", err)
+	case !found:
+		b := db.eng.newBatch(0)
+		_ = b.set(globalFormatKey, []byte(formatVersion))
+		err := db.eng.write(b, true)
+		b.close()
+		if err != nil {
+			return fmt.Errorf("storage: write format: %w", err)
+		}
 	default:
 		got := string(v)
-		_ = closer.Close()
 		if got != formatVersion {
 			return fmt.Errorf("storage: data directory has layout version %q, this build reads %q", got, formatVersion)
 		}
 	}
 	start, end := []byte{prefixState}, []byte{prefixState + 1}
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: start, UpperBound: end})
+	it, err := db.eng.newIter(start, end)
 	if err != nil {
 		return err
 	}
@@ -249,7 +269,12 @@ func (db *DB) load() error {
 			return fmt.Errorf("storage: corrupt state key %x", k)
 		}
 		tbl := TableID(uint32(k[1])<<24 | uint32(k[2])<<16 | uint32(k[3])<<8 | uint32(k[4]))
-		ps, err := decodeState(it.Value())
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		ps, err := decodeState(v)
 		if err != nil {
 			_ = it.Close()
 			return err
@@ -293,7 +318,7 @@ func (db *DB) Close() error {
 	db.closed.Store(true)
 	db.visMu.Unlock()
 	db.commitMu.Unlock()
-	err := db.pdb.Close()
+	err := db.eng.close()
 	if err != nil && db.guard.failed.Load() != nil {
 		// The log failed earlier (faults.go) and Pebble's close reports
 		// that failure again. Nothing more is lost by it: every

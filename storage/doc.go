@@ -15,8 +15,9 @@
 //
 // Storage knows tables by TableID and rows as opaque bytes. It imports no
 // sql/, catalog/, server/ — no mvserver package at all — and Pebble types
-// never leave it, so another ordered transactional KV can replace Pebble
-// behind the same API.
+// never leave it: the DB runs on an engine (engine.go), Pebble by default,
+// TiKV with Options.Store = "tikv://pd:2379" in a build with -tags tikv
+// (engine_tikv.go; "tikvmock://" is client-go's in-process mock cluster).
 //
 // # Key layout
 //
@@ -215,6 +216,102 @@
 //     tables whole (coarseSeq). Meta keys are not read-tracked. Transactions begun
 //     with Begin record no reads, and commits add to the history only
 //     while a serializable transaction is open.
+//
+// # Several processes on TiKV (the design; not built yet)
+//
+// Today the TiKV engine is one process's store: the DB keeps, in its
+// memory, what Pebble's single owner may keep — table versions and row-id
+// high-water marks (tableState), the recent-writes bookkeeping of first
+// committer wins, the write history of serializable transactions, the
+// recently deleted keys — and hands TiKV one Percolator transaction per
+// commit, begun at commit time. With several processes on one cluster
+// that memory is no longer the truth; each piece moves into TiKV:
+//
+//   - Snapshots and the commit order. A transaction's snapshot is a TiKV
+//     snapshot at its start_ts (from PD's TSO) instead of a local
+//     sequence; StateSeq becomes start_ts. The commit's batch is the
+//     Percolator transaction begun at that same start_ts (not at commit
+//     time), so TiKV's prewrite fails it with a write conflict when any
+//     key it writes was committed by anyone after start_ts: that is first
+//     committer wins (invariant 5) for row, index-entry and meta keys,
+//     across processes, with no local bookkeeping. CheckUnchanged keys are
+//     locked without being written (LockKeys, or a put of the same value).
+//     Unique entries and inserts of new keys conflict the same way: the
+//     key is in the write set either way.
+//   - Table-level rules (Truncate, DropTable, rewrites, index changes):
+//     each becomes a write of one per-table key that the conflicting
+//     writers also touch. A row write of table T reads T's state key at
+//     start_ts and locks it at commit (a lock, not a write: concurrent row
+//     writers of one table must not conflict with each other); Truncate,
+//     DropTable, a rewrite's switch, BuildIndex and DropIndex write it. A
+//     row writer then fails at prewrite when a truncate committed after
+//     its start, and a truncate fails when a row writer holds the lock
+//     (or is rolled back by it). wipeSeq, dropSeq, switchSeq, indexSeq and
+//     rowWriteSeq go away.
+//   - Table versions. A version is what a commit of a table gets, +1 per
+//     commit, with no gaps (invariant 2), and two commits of one table
+//     must not take the same one, yet version counters never conflict
+//     (invariant 5). So the version is not allocated from a counter key
+//     at prewrite; it is a function of the commit: the state key holds
+//     the last version, and a commit that writes T writes T's state key
+//     — so two concurrent commits of T conflict on it after all. Rather
+//     than let that serialize every writer of a table through retries,
+//     the commit takes the state key with a pessimistic lock (TiKV's
+//     pessimistic transactions: lock, read the latest value, write it +1)
+//     only in its last step, after everything else is prewritten-ready:
+//     writers of one table queue on that one lock for the length of a
+//     commit, as they queue on commitMu today, and never fail for it. The
+//     history entry, change records (0x04, 0x05: keyed by version) and
+//     the rows' commit versions are written after the lock gives the
+//     version, in the same transaction; the commit timestamp of the
+//     history entry is the transaction's commit_ts from PD, strictly
+//     increasing per table as the clock rule asks.
+//   - Row ids. A row id must never repeat (invariant 3). Each process
+//     leases a block of ids per table (say 4096 at first, doubling with
+//     use) by a small pessimistic transaction on the state key's
+//     next-row-id field, and hands them out from memory; a crash wastes
+//     the rest of a block, which is allowed (ids are stable, not dense).
+//     Rows ids of rewrites (0x01 "rowsid") and sequences (a meta key the
+//     SQL layer owns) are allocated the same way, by blocks of the
+//     sequence's CACHE size, which is what PostgreSQL's cached sequences
+//     promise across sessions anyway.
+//   - Serializable transactions (invariant 11). Their read set cannot be
+//     checked against a local write history. Each point read becomes a
+//     lock on the key at commit (Percolator's "lock without write", which
+//     conflicts with any write committed after start_ts), and each range
+//     read locks a per-table "range read" key that every row writer of the
+//     table also locks — coarser than today (a range read conflicts with
+//     every concurrent writer of the table), correct, and refined later by
+//     per-range keys.
+//   - The change feed and subscribers. Commit notifications (invariant 8)
+//     come from a poll of each table's state key (or TiCDC, later): a
+//     process learns a new version of T when T's state moves, and reads
+//     its change records from TiKV; trigger and notification delivery
+//     across processes are the server's (leases), not storage's.
+//   - Recently deleted keys and insert probes (deleted.go, probe.go) are
+//     local hints that only skip lookups whose answer is "absent"; with
+//     other writers they must be dropped (each probe reads TiKV), or kept
+//     per snapshot only. Prefetch stays (a BatchGet).
+//   - Generations and big writes. A rewrite's chunks are written
+//     non-transactionally (raw puts, or transactions of their own) under a
+//     rows id no state names, as the Generations section says; the switch
+//     is the transaction that writes the state key, so it conflicts as a
+//     truncate does. Staged inserts become such chunks too: TiKV's
+//     transaction limits (about 100 MB and 6 MB per entry in client-go's
+//     defaults) make one transaction per big INSERT impossible, so a
+//     staged table is written as a new generation beside the old rows and
+//     switched in the commit's small transaction.
+//   - Durability and visibility (invariant 4a) are TiKV's: a commit is in
+//     a Raft majority when Commit returns, and no snapshot sees a
+//     prewritten but uncommitted transaction (readers resolve its locks).
+//
+// Range deletions (truncate, drop, vacuum of the feed) have no
+// transactional form in TiKV: the engine deletes the keys it sees, one by
+// one, inside the transaction, which bounds a TRUNCATE by the transaction
+// limits. The multi-process design replaces them by generations (a new
+// rows id in the state; the old key space deleted afterwards by TiKV's
+// DeleteRange, outside any transaction, once no snapshot reads it:
+// after the GC safe point passes the switch).
 //
 // Visibility versus durability: a commit is visible to transactions that
 // begin after its batch is applied, which is just before its (shared) fsync

@@ -114,7 +114,7 @@ type Rewrite struct {
 	info    TableInfo
 	rows    TableID // the new key space
 	version int64   // the version the switch must get (the rows' commit version)
-	b       *pebble.Batch
+	b       engineBatch
 	n       int64   // rows written
 	uniq    []int64 // unique-form entries written, by index of info.Indexes
 	buf     []byte
@@ -155,7 +155,7 @@ func (t *Txn) RewriteRows(info TableInfo) (*Rewrite, error) {
 	if tw.dropped {
 		version = 0
 	}
-	r := &Rewrite{t: t, tw: tw, info: info, rows: rows, version: version, b: t.db.pdb.NewBatch(),
+	r := &Rewrite{t: t, tw: tw, info: info, rows: rows, version: version, b: t.db.eng.newBatch(0),
 		uniq: make([]int64, len(info.Indexes))}
 	tw.rows = newWriteSet()
 	tw.truncated = true
@@ -176,11 +176,11 @@ func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
 		return 0, err
 	}
 	id := db.nextRowsID
-	b := db.pdb.NewBatch()
-	defer b.Close()
-	_ = b.Set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)), nil)
-	_ = b.Set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)), nil)
-	if err := db.applyDirect(b, pebble.Sync); err != nil {
+	b := db.eng.newBatch(0)
+	defer b.close()
+	_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
+	_ = b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
+	if err := db.eng.write(b, true); err != nil {
 		return 0, err
 	}
 	db.nextRowsID = id + 1
@@ -203,12 +203,12 @@ func (r *Rewrite) Insert(key, value []byte) error {
 	}
 	rowID := r.tw.st.allocRowID()
 	hl := rowHeaderLen(rowID, r.version)
-	op := r.b.SetDeferred(tablePrefixLen+len(key), hl+len(value))
-	appendTablePrefix(op.Key[:0], prefixRows, r.rows)
-	copy(op.Key[tablePrefixLen:], key)
-	n := putRowHeader(op.Value, rowID, r.version)
-	copy(op.Value[n:], value)
-	if err := op.Finish(); err != nil {
+	k, v := r.b.setDeferred(tablePrefixLen+len(key), hl+len(value))
+	appendTablePrefix(k[:0], prefixRows, r.rows)
+	copy(k[tablePrefixLen:], key)
+	n := putRowHeader(v, rowID, r.version)
+	copy(v[n:], value)
+	if err := r.b.finishDeferred(); err != nil {
 		r.err = err
 		return err
 	}
@@ -222,13 +222,13 @@ func (r *Rewrite) Insert(key, value []byte) error {
 			r.uniq[i]++
 		}
 		r.buf = indexKey(r.buf[:0], r.rows, r.info.Indexes[i].ID, e.key)
-		if err := r.b.Set(r.buf, key, nil); err != nil {
+		if err := r.b.set(r.buf, key); err != nil {
 			r.err = err
 			return err
 		}
 	}
 	r.n++
-	if r.b.Len() >= rewriteBatchBytes {
+	if r.b.size() >= rewriteBatchBytes {
 		return r.flush(false)
 	}
 	return nil
@@ -253,22 +253,18 @@ func (r *Rewrite) Rows() int64 { return r.n }
 // earlier one durable with it).
 func (r *Rewrite) flush(sync bool) error {
 	db := r.t.db
-	if r.b.Empty() && !sync {
+	if r.b.empty() && !sync {
 		return nil
 	}
-	if err := db.writable(len(r.b.Repr())); err != nil {
+	if err := db.writable(r.b.size()); err != nil {
 		r.err = err
 		return err
 	}
-	opts := pebble.NoSync
-	if sync {
-		opts = pebble.Sync
-	}
-	if err := db.applyDirect(r.b, opts); err != nil {
+	if err := db.eng.write(r.b, sync); err != nil {
 		r.err = err
 		return err
 	}
-	r.b.Reset()
+	r.b.reset()
 	r.chunks++
 	killPoint("rewrite-chunk")
 	return nil
@@ -303,7 +299,7 @@ func (r *Rewrite) Seal() error {
 func (r *Rewrite) checkUnique(ii *IndexInfo) error {
 	db := r.t.db
 	s, e := indexSpan(r.rows, ii.ID)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	it, err := db.eng.newIter(s, e)
 	if err != nil {
 		return err
 	}
@@ -319,13 +315,17 @@ func (r *Rewrite) checkUnique(ii *IndexInfo) error {
 	}
 	// Some entry names another row than one of those that call for it.
 	s, e = tableSpan(prefixRows, r.rows)
-	rit, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	rit, err := db.eng.newIter(s, e)
 	if err != nil {
 		return err
 	}
 	defer rit.Close()
 	for ok := rit.First(); ok; ok = rit.Next() {
-		_, _, val, err := parseRowValue(rit.Value())
+		rv, err := rit.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		_, _, val, err := parseRowValue(rv)
 		if err != nil {
 			return err
 		}
@@ -337,13 +337,11 @@ func (r *Rewrite) checkUnique(ii *IndexInfo) error {
 		if !ent.uniq {
 			continue
 		}
-		got, closer, err := db.pdb.Get(indexKey(nil, r.rows, ii.ID, ent.key))
+		got, found, err := db.eng.get(indexKey(nil, r.rows, ii.ID, ent.key), nil)
 		if err != nil {
 			return err
 		}
-		same := bytes.Equal(got, key)
-		_ = closer.Close()
-		if !same {
+		if !found || !bytes.Equal(got, key) {
 			return &DuplicateKeyError{Table: r.info.ID, Index: ii.ID, Key: cloneBytes(ent.key)}
 		}
 	}
@@ -358,25 +356,25 @@ func (r *Rewrite) discard() {
 		return
 	}
 	r.done = true
-	r.b.Close()
+	r.b.close()
 	db := r.t.db
 	if db.closed.Load() || db.writable(64) != nil {
 		return
 	}
-	b := db.pdb.NewBatch()
-	defer b.Close()
+	b := db.eng.newBatch(0)
+	defer b.close()
 	deleteKeySpace(b, r.rows)
-	_ = b.Delete(shadowKey(r.rows), nil)
-	if err := db.applyDirect(b, pebble.NoSync); err != nil {
+	_ = b.del(shadowKey(r.rows))
+	if err := db.eng.write(b, false); err != nil {
 		db.log.Warn("could not delete an abandoned rewrite; the next start-up will", "table", r.info.ID, "err", err)
 	}
 }
 
 // deleteKeySpace deletes every row and index entry under rows id id.
-func deleteKeySpace(b *pebble.Batch, id TableID) {
+func deleteKeySpace(b engineBatch, id TableID) {
 	for _, prefix := range []byte{prefixRows, prefixIndex} {
 		s, e := tableSpan(prefix, id)
-		_ = b.DeleteRange(s, e, nil)
+		_ = b.delRange(s, e)
 	}
 }
 
@@ -455,23 +453,19 @@ func (db *DB) applyDirect(b *pebble.Batch, opts *pebble.WriteOptions) (err error
 // unfinished rewrites (start-up).
 func (db *DB) loadRewrites() error {
 	db.nextRowsID = FirstRowsID
-	v, closer, err := db.pdb.Get(globalRowsIDKey)
+	v, found, err := db.eng.get(globalRowsIDKey, nil)
 	switch {
-	case errors.Is(err, pebble.ErrNotFound):
 	case err != nil:
 		return err
-	default:
-		if len(v) == 4 {
-			db.nextRowsID = max(FirstRowsID, TableID(binary.BigEndian.Uint32(v)))
-		}
-		_ = closer.Close()
+	case found && len(v) == 4:
+		db.nextRowsID = max(FirstRowsID, TableID(binary.BigEndian.Uint32(v)))
 	}
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: shadowPrefix, UpperBound: PrefixEnd(shadowPrefix)})
+	it, err := db.eng.newIter(shadowPrefix, PrefixEnd(shadowPrefix))
 	if err != nil {
 		return err
 	}
-	b := db.pdb.NewBatch()
-	defer b.Close()
+	b := db.eng.newBatch(0)
+	defer b.close()
 	var n int
 	for ok := it.First(); ok; ok = it.Next() {
 		k := it.Key()
@@ -480,10 +474,15 @@ func (db *DB) loadRewrites() error {
 			return fmt.Errorf("storage: corrupt shadow key %x", k)
 		}
 		id := TableID(binary.BigEndian.Uint32(k[len(shadowPrefix):]))
-		if st := db.tables[TableID(binary.BigEndian.Uint32(it.Value()))]; st == nil || TableID(st.rowsID.Load()) != id {
+		sv, err := it.ValueAndErr()
+		if err != nil || len(sv) != 4 {
+			_ = it.Close()
+			return fmt.Errorf("storage: corrupt shadow key %x (%v)", k, err)
+		}
+		if st := db.tables[TableID(binary.BigEndian.Uint32(sv))]; st == nil || TableID(st.rowsID.Load()) != id {
 			deleteKeySpace(b, id)
 		}
-		_ = b.Delete(cloneBytes(k), nil)
+		_ = b.del(cloneBytes(k))
 		n++
 	}
 	if err := it.Close(); err != nil {
@@ -493,7 +492,7 @@ func (db *DB) loadRewrites() error {
 		return nil
 	}
 	db.log.Info("deleted the new content of rewrites a crash interrupted", "rewrites", n)
-	return db.pdb.Apply(b, pebble.Sync)
+	return db.eng.write(b, true)
 }
 
 // Kill points: a test of crashes names one (MVSERVER_KILL_POINT=name:n,

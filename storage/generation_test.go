@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // smallRewriteBatches makes every rewrite apply a batch every few rows.
@@ -20,7 +18,7 @@ func smallRewriteBatches(t *testing.T) {
 func keySpaceLen(t *testing.T, db *DB, prefix byte, id TableID) int {
 	t.Helper()
 	s, e := tableSpan(prefix, id)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s, UpperBound: e})
+	it, err := db.eng.newIter(s, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +34,7 @@ func keySpaceLen(t *testing.T, db *DB, prefix byte, id TableID) int {
 
 func shadowKeys(t *testing.T, db *DB) int {
 	t.Helper()
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: shadowPrefix, UpperBound: PrefixEnd(shadowPrefix)})
+	it, err := db.eng.newIter(shadowPrefix, PrefixEnd(shadowPrefix))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // HistoryEntry is one table version (R-T4): what DESCRIBE HISTORY lists.
@@ -115,7 +113,7 @@ func (t *Txn) scanHistory(tbl TableID, from, to int64, reverse bool, fn func(His
 	} else {
 		_, upper = tableSpan(prefixHistory, tbl)
 	}
-	it, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := t.snap.newIter(lower, upper)
 	if err != nil {
 		return err
 	}
@@ -124,7 +122,12 @@ func (t *Txn) scanHistory(tbl TableID, from, to int64, reverse bool, fn func(His
 		step, ok = it.Prev, it.Last()
 	}
 	for ; ok; ok = step() {
-		h, err := decodeHistory(historyKeyVersion(it.Key()), it.Value())
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return err
+		}
+		h, err := decodeHistory(historyKeyVersion(it.Key()), v)
 		if err != nil {
 			_ = it.Close()
 			return err

@@ -5,8 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // Secondary indexes (SPEC R-T10). Storage keeps the entries of a table's
@@ -535,18 +533,18 @@ func indexConflictKeys(keys []conflictKey, tw *tableWrites) []conflictKey {
 // encodeIndexes writes a table's index changes into the batch: spans of
 // dropped indexes (of a wiped or dropped table: every index) are deleted,
 // then entries written.
-func (t *Txn) encodeIndexes(b *pebble.Batch, p *tablePlan) error {
+func (t *Txn) encodeIndexes(b engineBatch, p *tablePlan) error {
 	tw := p.tw
 	tbl := p.rows     // the snapshot's key space (generation.go)
 	if tw.truncated { // Truncate or DropTable: every entry on disk goes
 		s, e := tableSpan(prefixIndex, tbl)
-		if err := b.DeleteRange(s, e, nil); err != nil {
+		if err := b.delRange(s, e); err != nil {
 			return err
 		}
 	} else {
 		for _, id := range tw.droppedIdx {
 			s, e := indexSpan(tbl, id)
-			if err := b.DeleteRange(s, e, nil); err != nil {
+			if err := b.delRange(s, e); err != nil {
 				return err
 			}
 		}
@@ -562,9 +560,9 @@ func (t *Txn) encodeIndexes(b *pebble.Batch, p *tablePlan) error {
 			var err error
 			switch {
 			case !w.del:
-				err = b.Set(t.keyBuf, w.value, nil)
+				err = b.set(t.keyBuf, w.value)
 			case onDisk:
-				err = b.Delete(t.keyBuf, nil)
+				err = b.del(t.keyBuf)
 			}
 			if err != nil {
 				return err

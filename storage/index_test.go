@@ -146,7 +146,7 @@ func TestIndexMaintained(t *testing.T) {
 func assertNoEntries(t *testing.T, db *DB, tbl TableID) {
 	t.Helper()
 	s, e := tableSpan(prefixIndex, tbl)
-	it, err := db.pdb.NewIter(nil)
+	it, err := db.eng.newIter(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"iter"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // Iterator walks rows (Scan) or meta keys (ScanMeta) in key order, merging the
@@ -17,9 +15,9 @@ import (
 // parses the row header and allocates nothing.
 type Iterator struct {
 	txn   *Txn
-	pit   *pebble.Iterator // nil when the snapshot side is empty
-	strip int              // bytes of key-space prefix to strip from Pebble keys
-	meta  bool             // values have no row header
+	pit   engineIter // nil when the snapshot side is empty
+	strip int        // bytes of key-space prefix to strip from Pebble keys
+	meta  bool       // values have no row header
 
 	bset  *writeSet               // the own writes bnext walks a clone of
 	bnext func() (rowWrite, bool) // own writes, nil when none
@@ -123,7 +121,7 @@ func (t *Txn) track(it *Iterator) {
 }
 
 func (it *Iterator) openPebble(lower, upper []byte) bool {
-	pit, err := it.txn.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	pit, err := it.txn.snap.newIter(lower, upper)
 	if err != nil {
 		it.err, it.done = err, true
 		return false

@@ -3,8 +3,6 @@ package storage
 import (
 	"bytes"
 	"slices"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // Batched reads. A refresh touches a few thousand scattered keys (a
@@ -70,7 +68,7 @@ func (t *Txn) prefetch(pkeys [][]byte) error {
 	if t.fetched == nil || len(t.fetched)+len(pkeys) > prefetchMax {
 		t.fetched = make(map[string]fetched, len(pkeys))
 	}
-	it, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: pkeys[0], UpperBound: PrefixEnd(pkeys[len(pkeys)-1])})
+	it, err := t.snap.newIter(pkeys[0], PrefixEnd(pkeys[len(pkeys)-1]))
 	if err != nil {
 		return err
 	}

@@ -88,10 +88,26 @@ func (b *spanBounds) outside(pkey []byte) bool {
 // loadBounds reads b for the span [lower, upper) at probe pkey; down: the
 // probes move towards lower.
 func (t *Txn) loadBounds(b *spanBounds, lower, upper, pkey []byte, down bool) error {
-	it, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	it, err := t.snap.newIter(lower, upper)
 	if err != nil {
 		return err
 	}
+	if pit, ok := it.(*pebble.Iterator); ok {
+		pebbleBounds(b, pit, lower, upper, pkey, down)
+	} else {
+		seekBounds(b, it, lower, upper, pkey, down)
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	b.loaded = true
+	return nil
+}
+
+// pebbleBounds reads b with Pebble's seeks to a limit, which stop at pkey
+// instead of stepping over the deleted keys before it, and counts the
+// steps taken.
+func pebbleBounds(b *spanBounds, it *pebble.Iterator, lower, upper, pkey []byte, down bool) {
 	if down {
 		switch it.SeekGEWithLimit(lower, pkey) {
 		case pebble.IterExhausted:
@@ -121,11 +137,27 @@ func (t *Txn) loadBounds(b *spanBounds, lower, upper, pkey []byte, down bool) er
 	}
 	st := it.Stats()
 	b.steps = st.ForwardStepCount[pebble.InternalIterCall] + st.ReverseStepCount[pebble.InternalIterCall]
-	if err := it.Close(); err != nil {
-		return err
+}
+
+// seekBounds reads b with plain seeks (an engine without limits): the
+// first and last keys of the span, as far as pkey allows.
+func seekBounds(b *spanBounds, it engineIter, lower, upper, pkey []byte, down bool) {
+	if !it.SeekGE(lower) {
+		b.empty = true
+		return
 	}
-	b.loaded = true
-	return nil
+	if down && bytes.Compare(it.Key(), pkey) >= 0 {
+		b.first = cloneBytes(pkey)
+		return
+	}
+	b.first = cloneBytes(it.Key())
+	if it.SeekLT(upper) {
+		if !down && bytes.Compare(it.Key(), pkey) < 0 {
+			b.last, b.lastExcl = cloneBytes(pkey), true
+			return
+		}
+		b.last = cloneBytes(it.Key())
+	}
 }
 
 // rowExists reports whether the snapshot holds a row of tw's table at key.

@@ -17,11 +17,33 @@ func (db *DB) TableSize(tbl TableID, changes bool) (int64, error) {
 			id = rows
 		}
 		start, end := tableSpan(p, id)
-		n, err := db.pdb.EstimateDiskUsage(start, end)
+		n, err := db.spanSize(start, end)
 		if err != nil {
 			return 0, err
 		}
 		total += n
 	}
 	return int64(total), nil
+}
+
+// spanSize estimates the bytes of [start, end): Pebble's estimate from its
+// sstables, or on another engine the keys' and values' bytes counted.
+func (db *DB) spanSize(start, end []byte) (uint64, error) {
+	if db.pdb != nil {
+		return db.pdb.EstimateDiskUsage(start, end)
+	}
+	it, err := db.eng.newIter(start, end)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			_ = it.Close()
+			return 0, err
+		}
+		n += uint64(len(it.Key()) + len(v))
+	}
+	return n, it.Close()
 }

@@ -1,7 +1,5 @@
 package storage
 
-import "github.com/cockroachdb/pebble/v2"
-
 // Shared read snapshots. A transaction reads a Pebble snapshot of the state
 // at its Begin. Transactions that begin at the same commit sequence see the
 // same state (invariant 4: the snapshot is taken under visMu, which every
@@ -20,7 +18,7 @@ import "github.com/cockroachdb/pebble/v2"
 
 // sharedSnap is one Pebble snapshot and the sequence it shows.
 type sharedSnap struct {
-	snap *pebble.Snapshot
+	snap engineSnapshot
 	seq  uint64
 	refs int // guarded by DB.snapMu
 }
@@ -37,7 +35,7 @@ func (db *DB) acquireSnap(seq uint64) *sharedSnap {
 		return s
 	}
 	old := db.dropCurrentLocked()
-	s := &sharedSnap{snap: db.pdb.NewSnapshot(), seq: seq, refs: 2} // the DB's and the caller's
+	s := &sharedSnap{snap: db.eng.snapshot(), seq: seq, refs: 2} // the DB's and the caller's
 	db.curSnap = s
 	db.snapMu.Unlock()
 	db.closeSnap(old)
@@ -73,6 +71,6 @@ func (db *DB) dropCurrentLocked() *sharedSnap {
 // Close the Pebble DB is gone and takes its snapshots with it.
 func (db *DB) closeSnap(s *sharedSnap) {
 	if s != nil && !db.closed.Load() {
-		_ = s.snap.Close()
+		_ = s.snap.close()
 	}
 }

@@ -14,7 +14,7 @@ func openSnapshots(db *DB) int { return db.pdb.Metrics().Snapshots.Count }
 // last of them, and the one snapshot an idle DB keeps open is that of
 // its last commit (taken after its sync, durable.go).
 func TestSharedSnapshots(t *testing.T) {
-	db := openMem(t)
+	db := openPebbleMem(t) // counts Pebble snapshots
 	createTable(t, db, tA)
 	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "a", "1"); return nil })
 	idle := func() {
@@ -64,7 +64,7 @@ func TestSharedSnapshots(t *testing.T) {
 // snapshot, the state of one commit: two rows every commit changes
 // together always agree. Run with -race for the sharing's bookkeeping.
 func TestSharedSnapshotsConcurrent(t *testing.T) {
-	db := openMem(t)
+	db := openPebbleMem(t) // counts Pebble snapshots
 	createTable(t, db, tA)
 	update(t, db, func(tx *Txn) error {
 		mustInsert(t, tx, tA, "x", "0")

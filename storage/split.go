@@ -3,8 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // SplitKeys returns up to n-1 ascending keys that cut tbl's rows, as the
@@ -27,7 +25,7 @@ func (t *Txn) SplitKeys(tbl TableID, n int) ([][]byte, error) {
 		return nil, err
 	}
 	lower, upper := rowSpan(rows, nil, nil)
-	pit, err := t.snap.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
+	pit, err := t.snap.newIter(lower, upper)
 	if err != nil {
 		return nil, err
 	}

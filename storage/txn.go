@@ -3,10 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // TableID names a table; the catalog allocates them.
@@ -122,7 +119,7 @@ func (tw *tableWrites) mergeParams(params map[string]string) {
 // Rollback (an open Txn pins its snapshot and the conflict bookkeeping).
 type Txn struct {
 	db         *DB
-	snap       *pebble.Snapshot // shared.snap (snapshot.go)
+	snap       engineSnapshot // shared.snap (snapshot.go)
 	shared     *sharedSnap
 	beginSeq   uint64
 	registered bool
@@ -290,31 +287,19 @@ func (t *Txn) snapGet(pkey []byte) ([]byte, bool, error) {
 		t.getBuf = append(t.getBuf[:0], f.value...)
 		return t.getBuf, f.ok, nil
 	}
-	v, closer, err := t.snap.Get(pkey)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
+	v, ok, err := t.snap.get(pkey, t.getBuf)
+	if !ok || err != nil {
 		return nil, false, err
 	}
-	t.getBuf = append(t.getBuf[:0], v...)
-	_ = closer.Close()
-	return t.getBuf, true, nil
+	t.getBuf = v
+	return v, true, nil
 }
 
 func (t *Txn) snapHas(pkey []byte) (bool, error) {
 	if f, ok := t.fetched[string(pkey)]; ok {
 		return f.ok, nil
 	}
-	_, closer, err := t.snap.Get(pkey)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	_ = closer.Close()
-	return true, nil
+	return t.snap.has(pkey)
 }
 
 // snapRow reads the snapshot's row of tbl at key.
@@ -712,14 +697,10 @@ func (t *Txn) snapState(tbl TableID) (persistedState, bool, error) {
 	}
 	// Not through snapGet: a row value the caller holds (Get's) may live
 	// in getBuf, and row writes read the state (their table's indexes).
-	v, closer, err := t.snap.Get(stateKey(tbl))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return persistedState{}, false, nil
-	}
-	if err != nil {
+	v, ok, err := t.snap.get(stateKey(tbl), nil)
+	if !ok || err != nil {
 		return persistedState{}, false, err
 	}
-	defer closer.Close()
 	ps, err := decodeState(v)
 	return ps, err == nil, err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -29,7 +30,7 @@ func (c *testClock) Now() time.Time {
 func openMem(t testing.TB) *DB {
 	t.Helper()
 	clk := &testClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	db, err := Open(Options{InMemory: true, Clock: clk.Now, CacheSize: 8 << 20})
+	db, err := Open(Options{InMemory: true, Clock: clk.Now, CacheSize: 8 << 20, Store: os.Getenv(testStoreEnv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +41,12 @@ func openMem(t testing.TB) *DB {
 	})
 	return db
 }
+
+// testStoreEnv names the engine the suite's in-memory DBs open (Options.
+// Store): unset, Pebble; MVSERVER_TEST_STORE=tikvmock:// with -tags tikv,
+// the mock TiKV cluster. Tests of Pebble's own speedups and of files on
+// disk open Pebble whatever it says.
+const testStoreEnv = "MVSERVER_TEST_STORE"
 
 func k(s string) []byte { return []byte(s) }
 
@@ -537,7 +544,7 @@ func TestWritesTable(t *testing.T) {
 // times steps over a few internal keys per row, not over every version the
 // memtable keeps (nextPebble), and sees each row once, at its last value.
 func TestScanSkipsOldVersions(t *testing.T) {
-	db := openMem(t)
+	db := openPebbleMem(t) // Pebble's NextPrefix over memtable versions
 	createTable(t, db, tA)
 	const rows, writes = 50, 40
 	update(t, db, func(tx *Txn) error {
@@ -566,7 +573,7 @@ func TestScanSkipsOldVersions(t *testing.T) {
 		}
 		n++
 	}
-	st := it.pit.Stats()
+	st := it.pit.(*pebble.Iterator).Stats()
 	if err := it.Close(); err != nil || n != rows {
 		t.Fatalf("%d rows, %v", n, err)
 	}

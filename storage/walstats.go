@@ -26,6 +26,9 @@ type LatencyBucket struct {
 // serves it (R-O4); nothing of Pebble's types leaves this package.
 func (db *DB) WALSyncLatency() LatencyHistogram {
 	var out LatencyHistogram
+	if db.pdb == nil {
+		return out // another engine's log is not ours to measure
+	}
 	h := db.pdb.Metrics().LogWriter.FsyncLatency
 	if h == nil {
 		return out

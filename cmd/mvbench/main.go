@@ -44,6 +44,7 @@ type config struct {
 	seed         uint64
 	check        string
 	dataDir      string
+	store        string
 	cpuProfile   string
 	profilePhase string
 	quiet, keep  bool
@@ -89,6 +90,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.Int64Var(&c.insertBatch, "insert-batch", 1000, "rows per INSERT … VALUES statement of the changes")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
+	fs.StringVar(&c.store, "store", "", "storage engine of the in-process mvserver (its --store): empty for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv)")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the in-process mvserver (default: a temporary directory, removed at the end)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process mvserver included) to this file")
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
@@ -170,6 +172,9 @@ Usage: go run ./cmd/mvbench [flags]
 	if c.profilePhase != "" && c.cpuProfile == "" {
 		return nil, errors.New("--profile-phase needs --cpuprofile")
 	}
+	if c.mvURL != "" && c.store != "" {
+		return nil, errors.New("--store is for the in-process mvserver; it cannot go with --mv")
+	}
 	if c.mvURL != "" && c.dataDir != "" {
 		return nil, errors.New("--data-dir is for the in-process mvserver; it cannot go with --mv")
 	}
@@ -240,7 +245,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	mvURL := cfg.mvURL
 	if mvURL == "" {
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-		p, url, err := startMVServer(cfg.dataDir, logger)
+		p, url, err := startMVServer(cfg.dataDir, cfg.store, logger)
 		if err != nil {
 			return rep, err
 		}

@@ -46,6 +46,7 @@ func run(args []string) int {
 	listen := fs.String("listen", envDefault("listen", def.Listen), "address to listen on (env MVSERVER_LISTEN)")
 	httpAddr := fs.String("http", envDefault("http", def.HTTP), "address of the web console, /metrics, /healthz and /readyz (env MVSERVER_HTTP); empty serves no HTTP")
 	dataDir := fs.String("data-dir", envDefault("data-dir", def.DataDir), "data directory (env MVSERVER_DATA_DIR)")
+	store := fs.String("store", envDefault("store", def.Store), "storage engine: empty for Pebble in --data-dir, or tikv://pd-host:2379[,pd2:2379…] for a TiKV cluster (a build with -tags tikv; see README) (env MVSERVER_STORE)")
 	database := fs.String("database", envDefault("database", def.Database), "name of the database (env MVSERVER_DATABASE)")
 	logLevel := fs.String("log-level", envDefault("log-level", "info"), "debug, info, warn or error (env MVSERVER_LOG_LEVEL)")
 	maxConnsDef, err := strconv.Atoi(envDefault("max-connections", strconv.Itoa(def.MaxConnections)))
@@ -124,6 +125,7 @@ func run(args []string) int {
 	cfg := def
 	cfg.Listen, cfg.DataDir, cfg.Database, cfg.MaxConnections, cfg.Logger = *listen, *dataDir, *database, *maxConns, logger
 	cfg.ReservedConnections = *reserved
+	cfg.Store = *store
 	if !explicit(fs, "superuser-reserved-connections") {
 		// The default reserve leaves most slots to everyone: a small
 		// max-connections keeps at most half of them back.

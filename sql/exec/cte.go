@@ -186,7 +186,8 @@ func newWorkTableScan(c *Ctx, x *plan.WorkTableScan) (Operator, error) {
 // the tables the statement reads after one of them writes them (so every
 // part reads the tables as they were at the statement's start), then it
 // runs each INSERT, UPDATE and DELETE once, in order, keeping its
-// RETURNING rows for the references to it.
+// RETURNING rows for the references to it, and noting the rows each
+// changes, which the later ones skip (changed_rows.go).
 func RunModifyingWith(c *Ctx, w *plan.ModifyingWith) error {
 	if w == nil {
 		return nil
@@ -214,6 +215,9 @@ func RunModifyingWith(c *Ctx, w *plan.ModifyingWith) error {
 			return err
 		}
 		st.ctes[s.CTE] = rows
+	}
+	if len(w.CTEs) > 0 {
+		c.trackChanges()
 	}
 	for _, m := range w.CTEs {
 		var rows []Row

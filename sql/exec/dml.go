@@ -282,6 +282,9 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 	kept, stop := keepRowsFor(c, storage.TableID(t.ID))
 	rows, err := collect(c, up.Input)
 	stop()
+	if err == nil {
+		rows, err = c.unchanged(t, rows)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -343,6 +346,7 @@ func updateRows(c *Ctx, t *catalog.Table, rows, news []Row, kept *keptRows, writ
 			oldKey = storage.RowIDKey(old[len(t.Columns)].I)
 			newKey = oldKey
 		}
+		c.noteChanged(t, oldKey)
 		if raw, ok := kept.get(oldKey); ok {
 			err = c.Txn.UpdateRow(info, raw, newKey, codec.value(nw))
 		} else {
@@ -379,6 +383,9 @@ func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 	kept, stop := keepRowsFor(c, storage.TableID(t.ID))
 	rows, err := collect(c, del.Input)
 	stop()
+	if err == nil {
+		rows, err = c.unchanged(t, rows)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -407,6 +414,7 @@ func deleteRows(c *Ctx, t *catalog.Table, rows []Row, kept *keptRows, written *[
 		} else {
 			key = storage.RowIDKey(old[len(t.Columns)].I)
 		}
+		c.noteChanged(t, key)
 		if raw, ok := kept.get(key); ok {
 			err = c.Txn.DeleteRow(info, raw)
 		} else {

@@ -25,6 +25,9 @@ type stmtState struct {
 	// fk the foreign-key work the statement owes (foreign_key.go).
 	rules map[uint32]*tableRules
 	fk    *fkWork
+	// changed holds the rows a statement with data-modifying WITH queries
+	// has updated or deleted (changed_rows.go); nil: not tracked.
+	changed changedRows
 }
 
 // memoLimit bounds how many results of a correlated subquery are kept per

@@ -87,7 +87,7 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		return nil, err
 	}
 	ins := &Insert{Table: t}
-	if ins.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
+	if ins.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
 		return nil, err
 	}
 	if s.OnConflictClause != nil {
@@ -230,7 +230,7 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 			return nil, err
 		}
 	}
-	if s.WithClause != nil && s.WithClause == b.mod.top {
+	if s.WithClause == b.mod.top { // the statement itself, not a WITH query of it
 		ins.With = b.modifyingWith()
 	}
 	return ins, nil
@@ -329,7 +329,9 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 		alias = rv.Alias.Aliasname
 	}
 	sc := b.scanScope(scan, alias, t.RowTracking())
-	var input Node = scan
+	// After an earlier data-modifying WITH query wrote the table, the
+	// target too reads it as it was at the statement's start.
+	input := b.snapshotScan(scan)
 	if where != nil {
 		cond, err := b.bindExpr(where, &exprCtx{sc: sc, clause: "WHERE"})
 		if err != nil {
@@ -338,7 +340,7 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 		if cond, err = b.boolArg(cond, nodeLocation(where), "WHERE"); err != nil {
 			return nil, nil, nil, err
 		}
-		input = filterWhere(scan, cond, len(sc.cols), false)
+		input = filterWhere(input, cond, len(sc.cols), false)
 	}
 	return t, input, sc, nil
 }
@@ -362,7 +364,7 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		return nil, err
 	}
 	up := &Update{Table: t, Input: input}
-	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
+	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
 		return nil, err
 	}
 	if up.Sets, err = b.bindSetClauses(s.TargetList, t, sc); err != nil {
@@ -378,7 +380,7 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 			}
 		}
 	}
-	if s.WithClause != nil && s.WithClause == b.mod.top {
+	if s.WithClause == b.mod.top { // the statement itself, not a WITH query of it
 		up.With = b.modifyingWith()
 	}
 	return up, nil
@@ -403,7 +405,7 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		return nil, err
 	}
 	del := &Delete{Table: t, Input: input}
-	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation); err != nil {
+	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
 		return nil, err
 	}
 	if b.Optimize {
@@ -411,7 +413,7 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 			return nil, err
 		}
 	}
-	if s.WithClause != nil && s.WithClause == b.mod.top {
+	if s.WithClause == b.mod.top { // the statement itself, not a WITH query of it
 		del.With = b.modifyingWith()
 	}
 	return del, nil

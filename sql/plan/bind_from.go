@@ -31,7 +31,11 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 					return nil, nil, withPos(err, b, rv.Location)
 				}
 			}
-			return b.systemRows(&Rows{Cols: r.Cols, Gen: GenCatalog, Arg: CatalogRelArg{Rel: r, Cat: b.Cat}}, rv.Alias, r.Name, rv.Location)
+			n, sc, err := b.systemRows(&Rows{Cols: r.Cols, Gen: GenCatalog, Arg: CatalogRelArg{Rel: r, Cat: b.Cat}}, rv.Alias, r.Name, rv.Location)
+			if err == nil && len(sc.rels) == 1 {
+				sc.withTableOID(sc.rels[0], r.OID)
+			}
+			return n, sc, err
 		}
 		t, err := b.resolveTable(rv)
 		if err != nil {
@@ -475,6 +479,7 @@ func (b *Binder) bindUsing(j *pg_query.JoinExpr, join *Join, lsc, rsc *scope) (N
 	out := b.newScope()
 	out.rels = append(append([]string(nil), lsc.rels...), rsc.rels...)
 	out.relIDs = append(append([]uint32(nil), lsc.relIDs...), rsc.relIDs...)
+	out.oids = mergeOIDs(lsc.oids, rsc.oids)
 	if usingAlias != "" {
 		out.rels = append(out.rels, usingAlias)
 		out.relIDs = append(out.relIDs, 0)

@@ -14,11 +14,19 @@ import (
 //  2. Every part of the statement reads the tables as they were when the
 //     statement began: a reference to a table an earlier data-modifying
 //     WITH query wrote reads a copy of its rows taken before the first one
-//     ran (a shared CTE, ModifyingWith.Snapshots). The main query sees the WITH query's changes only
-//     through its RETURNING rows. (The target of an UPDATE or DELETE reads
-//     the table as it is, so a row two of them change is changed once.)
-//  3. A reference to the WITH query reads its RETURNING rows, kept for the
+//     ran (a shared CTE, ModifyingWith.Snapshots). The main query sees the
+//     WITH query's changes only through its RETURNING rows.
+//  3. So does the target of an UPDATE or DELETE: it reads the copy, less
+//     the rows an earlier part of the statement already updated or deleted
+//     (exec skips those, as PostgreSQL skips a row its own command
+//     changed), so a row two of them change is changed once, and rows
+//     inserted by the statement are not seen. Which of two parts changing
+//     the same row wins is not specified by PostgreSQL either; here the
+//     first in the order they run.
+//  4. A reference to the WITH query reads its RETURNING rows, kept for the
 //     statement (a shared CTE).
+//  5. Subqueries in a RETURNING list, of any statement, read the table it
+//     writes as it was at the statement's start (a copy, as in 2).
 
 // ModifyingCTE is one data-modifying WITH query.
 type ModifyingCTE struct {
@@ -49,7 +57,8 @@ type Snapshot struct {
 }
 
 // ModifyingWith is a statement's data-modifying WITH queries, in order,
-// and the table copies its other parts read.
+// and the table copies its other parts read (a statement without WITH
+// has copies when its RETURNING list reads the table it writes).
 type ModifyingWith struct {
 	CTEs      []ModifyingCTE
 	Snapshots []Snapshot
@@ -72,8 +81,9 @@ type modifyingState struct {
 	with    ModifyingWith
 	written map[uint32]bool // tables written by the WITH queries bound so far
 	snap    map[uint32]*CTE // the copies of the tables read after a write
-	// target is set while the table an UPDATE or DELETE writes is bound
-	// (it reads the table as it is).
+	// target is set while a RETURNING list's own FROM item is bound (it
+	// reads the rows written, not the table): the next table scan bound
+	// is not a copy, and clears it.
 	target bool
 }
 
@@ -165,7 +175,11 @@ func (b *Binder) bindModifyingRef(d *cteDef, rv *pg_query.RangeVar) (Node, *scop
 // snapshotScan turns a scan of a table an earlier data-modifying WITH
 // query wrote into a read of the table's copy as of the statement's start.
 func (b *Binder) snapshotScan(scan *Scan) Node {
-	if b.mod.target || !b.mod.written[scan.Table.ID] {
+	if b.mod.target {
+		b.mod.target = false
+		return scan
+	}
+	if !b.mod.written[scan.Table.ID] {
 		return scan
 	}
 	if b.mod.snap == nil {
@@ -180,10 +194,10 @@ func (b *Binder) snapshotScan(scan *Scan) Node {
 	return &CTEScan{CTE: cte, Input: scan}
 }
 
-// modifyingWith returns the statement's data-modifying WITH queries (nil:
-// none).
+// modifyingWith returns the statement's data-modifying WITH queries and
+// table copies (nil: none).
 func (b *Binder) modifyingWith() *ModifyingWith {
-	if len(b.mod.with.CTEs) == 0 {
+	if len(b.mod.with.CTEs) == 0 && len(b.mod.with.Snapshots) == 0 {
 		return nil
 	}
 	w := b.mod.with
@@ -203,4 +217,18 @@ func HasModifyingWith(w *pg_query.WithClause) bool {
 		}
 	}
 	return false
+}
+
+// withWritten binds f as if the statement had already written table id:
+// its reads of the table are of the copy taken at the statement's start.
+func (b *Binder) withWritten(id uint32, f func() error) error {
+	if b.mod.written[id] {
+		return f()
+	}
+	if b.mod.written == nil {
+		b.mod.written = map[uint32]bool{}
+	}
+	b.mod.written[id] = true
+	defer delete(b.mod.written, id)
+	return f()
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 )
 
@@ -20,17 +21,26 @@ func (r *Returning) Columns() []Column { return r.Project.Cols }
 // bindReturning binds a RETURNING list over table rv's rows, as the target
 // list of SELECT list FROM rv would be (so *, aliases, expressions and
 // subqueries work as there).
-func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar) (*Returning, error) {
+//
+// The list's subqueries read t, the table written, as it was at the
+// statement's start, as PostgreSQL's do (the statement's snapshot); the
+// list's own FROM item reads the rows written instead.
+func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar, t *catalog.Table) (*Returning, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
 	from := &pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}
-	// The list reads the rows written, not the table: no snapshot.
-	saved := b.mod.target
-	b.mod.target = true
-	q, cols, err := b.bindSelect(&pg_query.SelectStmt{TargetList: list, FromClause: []*pg_query.Node{from},
-		Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
-	b.mod.target = saved
+	var q Node
+	var cols []Column
+	err := b.withWritten(t.ID, func() error {
+		// The FROM item is bound first: it is the scan target exempts.
+		b.mod.target = true
+		var err error
+		q, cols, err = b.bindSelect(&pg_query.SelectStmt{TargetList: list, FromClause: []*pg_query.Node{from},
+			Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
+		b.mod.target = false
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

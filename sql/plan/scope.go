@@ -46,6 +46,9 @@ type scope struct {
 	// hidden are relations of the query this scope cannot reach (hidden by
 	// a join alias), for PostgreSQL's "invalid reference" message.
 	hidden []string
+	// oids are the OIDs of the tables and system relations in scope, by
+	// alias, for their tableoid column (tableoid.go).
+	oids map[string]uint32
 }
 
 // level is one evaluation level of a statement: the top query, or a query
@@ -119,6 +122,15 @@ func (b *Binder) resolveColumn(s *scope, parts []string, loc int32) (Expr, error
 		i, err := cur.find(rel, name, b, parts, loc)
 		if err != nil {
 			return nil, err
+		}
+		if i < 0 && name == TableOIDColumn {
+			e, ok, err := cur.tableOID(b, rel, loc)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return e, nil
+			}
 		}
 		if i < 0 {
 			if rel != "" && cur.hasRel(rel) {
@@ -277,6 +289,7 @@ func (s *scope) add(o *scope) *scope {
 		rels:   append(append([]string(nil), s.rels...), o.rels...),
 		relIDs: append(append([]uint32(nil), s.relIDs...), o.relIDs...),
 		hidden: append(append([]string(nil), s.hidden...), o.hidden...),
+		oids:   mergeOIDs(s.oids, o.oids),
 		outer:  s.outer, lvl: s.lvl,
 	}
 }
@@ -292,6 +305,7 @@ func (b *Binder) newScope() *scope {
 func (b *Binder) scanScope(sc *Scan, rel string, rowTracking bool) *scope {
 	s := b.newScope()
 	s.rels, s.relIDs = []string{rel}, []uint32{0}
+	s.withTableOID(rel, sc.Table.ID)
 	for i, c := range sc.Columns() {
 		hidden := i >= len(sc.Table.Columns)
 		if hidden && !rowTracking {

@@ -1,5 +1,7 @@
 package plan
 
+import "math"
+
 // The semi-join pushdown rule. Decorrelation (decorrelate.go) puts the
 // semi or anti join of an IN, EXISTS or NOT IN conjunct over the whole
 // FROM of its query: `FROM customer, orders, lineitem WHERE o_orderkey IN
@@ -14,21 +16,22 @@ package plan
 // and likewise for anti and null-aware anti joins. The rule moves such a
 // join down through inner and cross joins, projections of plain columns
 // and filters (on the way to a join's input only: a filtered scan stays
-// one, for its key access) to the lowest input its condition reads,
-// where it becomes
+// one, for its key access) to the lowest input its condition reads —
+// through each join only where the estimates say it pays
+// (semiPushPays) — where it becomes
 // a leaf of the island of inner joins the join-order rule orders
 // (joinorder.go), with its estimate (a semi join keeps the share of rows
 // eqjoinsel_semi finds). A condition reading both inputs of a join, or a
 // left join, stops it. Its output, the left columns, is unchanged, so
 // the plan above is too.
 
-func pushSemiJoins(_ *Optimizer, n Node) (Node, bool, error) {
+func pushSemiJoins(o *Optimizer, n Node) (Node, bool, error) {
 	return transformUp(n, func(x Node) (Node, bool, error) {
 		j, ok := x.(*Join)
 		if !ok || !j.Kind.LeftOnly() {
 			return x, false, nil
 		}
-		out, pushed := pushSemi(j, j.Left, len(j.Left.Columns()), j.LeftKeys, j.Residual)
+		out, pushed := pushSemi(o.est, j, j.Left, len(j.Left.Columns()), j.LeftKeys, j.Residual)
 		if !pushed {
 			return x, false, nil
 		}
@@ -41,7 +44,7 @@ func pushSemiJoins(_ *Optimizer, n Node) (Node, bool, error) {
 // left's columns, the residual over left's columns then the right's (the
 // right's from position width). pushed reports whether it went below
 // left.
-func pushSemi(j *Join, left Node, width int, keys []Expr, residual Expr) (Node, bool) {
+func pushSemi(est *Estimator, j *Join, left Node, width int, keys []Expr, residual Expr) (Node, bool) {
 	leftRefs := func(e Expr, f func(int) bool) bool {
 		all := true
 		Walk(e, func(x Expr) bool {
@@ -99,7 +102,10 @@ func pushSemi(j *Join, left Node, width int, keys []Expr, residual Expr) (Node, 
 		switch {
 		case reads(func(i int) bool { return i < nl }):
 			ks, res := remap(func(i int) int { return i }, nl)
-			in, _ := pushSemi(j, x.Left, nl, ks, res)
+			if !semiPushPays(est, j, x, x.Left, ks, res) {
+				break
+			}
+			in, _ := pushSemi(est, j, x.Left, nl, ks, res)
 			out, err := x.WithChildren(in, x.Right)
 			if err != nil {
 				return here()
@@ -107,7 +113,10 @@ func pushSemi(j *Join, left Node, width int, keys []Expr, residual Expr) (Node, 
 			return out, true
 		case reads(func(i int) bool { return i >= nl }):
 			ks, res := remap(func(i int) int { return i - nl }, nr)
-			in, _ := pushSemi(j, x.Right, nr, ks, res)
+			if !semiPushPays(est, j, x, x.Right, ks, res) {
+				break
+			}
+			in, _ := pushSemi(est, j, x.Right, nr, ks, res)
 			out, err := x.WithChildren(x.Left, in)
 			if err != nil {
 				return here()
@@ -120,7 +129,7 @@ func pushSemi(j *Join, left Node, width int, keys []Expr, residual Expr) (Node, 
 		}
 		nin := len(x.Input.Columns())
 		ks, res := remap(func(i int) int { return x.Exprs[i].(*ColRef).Idx }, nin)
-		in, pushed := pushSemi(j, x.Input, nin, ks, res)
+		in, pushed := pushSemi(est, j, x.Input, nin, ks, res)
 		if !pushed {
 			break // only on the way to a join's input
 		}
@@ -133,7 +142,7 @@ func pushSemi(j *Join, left Node, width int, keys []Expr, residual Expr) (Node, 
 		if volatileExpr(x.Cond) {
 			break
 		}
-		in, pushed := pushSemi(j, x.Input, width, keys, residual)
+		in, pushed := pushSemi(est, j, x.Input, width, keys, residual)
 		if !pushed {
 			break
 		}
@@ -144,4 +153,30 @@ func pushSemi(j *Join, left Node, width int, keys []Expr, residual Expr) (Node, 
 		return out, true
 	}
 	return here()
+}
+
+// semiPushPays reports whether semi join j (keys and residual over
+// input's columns) costs less below join x, over x's input, than above
+// it. Above, it probes x's rows; below, input's, and x then joins only
+// the share s of input's rows it keeps, emitting that share of its own:
+// with a join costing its inputs and its output and a semi join its
+// probes (its build side is the same either way),
+//
+//	above: in + other + x + x      below: in + s·in + other + s·x
+//
+// so it pays below when s·(in + x) < 2·x. A join that keeps few of
+// input's rows (TPC-H Q21: a lineitem joined with one nation's
+// suppliers keeps 1 in 25) is better filtered first and probed after —
+// where its few rows may also look the semi join's side up by key —
+// while a semi join that keeps few rows (Q18's IN of the large orders)
+// goes down.
+func semiPushPays(est *Estimator, j *Join, x *Join, input Node, keys []Expr, residual Expr) bool {
+	in := est.Rows(input)
+	if in <= 0 {
+		return true
+	}
+	cand := &Join{Kind: j.Kind, Left: input, Right: j.Right, LeftKeys: keys, RightKeys: j.RightKeys, Residual: residual}
+	s := math.Min(1, est.Rows(cand)/in)
+	out := est.Rows(x)
+	return s*(in+out) < 2*out
 }

@@ -292,6 +292,8 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		}
 	case *pg_query.Node_CopyStmt:
 		return s.prepareCopy(p, st, n.CopyStmt)
+	case *pg_query.Node_LockStmt:
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.lockTables(st, n.LockStmt) }
 	case *pg_query.Node_DeallocateStmt:
 		name := n.DeallocateStmt.Name
 		p.action = func(context.Context, []types.Datum) (string, error) {
@@ -589,7 +591,7 @@ func (s *Session) checkReadOnly(st *parse.Statement) error {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
 		*pg_query.Node_TransactionStmt, *pg_query.Node_DeclareCursorStmt, *pg_query.Node_FetchStmt,
 		*pg_query.Node_ClosePortalStmt, *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt,
-		*pg_query.Node_NotifyStmt, *pg_query.Node_DeallocateStmt:
+		*pg_query.Node_NotifyStmt, *pg_query.Node_DeallocateStmt, *pg_query.Node_LockStmt:
 		return nil
 	case *pg_query.Node_ExplainStmt:
 		return nil

@@ -1,0 +1,408 @@
+//go:build tikv
+
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/pingcap/goleveldb/leveldb"
+	tikverr "github.com/tikv/client-go/v2/error"
+	"github.com/tikv/client-go/v2/testutils"
+	"github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/txnkv"
+	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
+)
+
+// The TiKV engine (engine.go), on client-go's transactional API: a
+// snapshot is a TiKV snapshot at a timestamp from PD's oracle, a batch one
+// Percolator transaction committed at commit (two-phase, synchronous:
+// durable in a Raft majority when it returns, so wait has nothing left to
+// do). One process owns the DB's in-memory state (versions, row ids,
+// conflict bookkeeping) as on Pebble; several processes on one cluster
+// are the design in doc.go, not built yet.
+//
+// Layout: the DB's keys as they are on Pebble. Values carry one leading
+// byte (0), as TiKV cannot hold an empty value and the DB's meta values
+// may be empty.
+
+func init() {
+	engineOpeners["tikv"] = openTiKV
+	engineOpeners["tikvmock"] = openTiKVMock
+}
+
+func openTiKV(endpoints []string, _ *Options) (engine, error) {
+	if len(endpoints) == 0 {
+		return nil, errors.New("no PD endpoint: use tikv://pd-host:2379[,pd2:2379…]")
+	}
+	c, err := txnkv.NewClient(endpoints)
+	if err != nil {
+		return nil, err
+	}
+	return &tikvEngine{store: c.KVStore}, nil
+}
+
+// openTiKVMock opens client-go's in-process mock cluster (mock PD, one
+// region, MVCC in goleveldb): in memory with Options.InMemory or no Dir,
+// else under Dir/tikvmock, which a later Open of the same Dir reads again.
+func openTiKVMock(_ []string, opts *Options) (engine, error) {
+	path := ""
+	if !opts.InMemory && opts.Dir != "" {
+		path = filepath.Join(opts.Dir, "tikvmock")
+	}
+	client, cluster, pd, err := testutils.NewMockTiKV(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	testutils.BootstrapWithSingleStore(cluster)
+	store, err := tikv.NewTestTiKVStore(client, pd, nil, nil, 0)
+	if err != nil {
+		_ = client.Close()
+		return nil, err
+	}
+	return &tikvEngine{store: store, cluster: cluster, mock: client}, nil
+}
+
+type tikvEngine struct {
+	store   *tikv.KVStore
+	cluster *testutils.MockCluster // the mock's; nil on a real cluster
+	mock    *testutils.MockClient
+}
+
+// errEngineConflict: another process committed a key of the batch since
+// the batch's transaction began.
+var errEngineConflict = fmt.Errorf("%w: a key was written by another process on the same TiKV cluster", ErrSerialization)
+
+func (e *tikvEngine) latest() *txnsnapshot.KVSnapshot { return e.store.GetSnapshot(math.MaxUint64) }
+
+func (e *tikvEngine) get(key, buf []byte) ([]byte, bool, error) { return tikvGet(e.latest(), key, buf) }
+func (e *tikvEngine) has(key []byte) (bool, error) {
+	_, ok, err := tikvGet(e.latest(), key, nil)
+	return ok, err
+}
+func (e *tikvEngine) newIter(lower, upper []byte) (engineIter, error) {
+	return &tikvIter{snap: e.latest(), lower: lower, upper: upper}, nil
+}
+
+func (e *tikvEngine) snapshot() engineSnapshot {
+	ts, err := e.store.CurrentTimestamp("global")
+	if err != nil {
+		return tikvSnap{err: err}
+	}
+	return tikvSnap{s: e.store.GetSnapshot(ts)}
+}
+
+func (e *tikvEngine) newBatch(int) engineBatch { return &tikvBatch{} }
+
+func (e *tikvEngine) commit(b engineBatch) error { return e.apply(b.(*tikvBatch)) }
+
+func (e *tikvEngine) write(b engineBatch, _ bool) error { return e.apply(b.(*tikvBatch)) }
+
+// apply runs the batch as one transaction. A range deletion deletes the
+// keys the transaction sees in the range at that point (its snapshot and
+// its own earlier writes): TiKV has no transactional range deletion.
+func (e *tikvEngine) apply(b *tikvBatch) error {
+	if len(b.ops) == 0 {
+		return nil
+	}
+	txn, err := e.store.Begin()
+	if err != nil {
+		return err
+	}
+	for _, op := range b.ops {
+		switch {
+		case op.end != nil:
+			it, err := txn.Iter(op.key, op.end)
+			if err != nil {
+				_ = txn.Rollback()
+				return err
+			}
+			var keys [][]byte
+			for it.Valid() {
+				keys = append(keys, cloneBytes(it.Key()))
+				if err = it.Next(); err != nil {
+					break
+				}
+			}
+			it.Close()
+			for _, k := range keys {
+				if err == nil {
+					err = txn.Delete(k)
+				}
+			}
+		case op.del:
+			err = txn.Delete(op.key)
+		default:
+			err = txn.Set(op.key, op.value)
+		}
+		if err != nil {
+			_ = txn.Rollback()
+			return err
+		}
+	}
+	if err := txn.Commit(context.Background()); err != nil {
+		if tikverr.IsErrWriteConflict(err) {
+			return fmt.Errorf("%w (%v)", errEngineConflict, err)
+		}
+		return err
+	}
+	return nil
+}
+
+func (e *tikvEngine) close() error {
+	err := e.store.Close()
+	if e.mock != nil {
+		// The store's close does not reach the mock's MVCC store (its
+		// goleveldb goroutines would outlive it).
+		if cerr := e.mock.Close(); err == nil && !errors.Is(cerr, leveldb.ErrClosed) {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// tikvGet reads key from snapshot s into buf, without the value's leading
+// byte.
+func tikvGet(s *txnsnapshot.KVSnapshot, key, buf []byte) ([]byte, bool, error) {
+	v, err := s.Get(context.Background(), key)
+	if tikverr.IsErrNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if len(v) == 0 {
+		return nil, false, fmt.Errorf("storage: TiKV value of key %x has no header", key)
+	}
+	return append(buf[:0], v[1:]...), true, nil
+}
+
+// tikvSnap is a snapshot at a timestamp (err: the oracle gave none, and
+// every read fails with it).
+type tikvSnap struct {
+	s   *txnsnapshot.KVSnapshot
+	err error
+}
+
+func (s tikvSnap) get(key, buf []byte) ([]byte, bool, error) {
+	if s.err != nil {
+		return nil, false, s.err
+	}
+	return tikvGet(s.s, key, buf)
+}
+
+func (s tikvSnap) has(key []byte) (bool, error) {
+	_, ok, err := s.get(key, nil)
+	return ok, err
+}
+
+func (s tikvSnap) newIter(lower, upper []byte) (engineIter, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &tikvIter{snap: s.s, lower: lower, upper: upper}, nil
+}
+
+func (s tikvSnap) close() error { return nil }
+
+// kvScanner is client-go's scanner (an internal type's method set).
+type kvScanner interface {
+	Valid() bool
+	Key() []byte
+	Value() []byte
+	Next() error
+	Close()
+}
+
+// tikvIter is an engineIter over a snapshot's scanners: a forward one
+// from a seek key to the upper bound, or a reverse one from below a key
+// down to the lower bound; changing direction opens the other kind.
+type tikvIter struct {
+	snap         *txnsnapshot.KVSnapshot
+	lower, upper []byte
+	sc           kvScanner
+	reverse      bool
+	valid        bool
+	err          error
+}
+
+// maxKey bounds an unbounded reverse scan: every key of the layout starts
+// with a prefix byte below it.
+var maxKey = []byte{0xff}
+
+func (it *tikvIter) closeScanner() {
+	if it.sc != nil {
+		it.sc.Close()
+		it.sc = nil
+	}
+}
+
+// forward positions at the first key >= k within the bounds.
+func (it *tikvIter) forward(k []byte) bool {
+	it.closeScanner()
+	if it.lower != nil && bytes.Compare(k, it.lower) < 0 {
+		k = it.lower
+	}
+	if k == nil {
+		k = []byte{}
+	}
+	sc, err := it.snap.Iter(k, it.upper)
+	if err != nil {
+		it.err, it.valid = err, false
+		return false
+	}
+	it.sc, it.reverse = sc, false
+	return it.check()
+}
+
+// backward positions at the last key < k within the bounds.
+func (it *tikvIter) backward(k []byte) bool {
+	it.closeScanner()
+	if it.upper != nil && (k == nil || bytes.Compare(k, it.upper) > 0) {
+		k = it.upper
+	}
+	if k == nil {
+		k = maxKey
+	}
+	sc, err := it.snap.IterReverse(k)
+	if err != nil {
+		it.err, it.valid = err, false
+		return false
+	}
+	it.sc, it.reverse = sc, true
+	return it.check()
+}
+
+func (it *tikvIter) check() bool {
+	it.valid = it.sc.Valid()
+	if it.valid && it.reverse && it.lower != nil && bytes.Compare(it.sc.Key(), it.lower) < 0 {
+		it.valid = false
+	}
+	if it.valid && !it.reverse && it.upper != nil && bytes.Compare(it.sc.Key(), it.upper) >= 0 {
+		it.valid = false
+	}
+	return it.valid
+}
+
+func (it *tikvIter) step() bool {
+	if err := it.sc.Next(); err != nil {
+		it.err, it.valid = err, false
+		return false
+	}
+	return it.check()
+}
+
+func (it *tikvIter) First() bool            { return it.forward(it.lower) }
+func (it *tikvIter) Last() bool             { return it.backward(it.upper) }
+func (it *tikvIter) SeekGE(key []byte) bool { return it.forward(key) }
+func (it *tikvIter) SeekLT(key []byte) bool { return it.backward(key) }
+
+func (it *tikvIter) SeekPrefixGE(key []byte) bool {
+	return it.forward(key) && bytes.Equal(it.sc.Key(), key)
+}
+
+func (it *tikvIter) Next() bool {
+	if !it.valid {
+		return false
+	}
+	if it.reverse {
+		return it.forward(append(cloneBytes(it.sc.Key()), 0))
+	}
+	return it.step()
+}
+
+func (it *tikvIter) NextPrefix() bool { return it.Next() }
+
+func (it *tikvIter) Prev() bool {
+	if !it.valid {
+		return false
+	}
+	if !it.reverse {
+		return it.backward(cloneBytes(it.sc.Key()))
+	}
+	return it.step()
+}
+
+func (it *tikvIter) SetBounds(lower, upper []byte) {
+	it.closeScanner()
+	it.lower, it.upper, it.valid = cloneBytes(lower), cloneBytes(upper), false
+}
+
+func (it *tikvIter) Valid() bool { return it.valid }
+func (it *tikvIter) Key() []byte { return it.sc.Key() }
+
+func (it *tikvIter) ValueAndErr() ([]byte, error) {
+	v := it.sc.Value()
+	if len(v) == 0 {
+		return nil, fmt.Errorf("storage: TiKV value of key %x has no header", it.sc.Key())
+	}
+	return v[1:], nil
+}
+
+func (it *tikvIter) Error() error { return it.err }
+
+func (it *tikvIter) Close() error {
+	it.closeScanner()
+	it.valid = false
+	return it.err
+}
+
+// tikvBatch holds writes until commit; values are stored with their
+// leading byte.
+type tikvBatch struct {
+	ops      []tikvOp
+	bytes    int
+	deferred bool
+}
+
+type tikvOp struct {
+	key, value, end []byte // end: a range deletion [key, end)
+	del             bool
+}
+
+func (b *tikvBatch) set(key, value []byte) error {
+	v := make([]byte, 1+len(value))
+	copy(v[1:], value)
+	b.ops = append(b.ops, tikvOp{key: cloneBytes(key), value: v})
+	b.bytes += len(key) + len(v)
+	return nil
+}
+
+func (b *tikvBatch) del(key []byte) error {
+	b.ops = append(b.ops, tikvOp{key: cloneBytes(key), del: true})
+	b.bytes += len(key)
+	return nil
+}
+
+func (b *tikvBatch) delRange(start, end []byte) error {
+	b.ops = append(b.ops, tikvOp{key: cloneBytes(start), end: cloneBytes(end)})
+	b.bytes += len(start) + len(end)
+	return nil
+}
+
+func (b *tikvBatch) setDeferred(keyLen, valueLen int) ([]byte, []byte) {
+	k := make([]byte, keyLen)
+	v := make([]byte, 1+valueLen)
+	b.ops = append(b.ops, tikvOp{key: k, value: v})
+	b.bytes += keyLen + len(v)
+	b.deferred = true
+	return k, v[1:]
+}
+
+func (b *tikvBatch) finishDeferred() error {
+	if !b.deferred {
+		return errors.New("storage: finishDeferred without setDeferred")
+	}
+	b.deferred = false
+	return nil
+}
+
+func (b *tikvBatch) size() int   { return b.bytes }
+func (b *tikvBatch) empty() bool { return len(b.ops) == 0 }
+func (b *tikvBatch) reset()      { b.ops, b.bytes = b.ops[:0], 0 }
+func (b *tikvBatch) wait() error { return nil }
+func (b *tikvBatch) close()      { b.ops = nil }

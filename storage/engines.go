@@ -1,0 +1,60 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Engines other than Pebble, selected by Options.Store (the server's
+// --store): "scheme://endpoint[,endpoint…]". Each registers an opener for
+// its schemes from a file built only with its build tag, so the default
+// build compiles none of their dependencies:
+//
+//	tikv://pd1:2379[,pd2:2379…]  TiKV through its PD endpoints (tag tikv)
+//	tikvmock://                  an in-process mock TiKV cluster (tag tikv;
+//	                             tests and benchmarks: in memory with
+//	                             Options.InMemory, else a mock store in Dir)
+
+// engineOpener opens an engine for the endpoints of a store URL.
+type engineOpener func(endpoints []string, opts *Options) (engine, error)
+
+// engineOpeners is filled by the engines' init functions.
+var engineOpeners = map[string]engineOpener{}
+
+// ErrNoEngine: Options.Store names an engine this build does not have.
+var ErrNoEngine = errors.New("storage: no such storage engine in this build")
+
+// openStore opens the engine opts.Store names and the DB on it. Staged
+// inserts (stage.go) are Pebble's: every write keeps to the in-memory
+// path on another engine.
+func openStore(opts Options) (*DB, error) {
+	scheme, rest, ok := strings.Cut(opts.Store, "://")
+	if !ok {
+		return nil, fmt.Errorf("%w: --store %q is not scheme://endpoints (tikv://pd-host:2379)", ErrNoEngine, opts.Store)
+	}
+	open := engineOpeners[scheme]
+	if open == nil {
+		if scheme == "tikv" || scheme == "tikvmock" {
+			return nil, fmt.Errorf("%w: %s (build with -tags tikv)", ErrNoEngine, scheme)
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNoEngine, scheme)
+	}
+	var endpoints []string
+	for _, e := range strings.Split(rest, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			endpoints = append(endpoints, e)
+		}
+	}
+	db := newDB(&opts)
+	eng, err := open(endpoints, &opts)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", opts.Store, err)
+	}
+	db.eng = eng
+	if err := db.load(); err != nil {
+		_ = eng.close()
+		return nil, err
+	}
+	return db, nil
+}
