@@ -81,23 +81,36 @@ func (s *sortOp) load() error {
 	// cutoff, under a LIMIT, is the key of the last row kept by the last
 	// compaction: rows from then on must sort before it to matter.
 	var cutoff []types.Datum
+	// The keys are evaluated into scratch and copied out only for a row
+	// that is kept: under a LIMIT past its first compactions almost none
+	// is, and a key slice per input row was most of what the top-N
+	// allocated (and so most of its garbage collection; issue 21).
+	// Kept keys are cut from blocks of a batch's worth.
+	nk := len(s.fns)
+	scratch := make([]types.Datum, nk)
+	var block []types.Datum
 	err := Drain(s.in, func(b []Row) error {
 		var size int64
 		for _, r := range b {
-			k := make([]types.Datum, len(s.fns))
 			for i, f := range s.fns {
 				d, err := f(r)
 				if err != nil {
 					return err
 				}
-				k[i] = d
+				scratch[i] = d
 			}
-			if cutoff != nil && compareKeys(s.keys, k, cutoff) >= 0 {
+			if cutoff != nil && compareKeys(s.keys, scratch, cutoff) >= 0 {
 				// Not before the last of the first topN so far (an equal
 				// key comes later): it can never be output.
 				s.seq++
 				continue
 			}
+			if len(block) < nk {
+				block = make([]types.Datum, nk*BatchSize)
+			}
+			k := block[:nk:nk]
+			block = block[nk:]
+			copy(k, scratch)
 			all = append(all, keyed{k, r, s.seq})
 			s.seq++
 			size += rowBytes(r) + rowBytes(k)
@@ -107,6 +120,15 @@ func (s *sortOp) load() error {
 			s.sortRows(all)
 			clear(all[s.topN:])
 			all = all[:s.topN]
+			// The kept keys move to one block of their own, so that the
+			// blocks they were cut from (mostly dropped rows') are freed.
+			kept := make([]types.Datum, len(all)*nk)
+			for i := range all {
+				k := kept[i*nk : (i+1)*nk : (i+1)*nk]
+				copy(k, all[i].keys)
+				all[i].keys = k
+			}
+			block = nil
 			cutoff = all[s.topN-1].keys
 			s.mem.release()
 			size = 0

@@ -42,6 +42,8 @@ type vlayer struct {
 	cond  vexpr   // a filter's condition
 	exprs []vexpr // a projection's columns
 	outs  []*vec.Vec
+	join  *vjoinLayer // a hash join's probe (vjoin.go)
+	sel   []int32     // a filter's selection
 }
 
 // vaggOp is the vectorized aggregation (or, after a fallback, the row
@@ -57,7 +59,9 @@ type vaggOp struct {
 	// not decoded).
 	scanCols  []vexpr
 	scanTypes []vtype
-	chain     []plan.Node // the filters and projections, top down
+	chain     []plan.Node // the filters, projections and joins, top down
+	joins     map[*plan.Join]*vjoinBuild
+	joinMem   memAccount
 	keys      []vexpr
 	keyT      []types.T
 	keyCh     []bool  // a CHAR(n) key: compared without trailing spaces
@@ -78,6 +82,7 @@ func newVecAggregate(c *Ctx, a *plan.Aggregate) *vaggOp {
 		return nil
 	}
 	var chain []plan.Node
+	var joins map[*plan.Join]*vjoinBuild
 	n := a.Input
 	for {
 		switch x := n.(type) {
@@ -88,6 +93,18 @@ func newVecAggregate(c *Ctx, a *plan.Aggregate) *vaggOp {
 		case *plan.Project:
 			chain = append(chain, x)
 			n = x.Input
+			continue
+		case *plan.Join:
+			jb := newVJoinBuild(x)
+			if jb == nil {
+				return nil
+			}
+			if joins == nil {
+				joins = map[*plan.Join]*vjoinBuild{}
+			}
+			joins[x] = jb
+			chain = append(chain, x)
+			n = x.Left
 			continue
 		}
 		break
@@ -100,7 +117,7 @@ func newVecAggregate(c *Ctx, a *plan.Aggregate) *vaggOp {
 	if s.Needed[nt] || s.Needed[nt+1] || c.keeping(storage.TableID(s.Table.ID)) {
 		return nil
 	}
-	op := &vaggOp{c: c, node: a, scan: s, chain: chain}
+	op := &vaggOp{c: c, node: a, scan: s, chain: chain, joins: joins, joinMem: c.account("hash join")}
 	// The scan's columns: the needed ones with a vector type.
 	cols := make([]vexpr, len(s.Columns()))
 	types_ := make([]vtype, len(s.Columns()))
@@ -174,6 +191,13 @@ func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
 			l.outs = make([]*vec.Vec, len(x.Exprs))
 			ex.layers = append(ex.layers, l)
 			cols, types_ = ncols, ntypes
+		case *plan.Join:
+			jl, ncols, ntypes, ok := compileJoin(op.joins[x], cols, types_)
+			if !ok {
+				return nil, false
+			}
+			ex.layers = append(ex.layers, vlayer{join: jl})
+			cols, types_ = ncols, ntypes
 		}
 	}
 	vc := &vcompiler{cols: cols, types: types_}
@@ -245,6 +269,7 @@ func (op *vaggOp) Next() ([]Row, error) {
 		err := op.pass()
 		if errors.Is(err, errVecFallback) || errors.Is(err, vec.ErrOverflow) {
 			op.mem.release()
+			op.releaseJoins()
 			in, err := Build(op.c, op.node.Input)
 			if err != nil {
 				return nil, err
@@ -270,6 +295,15 @@ func (op *vaggOp) Close() {
 	}
 	op.out = nil
 	op.mem.release()
+	op.releaseJoins()
+}
+
+// releaseJoins drops the joins' build sides.
+func (op *vaggOp) releaseJoins() {
+	for _, jb := range op.joins {
+		jb.cols, jb.ints, jb.strs, jb.next = nil, nil, nil, nil
+	}
+	op.joinMem.release()
 }
 
 // vpart is the aggregation of one key range: its groups in first-seen
@@ -287,6 +321,11 @@ type vpart struct {
 // first-seen order of one scan.
 func (op *vaggOp) pass() error {
 	c, s := op.c, op.scan
+	for _, jb := range op.joins {
+		if err := jb.build(c, &op.joinMem); err != nil {
+			return err
+		}
+	}
 	tid := storage.TableID(s.Table.ID)
 	var bounds [][]byte
 	if c.Workers > 0 {
@@ -473,7 +512,7 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 	}
 	ex := op.exprs()
 	raw := make([]types.RawValue, ncol)
-	var sel, tmp []int32
+	var sel []int32
 	part := &vpart{states: make([]vstates, len(op.args))}
 	states := part.states
 	// Groups: by one integer key, or by an encoding of the keys.
@@ -515,6 +554,105 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 			states[i].v = append(states[i].v, 0)
 		}
 		return g, nil
+	}
+	// consume aggregates the rows sel of b (the top layer's output).
+	consume := func(b *vec.Batch, sel []int32) error {
+		for i, f := range ex.args {
+			if f == nil {
+				continue
+			}
+			v, err := f(b, sel)
+			if err != nil {
+				return err
+			}
+			argv[i] = v
+		}
+		// The group of each selected row.
+		if len(op.keys) > 0 {
+			for i, f := range ex.keys {
+				v, err := f(b, sel)
+				if err != nil {
+					return err
+				}
+				keyv[i] = v
+			}
+			gidx = gidx[:0]
+			for _, i := range sel {
+				var g int32
+				var ok bool
+				if len(keyv) == 1 && keyv[0].T == vec.Int {
+					v := keyv[0]
+					j := vec.At(v, i)
+					if v.Nulls.Get(j) {
+						g, ok = nullGroup, nullGroup >= 0
+					} else {
+						g, ok = ints[v.I[j]]
+					}
+					if !ok {
+						keyBuf = vkey(keyBuf[:0], keyv, op.keyCh, i)
+						var err error
+						if g, err = newGroup(op.keyRow(keyv, i), keyBuf); err != nil {
+							return err
+						}
+						if v.Nulls.Get(j) {
+							nullGroup = g
+						} else {
+							ints[v.I[j]] = g
+						}
+					}
+				} else {
+					keyBuf = vkey(keyBuf[:0], keyv, op.keyCh, i)
+					if g, ok = strs[string(keyBuf)]; !ok {
+						var err error
+						if g, err = newGroup(op.keyRow(keyv, i), keyBuf); err != nil {
+							return err
+						}
+						strs[string(keyBuf)] = g
+					}
+				}
+				gidx = append(gidx, g)
+			}
+		}
+		for a := range op.args {
+			if err := op.accumulate(a, &states[a], argv[a], sel, gidx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// run passes the rows sel of b through the layers from li up.
+	var run func(li int, b *vec.Batch, sel []int32) error
+	run = func(li int, b *vec.Batch, sel []int32) error {
+		for ; li < len(ex.layers); li++ {
+			l := &ex.layers[li]
+			if len(sel) == 0 {
+				return nil
+			}
+			if l.join != nil {
+				next := li + 1
+				return l.join.probe(b, sel, func(jb *vec.Batch, js []int32) error { return run(next, jb, js) })
+			}
+			if l.cond != nil {
+				r, err := l.cond(b, sel)
+				if err != nil {
+					return err
+				}
+				l.sel = vec.True(r, sel, l.sel)
+				sel = l.sel
+				continue
+			}
+			for i, f := range l.exprs {
+				r, err := f(b, sel)
+				if err != nil {
+					return err
+				}
+				l.outs[i] = r
+			}
+		}
+		if len(sel) == 0 {
+			return nil
+		}
+		return consume(b, sel)
 	}
 	for more := true; more; {
 		if err := ctx.Err(); err != nil {
@@ -580,91 +718,8 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 			}
 		}
 		sel = vec.All(sel, n)
-		for li := range ex.layers {
-			l := &ex.layers[li]
-			if len(sel) == 0 {
-				break
-			}
-			if l.cond != nil {
-				r, err := l.cond(b, sel)
-				if err != nil {
-					return nil, err
-				}
-				tmp = vec.True(r, sel, tmp)
-				sel, tmp = tmp, sel
-				continue
-			}
-			for i, f := range l.exprs {
-				r, err := f(b, sel)
-				if err != nil {
-					return nil, err
-				}
-				l.outs[i] = r
-			}
-		}
-		if len(sel) == 0 {
-			continue
-		}
-		for i, f := range ex.args {
-			if f == nil {
-				continue
-			}
-			v, err := f(b, sel)
-			if err != nil {
-				return nil, err
-			}
-			argv[i] = v
-		}
-		// The group of each selected row.
-		if len(op.keys) > 0 {
-			for i, f := range ex.keys {
-				v, err := f(b, sel)
-				if err != nil {
-					return nil, err
-				}
-				keyv[i] = v
-			}
-			gidx = gidx[:0]
-			for _, i := range sel {
-				var g int32
-				var ok bool
-				if len(keyv) == 1 && keyv[0].T == vec.Int {
-					v := keyv[0]
-					j := vec.At(v, i)
-					if v.Nulls.Get(j) {
-						g, ok = nullGroup, nullGroup >= 0
-					} else {
-						g, ok = ints[v.I[j]]
-					}
-					if !ok {
-						keyBuf = vkey(keyBuf[:0], keyv, op.keyCh, i)
-						var err error
-						if g, err = newGroup(op.keyRow(keyv, i), keyBuf); err != nil {
-							return nil, err
-						}
-						if v.Nulls.Get(j) {
-							nullGroup = g
-						} else {
-							ints[v.I[j]] = g
-						}
-					}
-				} else {
-					keyBuf = vkey(keyBuf[:0], keyv, op.keyCh, i)
-					if g, ok = strs[string(keyBuf)]; !ok {
-						var err error
-						if g, err = newGroup(op.keyRow(keyv, i), keyBuf); err != nil {
-							return nil, err
-						}
-						strs[string(keyBuf)] = g
-					}
-				}
-				gidx = append(gidx, g)
-			}
-		}
-		for a := range op.args {
-			if err := op.accumulate(a, &states[a], argv[a], sel, gidx); err != nil {
-				return nil, err
-			}
+		if err := run(0, b, sel); err != nil {
+			return nil, err
 		}
 	}
 	for a := range states {
