@@ -81,18 +81,7 @@ func pebbleHas(r pebble.Reader, key []byte) (bool, error) {
 // pebbleSnap is a Pebble snapshot.
 type pebbleSnap struct{ s *pebble.Snapshot }
 
-func (s pebbleSnap) get(key, buf []byte) ([]byte, bool, error) {
-	v, closer, err := s.s.Get(key) // not through pebbleGet: a point read's hot path
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	buf = append(buf[:0], v...)
-	_ = closer.Close()
-	return buf, true, nil
-}
+func (s pebbleSnap) get(key, buf []byte) ([]byte, bool, error) { return pebbleGet(s.s, key, buf) }
 
 func (s pebbleSnap) has(key []byte) (bool, error) { return pebbleHas(s.s, key) }
 

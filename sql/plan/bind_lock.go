@@ -75,3 +75,15 @@ func (b *Binder) BindLock(ls *pg_query.LockStmt) (*LockTable, error) {
 	}
 	return l, nil
 }
+
+// Unsupported is the 0A000 for the modes that would block other writers:
+// nothing here takes table locks (a transaction reads one snapshot, and
+// of two concurrent writes of a row the second to commit fails with
+// 40001), so only the modes that keep DDL away are accepted; nil for those.
+func (l *LockTable) Unsupported() error {
+	if l.Mode <= LockRowExclusive {
+		return nil
+	}
+	return pgerror.New(pgerror.FeatureNotSupported,
+		"LOCK TABLE … IN %s MODE is not supported: mvserver takes no table locks that block other writers; transactions read one snapshot, and of two concurrent writes of the same row the second to commit fails with 40001", l.Mode)
+}

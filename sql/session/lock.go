@@ -3,7 +3,6 @@ package session
 import (
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/parse"
-	"github.com/mvserver/mvserver/sql/plan"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 )
@@ -28,9 +27,8 @@ func (s *Session) lockTables(st *parse.Statement, ls *pg_query.LockStmt) (string
 			return "", err
 		}
 	}
-	if l.Mode > plan.LockRowExclusive {
-		return "", pgerror.New(pgerror.FeatureNotSupported,
-			"LOCK TABLE … IN %s MODE is not supported: mvserver takes no table locks that block other writers; transactions read one snapshot, and of two concurrent writes of the same row the second to commit fails with 40001", l.Mode)
+	if err := l.Unsupported(); err != nil {
+		return "", err
 	}
 	return "LOCK TABLE", nil
 }
