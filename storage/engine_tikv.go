@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 
 	"github.com/pingcap/goleveldb/leveldb"
+	"github.com/tikv/client-go/v2/config"
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
-	"github.com/tikv/client-go/v2/txnkv"
 	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
 )
 
@@ -39,11 +39,29 @@ func openTiKV(endpoints []string, _ *Options) (engine, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("no PD endpoint: use tikv://pd-host:2379[,pd2:2379…]")
 	}
-	c, err := txnkv.NewClient(endpoints)
+	// txnkv.NewClient's steps, with the RPC client wrapped.
+	cfg := config.GetGlobalConfig()
+	pdClient, err := tikv.NewPDClient(endpoints)
 	if err != nil {
 		return nil, err
 	}
-	return &tikvEngine{store: c.KVStore}, nil
+	tlsConfig, err := cfg.Security.ToTLSConfig()
+	if err != nil {
+		pdClient.Close()
+		return nil, err
+	}
+	spkv, err := tikv.NewEtcdSafePointKV(endpoints, tlsConfig)
+	if err != nil {
+		pdClient.Close()
+		return nil, err
+	}
+	commits := newCommitTracker(tikv.NewRPCClient(tikv.WithSecurity(cfg.Security)))
+	uuid := fmt.Sprintf("tikv-%v", pdClient.GetClusterID(context.Background()))
+	store, err := tikv.NewKVStore(uuid, pdClient, spkv, commits)
+	if err != nil {
+		return nil, err
+	}
+	return &tikvEngine{store: store, commits: commits}, nil
 }
 
 // openTiKVMock opens client-go's in-process mock cluster (mock PD, one
@@ -59,18 +77,24 @@ func openTiKVMock(_ []string, opts *Options) (engine, error) {
 		return nil, err
 	}
 	testutils.BootstrapWithSingleStore(cluster)
-	store, err := tikv.NewTestTiKVStore(client, pd, nil, nil, 0)
+	var commits *commitTracker
+	hijack := func(c tikv.Client) tikv.Client {
+		commits = newCommitTracker(c)
+		return commits
+	}
+	store, err := tikv.NewTestTiKVStore(client, pd, hijack, nil, 0)
 	if err != nil {
 		_ = client.Close()
 		return nil, err
 	}
-	return &tikvEngine{store: store, cluster: cluster, mock: client}, nil
+	return &tikvEngine{store: store, cluster: cluster, mock: client, commits: commits}, nil
 }
 
 type tikvEngine struct {
 	store   *tikv.KVStore
 	cluster *testutils.MockCluster // the mock's; nil on a real cluster
 	mock    *testutils.MockClient
+	commits *commitTracker // the store's RPC client
 }
 
 // errEngineConflict: another process committed a key of the batch since
@@ -144,7 +168,11 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 			return err
 		}
 	}
-	if err := txn.Commit(context.Background()); err != nil {
+	startTS := txn.StartTS()
+	e.commits.expect(startTS, txn.Len())
+	err = txn.Commit(context.Background())
+	e.commits.wait(startTS, err == nil)
+	if err != nil {
 		if tikverr.IsErrWriteConflict(err) {
 			return fmt.Errorf("%w (%v)", errEngineConflict, err)
 		}
