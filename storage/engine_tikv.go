@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sync"
 
 	"github.com/pingcap/goleveldb/leveldb"
+	pd "github.com/tikv/pd/client"
 	"github.com/tikv/client-go/v2/config"
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/testutils"
@@ -67,33 +69,104 @@ func openTiKV(endpoints []string, _ *Options) (engine, error) {
 // openTiKVMock opens client-go's in-process mock cluster (mock PD, one
 // region, MVCC in goleveldb): in memory with Options.InMemory or no Dir,
 // else under Dir/tikvmock, which a later Open of the same Dir reads again.
-func openTiKVMock(_ []string, opts *Options) (engine, error) {
+// tikvmock://NAME names a cluster this process shares: every open of one
+// name until the last close is another process's view of the same cluster
+// (its own store, oracle and caches on the same mock PD and MVCC store),
+// which is how tests run several servers on one cluster.
+func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
+	if len(endpoints) > 1 {
+		return nil, errors.New("tikvmock:// takes at most one cluster name")
+	}
+	name := ""
+	if len(endpoints) == 1 {
+		name = endpoints[0]
+	}
+	m, err := sharedMock(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	var commits *commitTracker
+	hijack := func(c tikv.Client) tikv.Client {
+		commits = newCommitTracker(mockHandle{c})
+		return commits
+	}
+	store, err := tikv.NewTestTiKVStore(m.client, m.pd, hijack, nil, 0)
+	if err != nil {
+		m.release()
+		return nil, err
+	}
+	return &tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits}, nil
+}
+
+// mockCluster is one in-process mock cluster and its opens.
+type mockCluster struct {
+	name    string
+	client  *testutils.MockClient
+	cluster *testutils.MockCluster
+	pd      pd.Client
+	refs    int // guarded by mockClustersMu
+}
+
+var (
+	mockClustersMu sync.Mutex
+	mockClusters   = map[string]*mockCluster{} // named clusters with opens
+)
+
+// sharedMock is the named cluster (a new one when it has no open), or a
+// new unnamed one.
+func sharedMock(name string, opts *Options) (*mockCluster, error) {
+	mockClustersMu.Lock()
+	defer mockClustersMu.Unlock()
+	if m := mockClusters[name]; name != "" && m != nil {
+		m.refs++
+		return m, nil
+	}
 	path := ""
 	if !opts.InMemory && opts.Dir != "" {
 		path = filepath.Join(opts.Dir, "tikvmock")
 	}
-	client, cluster, pd, err := testutils.NewMockTiKV(path, nil)
+	client, cluster, pdc, err := testutils.NewMockTiKV(path, nil)
 	if err != nil {
 		return nil, err
 	}
 	testutils.BootstrapWithSingleStore(cluster)
-	var commits *commitTracker
-	hijack := func(c tikv.Client) tikv.Client {
-		commits = newCommitTracker(c)
-		return commits
+	m := &mockCluster{name: name, client: client, cluster: cluster, pd: pdc, refs: 1}
+	if name != "" {
+		mockClusters[name] = m
 	}
-	store, err := tikv.NewTestTiKVStore(client, pd, hijack, nil, 0)
-	if err != nil {
-		_ = client.Close()
-		return nil, err
-	}
-	return &tikvEngine{store: store, cluster: cluster, mock: client, commits: commits}, nil
+	return m, nil
 }
+
+// release ends one open; the last closes the mock's MVCC store.
+func (m *mockCluster) release() error {
+	mockClustersMu.Lock()
+	m.refs--
+	last := m.refs == 0
+	if last && m.name != "" {
+		delete(mockClusters, m.name)
+	}
+	mockClustersMu.Unlock()
+	if !last {
+		return nil
+	}
+	// The store's close does not reach the mock's MVCC store (its
+	// goleveldb goroutines would outlive it).
+	if err := m.client.Close(); err != nil && !errors.Is(err, leveldb.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// mockHandle is one store's hold on a shared mock client: closing the
+// store does not close the client (release does).
+type mockHandle struct{ tikv.Client }
+
+func (mockHandle) Close() error { return nil }
 
 type tikvEngine struct {
 	store   *tikv.KVStore
 	cluster *testutils.MockCluster // the mock's; nil on a real cluster
-	mock    *testutils.MockClient
+	mock    *mockCluster           // the mock's; nil on a real cluster
 	commits *commitTracker // the store's RPC client
 }
 
@@ -184,9 +257,7 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 func (e *tikvEngine) close() error {
 	err := e.store.Close()
 	if e.mock != nil {
-		// The store's close does not reach the mock's MVCC store (its
-		// goleveldb goroutines would outlive it).
-		if cerr := e.mock.Close(); err == nil && !errors.Is(cerr, leveldb.ErrClosed) {
+		if cerr := e.mock.release(); err == nil {
 			err = cerr
 		}
 	}
