@@ -252,6 +252,12 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		db.commitMu.Unlock()
 		return err
 	}
+	if db.sharedStore {
+		if err := t.syncStates(plans); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
+	}
 	stale := false
 	for i, p := range plans {
 		if v := p.nextVersion(); v != guess[i] {
@@ -300,6 +306,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			killPoint("stage-ingested")
 		}
 	} else {
+		if db.sharedStore {
+			b.conflictSince(t.snap)
+		}
 		err = db.eng.commit(b)
 	}
 	if err == nil {

@@ -12,12 +12,13 @@ import (
 	"sync"
 
 	"github.com/pingcap/goleveldb/leveldb"
-	pd "github.com/tikv/pd/client"
 	"github.com/tikv/client-go/v2/config"
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
+	"github.com/tikv/client-go/v2/txnkv/transaction"
 	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
+	pd "github.com/tikv/pd/client"
 )
 
 // The TiKV engine (engine.go), on client-go's transactional API: a
@@ -63,7 +64,7 @@ func openTiKV(endpoints []string, _ *Options) (engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tikvEngine{store: store, commits: commits}, nil
+	return &tikvEngine{store: store, commits: commits, isShared: true}, nil
 }
 
 // openTiKVMock opens client-go's in-process mock cluster (mock PD, one
@@ -95,7 +96,7 @@ func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
 		m.release()
 		return nil, err
 	}
-	return &tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits}, nil
+	return &tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits, isShared: name != ""}, nil
 }
 
 // mockCluster is one in-process mock cluster and its opens.
@@ -167,12 +168,13 @@ type tikvEngine struct {
 	store   *tikv.KVStore
 	cluster *testutils.MockCluster // the mock's; nil on a real cluster
 	mock    *mockCluster           // the mock's; nil on a real cluster
-	commits *commitTracker // the store's RPC client
+	commits *commitTracker         // the store's RPC client
+	// isShared: a real cluster, or a named mock (tikvmock://NAME) other
+	// DBs of this process may open too.
+	isShared bool
 }
 
-// errEngineConflict: another process committed a key of the batch since
-// the batch's transaction began.
-var errEngineConflict = fmt.Errorf("%w: a key was written by another process on the same TiKV cluster", ErrSerialization)
+func (e *tikvEngine) shared() bool { return e.isShared }
 
 func (e *tikvEngine) latest() *txnsnapshot.KVSnapshot { return e.store.GetSnapshot(math.MaxUint64) }
 
@@ -190,7 +192,7 @@ func (e *tikvEngine) snapshot() engineSnapshot {
 	if err != nil {
 		return tikvSnap{err: err}
 	}
-	return tikvSnap{s: e.store.GetSnapshot(ts)}
+	return tikvSnap{s: e.store.GetSnapshot(ts), ts: ts}
 }
 
 func (e *tikvEngine) newBatch(int) engineBatch { return &tikvBatch{} }
@@ -206,7 +208,15 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 	if len(b.ops) == 0 {
 		return nil
 	}
-	txn, err := e.store.Begin()
+	var txn *transaction.KVTxn
+	var err error
+	if b.since != 0 {
+		// Begun at the snapshot's timestamp: prewrite fails with a write
+		// conflict when a key of the batch was committed after it.
+		txn, err = e.store.Begin(tikv.WithStartTS(b.since))
+	} else {
+		txn, err = e.store.Begin()
+	}
 	if err != nil {
 		return err
 	}
@@ -284,6 +294,7 @@ func tikvGet(s *txnsnapshot.KVSnapshot, key, buf []byte) ([]byte, bool, error) {
 // every read fails with it).
 type tikvSnap struct {
 	s   *txnsnapshot.KVSnapshot
+	ts  uint64
 	err error
 }
 
@@ -456,6 +467,7 @@ type tikvBatch struct {
 	ops      []tikvOp
 	bytes    int
 	deferred bool
+	since    uint64 // conflictSince's snapshot timestamp; 0: none
 }
 
 type tikvOp struct {
@@ -500,8 +512,14 @@ func (b *tikvBatch) finishDeferred() error {
 	return nil
 }
 
+func (b *tikvBatch) conflictSince(s engineSnapshot) {
+	if ts, ok := s.(tikvSnap); ok && ts.err == nil {
+		b.since = ts.ts
+	}
+}
+
 func (b *tikvBatch) size() int   { return b.bytes }
 func (b *tikvBatch) empty() bool { return len(b.ops) == 0 }
-func (b *tikvBatch) reset()      { b.ops, b.bytes = b.ops[:0], 0 }
+func (b *tikvBatch) reset()      { b.ops, b.bytes, b.since = b.ops[:0], 0, 0 }
 func (b *tikvBatch) wait() error { return nil }
 func (b *tikvBatch) close()      { b.ops = nil }

@@ -52,6 +52,12 @@ func openStore(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", opts.Store, err)
 	}
 	db.eng = eng
+	if db.sharedStore = eng.shared(); db.sharedStore {
+		if err := db.allocNode(); err != nil {
+			_ = eng.close()
+			return nil, err
+		}
+	}
 	if err := db.load(); err != nil {
 		_ = eng.close()
 		return nil, err

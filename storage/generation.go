@@ -175,6 +175,9 @@ func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
 	if err := db.writable(64); err != nil {
 		return 0, err
 	}
+	if db.sharedStore {
+		return db.allocSharedRowsID(tbl)
+	}
 	id := db.nextRowsID
 	b := db.eng.newBatch(0)
 	defer b.close()
@@ -185,6 +188,39 @@ func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
 	}
 	db.nextRowsID = id + 1
 	return id, nil
+}
+
+// allocSharedRowsID is allocRowsID on a shared store: the counter is read
+// from a snapshot and written by a batch that conflicts with another
+// process's allocation after it (shared.go).
+func (db *DB) allocSharedRowsID(tbl TableID) (TableID, error) {
+	for range sharedRetries {
+		snap := db.eng.snapshot()
+		id := TableID(FirstRowsID)
+		v, found, err := snap.get(globalRowsIDKey, nil)
+		if err == nil && found && len(v) == 4 {
+			id = max(id, TableID(binary.BigEndian.Uint32(v)))
+		}
+		if err != nil {
+			_ = snap.close()
+			return 0, err
+		}
+		b := db.eng.newBatch(0)
+		_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
+		_ = b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
+		b.conflictSince(snap)
+		err = db.eng.write(b, true)
+		b.close()
+		_ = snap.close()
+		if err == nil {
+			db.nextRowsID = id + 1
+			return id, nil
+		}
+		if !errors.Is(err, errEngineConflict) {
+			return 0, err
+		}
+	}
+	return 0, serializationError("rows id: too many concurrent rewrites")
 }
 
 // Insert adds a row to the new content: key must be new to it (the
