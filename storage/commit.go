@@ -283,6 +283,14 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		}
 	}
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
+	if len(t.leases) > 0 {
+		db.leases.mu.Lock()
+		defer db.leases.mu.Unlock()
+		if err := t.checkLeases(b); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
+	}
 	if sc != nil {
 		if err := sc.prepare(b.(*pebbleBatch).b); err != nil {
 			db.commitMu.Unlock()

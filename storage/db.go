@@ -57,6 +57,7 @@ type DB struct {
 	// number and row-id range on it (shared.go).
 	sharedStore     bool
 	node, rowIDBase int64
+	leases          leases // lease.go
 	// pdb is the Pebble instance under eng, for the speedups only Pebble
 	// has (engine.go); nil on another engine.
 	pdb   *pebble.DB

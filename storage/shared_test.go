@@ -8,13 +8,19 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // openShared opens a DB on the named mock cluster (tikvmock://name), as
 // another process on one TiKV cluster would.
 func openShared(t *testing.T, name string) *DB {
 	t.Helper()
-	db, err := Open(Options{InMemory: true, Store: "tikvmock://" + name})
+	return openSharedClock(t, name, nil)
+}
+
+func openSharedClock(t *testing.T, name string, clock func() time.Time) *DB {
+	t.Helper()
+	db, err := Open(Options{InMemory: true, Store: "tikvmock://" + name, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +166,13 @@ func TestSharedStoreStaleWriter(t *testing.T) {
 	if got := scanAll(t, tx, tbl.ID, nil, nil); len(got) != 3 {
 		t.Fatalf("rows %v: want x, y, z", got)
 	}
+}
+
+// TestSharedStoreLease: the lease rules across two DBs on one cluster (B
+// takes over A's expired lease; A's commit under it fails).
+func TestSharedStoreLease(t *testing.T) {
+	clk := &leaseClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	a := openSharedClock(t, t.Name(), clk.Now)
+	b := openSharedClock(t, t.Name(), clk.Now)
+	checkLeases(t, a, b, clk)
 }
