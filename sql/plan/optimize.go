@@ -31,6 +31,9 @@ type Optimizer struct {
 // Rules are the optimizer's rules in the order each pass runs them; each
 // has a golden file testdata/plan/<name>.txt.
 var Rules = []Rule{
+	// Expressions of constants and immutable operators and functions
+	// become their values (const_fold.go).
+	{Name: "constant-folding", Apply: foldConstants},
 	// An outer, semi or anti join's ON conjuncts that test one input
 	// alone filter that input (join_filter_push.go).
 	{Name: "join-filter-pushdown", Apply: pushJoinFilters},
