@@ -110,6 +110,9 @@ func simplifyLogic(args []Expr, or bool) (Expr, bool) {
 func immutableConst(e Expr) bool {
 	ok := true
 	Walk(e, func(x Expr) bool {
+		if !ok {
+			return false
+		}
 		if !sessionFreeType(x.Type()) {
 			ok = false
 			return false
