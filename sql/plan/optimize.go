@@ -49,6 +49,9 @@ var Rules = []Rule{
 	// Index nested-loop joins: an equality join with a small side looks
 	// the other side up through its key (access.go).
 	{Name: "index-join", Apply: indexJoins},
+	// Long IN lists of constants are tested through a hash set
+	// (in_hash.go).
+	{Name: "hashed-in-list", Apply: hashInLists},
 }
 
 // maxPasses bounds the passes of Optimize.
