@@ -55,6 +55,10 @@ func foldExpr(e Expr) Expr {
 	}
 	out := MapChildren(e, foldExpr)
 	switch x := out.(type) {
+	case *Binary:
+		if nb, ok := narrowDateCompare(x); ok {
+			return nb
+		}
 	case *And:
 		if s, ok := simplifyLogic(x.Args, false); ok {
 			return s
