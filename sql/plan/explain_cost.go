@@ -49,8 +49,9 @@ func (c *coster) compute(n Node) nodeCost {
 			// An index scan: its lookups and the rows they fetch, not the
 			// table (the Filter repeats the key's conditions, so its rows
 			// are the rows fetched, to within its other conjuncts). Under a
-			// nested loop this is one loop's cost.
-			t := keyedScanCost(s, rows(n))
+			// nested loop this is one loop's cost. It is at most what
+			// reading and filtering the whole table costs (a small table).
+			t := math.Min(keyedScanCost(s, rows(n)), in.total+rows(x.Input))
 			return nodeCost{total: t}
 		}
 	case *Sort:
