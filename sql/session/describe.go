@@ -8,60 +8,12 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
-
-// processingStatus is the "Incremental processing" column of R-O3 for a
-// run's technique.
-func processingStatus(technique refresh.TechniqueName) string {
-	switch technique {
-	case refresh.NoOp:
-		return "NO_CHANGES"
-	case refresh.FullRecompute:
-		return "FULL_RECOMPUTE"
-	case "":
-		return ""
-	}
-	return "INCREMENTAL"
-}
-
-func scheduleText(ds *catalog.Dataset) string {
-	if ds == nil || ds.Schedule == nil {
-		return ""
-	}
-	sc := ds.Schedule
-	if sc.Cron != "" {
-		tz := sc.TimeZone
-		if tz == "" {
-			tz = "UTC"
-		}
-		return fmt.Sprintf("CRON '%s' AT TIME ZONE '%s'", sc.Cron, tz)
-	}
-	unit := sc.Unit
-	if sc.Every != 1 {
-		unit += "S"
-	}
-	return fmt.Sprintf("EVERY %d %s", sc.Every, unit)
-}
-
-func triggerText(ds *catalog.Dataset) string {
-	if ds == nil || ds.Trigger == nil {
-		return ""
-	}
-	if s := ds.Trigger.AtMostEverySeconds; s > 0 {
-		switch {
-		case s%3600 == 0:
-			return fmt.Sprintf("ON UPDATE AT MOST EVERY INTERVAL %d HOURS", s/3600)
-		case s%60 == 0:
-			return fmt.Sprintf("ON UPDATE AT MOST EVERY INTERVAL %d MINUTES", s/60)
-		}
-		return fmt.Sprintf("ON UPDATE AT MOST EVERY INTERVAL %d SECONDS", s)
-	}
-	return "ON UPDATE"
-}
 
 // showDatasets answers SHOW MATERIALIZED VIEWS and SHOW STREAMING TABLES (R-O3).
 func (s *Session) showDatasets(x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
@@ -88,10 +40,10 @@ func (s *Session) showDatasets(x *parse.ShowDatasets) (plan.Node, []plan.Column,
 			return nil, nil, err
 		}
 		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(t.Dataset.Policy),
-			textOrNull(scheduleText(t.Dataset)), textOrNull(triggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
+			textOrNull(dataset.ScheduleText(t.Dataset)), textOrNull(dataset.TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
 		if last != nil {
 			row[5] = types.NewText(last.Status)
-			row[6] = types.NewText(processingStatus(last.Technique))
+			row[6] = types.NewText(dataset.ProcessingStatus(last.Technique))
 			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
 		}
 		rows = append(rows, row)
@@ -122,7 +74,7 @@ func (s *Session) showStreamingTables(x *parse.ShowDatasets) (plan.Node, []plan.
 			return nil, nil, err
 		}
 		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(s.streamNames(t)),
-			textOrNull(scheduleText(t.Dataset)), textOrNull(triggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
+			textOrNull(dataset.ScheduleText(t.Dataset)), textOrNull(dataset.TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
 		if last != nil {
 			row[5] = types.NewText(last.Status)
 			row[6] = types.NewText(string(last.Technique))
@@ -166,10 +118,10 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 	} else {
 		rows = append(rows, kv("Refresh Policy", ds.Policy))
 	}
-	if st := scheduleText(ds); st != "" {
+	if st := dataset.ScheduleText(ds); st != "" {
 		rows = append(rows, kv("Schedule", st))
 	}
-	if tr := triggerText(ds); tr != "" {
+	if tr := dataset.TriggerText(ds); tr != "" {
 		rows = append(rows, kv("Trigger", tr))
 	}
 	timeout := "2d (default)"
@@ -186,7 +138,7 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 			kv("Last Refresh", last.End.UTC().Format("2006-01-02 15:04:05.999999Z07:00")),
 			kv("Last Refresh Status", last.Status),
 			kv("Last Refresh Technique", string(last.Technique)),
-			kv("Incremental Processing", processingStatus(last.Technique)))
+			kv("Incremental Processing", dataset.ProcessingStatus(last.Technique)))
 	}
 	if ds.Schedule != nil || ds.Trigger != nil {
 		next := "when a source changes"

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -83,29 +84,11 @@ func (s *Session) explainRefresh(r *parse.RefreshDataset) (plan.Node, error) {
 			rows = append(rows, kv(p.Name, l))
 		}
 	}
-	va := locate(s.cat, datasetSearchPath(t), storedQuery(t), e.Analysis)
+	va := dataset.Locate(s.cat, dataset.SearchPath(t), dataset.StoredQuery(t), e.Analysis)
 	for _, b := range va.Blockers {
-		rows = append(rows, kv("blocker "+b.Code, va.blockerValue(b)))
+		rows = append(rows, kv("blocker "+b.Code, va.BlockerValue(b)))
 	}
 	return constRows(explainCols, rows), nil
-}
-
-// blockerValue is a blocker as EXPLAIN shows it: where, what, why and the
-// fix.
-func (va *viewAnalysis) blockerValue(b refresh.Blocker) string {
-	var parts []string
-	if w := va.where(b); w != "" {
-		parts = append(parts, "at "+w)
-	}
-	if b.Object != "" {
-		parts = append(parts, b.Object)
-	}
-	parts = append(parts, b.Message)
-	v := strings.Join(parts, ": ")
-	if b.Fix != "" {
-		v += "; fix: " + b.Fix
-	}
-	return v
 }
 
 func onOff(b bool) string {
@@ -180,9 +163,9 @@ func (s *Session) explainCreate(c *parse.CreateMaterializedView) (plan.Node, err
 		t, _ := s.cat.Table(id)
 		rows = append(rows, kv("source "+s.cat.QualifiedName(t), s.sourceFeatures(t)))
 	}
-	bs, _ := va.relevantBlockers()
+	bs, _ := va.RelevantBlockers()
 	for _, b := range bs {
-		rows = append(rows, kv("blocker "+b.Code, va.blockerValue(b)))
+		rows = append(rows, kv("blocker "+b.Code, va.BlockerValue(b)))
 	}
 	return constRows(explainCols, rows), nil
 }
@@ -197,7 +180,7 @@ func (s *Session) sourceFeatures(t *catalog.Table) string {
 	case catalog.IsSystem(t):
 		return "system view; no change data feed"
 	case t.Kind != catalog.KindView:
-		return kindName(t.Kind) + "; " + features(t)
+		return dataset.KindName(t.Kind) + "; " + features(t)
 	}
 	var under []string
 	seen := map[uint32]bool{}
