@@ -45,6 +45,7 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table) (*Report, error) {
 // FeatureChange is one source table that ALTER MATERIALIZED VIEW … ENABLE
 // INCREMENTAL would change, and the properties it would set to true.
 type FeatureChange struct {
+	ID    uint32
 	Table string // schema.name
 	Kind  string // "table", "materialized view", …
 	Keys  []string
@@ -79,7 +80,7 @@ func EnableIncrementalChanges(cat *catalog.Catalog, v *catalog.Table) []FeatureC
 				keys = append(keys, catalog.PropRowTracking)
 			}
 			if len(keys) > 0 {
-				out = append(out, FeatureChange{Table: cat.QualifiedName(t), Kind: KindName(t.Kind), Keys: keys})
+				out = append(out, FeatureChange{ID: t.ID, Table: cat.QualifiedName(t), Kind: KindName(t.Kind), Keys: keys})
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/refresh"
@@ -59,4 +60,13 @@ func TriggerText(ds *catalog.Dataset) string {
 		return fmt.Sprintf("ON UPDATE AT MOST EVERY INTERVAL %d SECONDS", s)
 	}
 	return "ON UPDATE"
+}
+
+// TimeoutText is a dataset's statement timeout as DESCRIBE EXTENDED and the
+// console show it.
+func TimeoutText(ds *catalog.Dataset) string {
+	if ds.StatementTimeoutMs > 0 {
+		return (time.Duration(ds.StatementTimeoutMs) * time.Millisecond).String()
+	}
+	return "2d (default)"
 }

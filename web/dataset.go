@@ -232,11 +232,7 @@ func (c *Console) describe(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Ta
 			add("Refreshed", "manually (REFRESH)")
 		}
 		add("Next refresh", p.Row.NextRun)
-		timeout := "2d (default)"
-		if ds.StatementTimeoutMs > 0 {
-			timeout = (time.Duration(ds.StatementTimeoutMs) * time.Millisecond).String()
-		}
-		add("Statement timeout", timeout)
+		add("Statement timeout", dataset.TimeoutText(ds))
 		for _, e := range ds.Expectations {
 			action := e.Action
 			if action == "" {

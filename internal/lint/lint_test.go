@@ -40,8 +40,8 @@ var allowed = map[string][]string{
 	"notify":  {"pgerror"},
 	// dataset: the lifecycle of materialized views and streaming tables
 	// that is not the connection's: incrementality analysis (mv_insights,
-	// EXPLAIN's blockers), how schedules and techniques read.
-	"dataset":       {"pgerror", "refresh", "sql/parse", "sql/plan", "sql/exec", "sql/types", "catalog"},
+	// EXPLAIN's blockers), SHOW, DESCRIBE and EXPLAIN of datasets.
+	"dataset":       {"pgerror", "refresh", "sql/parse", "sql/plan", "sql/exec", "sql/types", "sql/settings", "catalog", "storage"},
 	"sql/session":   {"pgerror", "notify", "server", "refresh", "dataset", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "catalog", "storage", "stats"},
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web", "stats"},
 	"web":           {"pgerror", "server", "dataset", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},

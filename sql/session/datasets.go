@@ -819,59 +819,25 @@ func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
 	}
 	c := s.cat.Clone()
 	var changed []uint32
-	var walk func(ids []uint32) error
-	seen := map[uint32]bool{}
-	walk = func(ids []uint32) error {
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			t, ok := c.Table(id)
-			if !ok {
-				continue
-			}
-			if t.Kind == catalog.KindView {
-				if err := walk(t.DependsOn); err != nil {
-					return err
-				}
-				continue
-			}
-			var keys []string
-			if t.ChangeDataFeed() && t.RowTracking() {
-				continue
-			}
-			// Setting a source's properties is ALTER TABLE: its owner's.
-			if err := s.requireOwner(t); err != nil {
-				return err
-			}
-			if !t.ChangeDataFeed() {
-				keys = append(keys, catalog.PropChangeDataFeed)
-			}
-			if !t.RowTracking() {
-				keys = append(keys, catalog.PropRowTracking)
-			}
-			if len(keys) == 0 {
-				continue
-			}
-			nt := t.Clone()
-			set := map[string]string{}
-			for _, k := range keys {
-				nt.SetProperty(catalog.Property{Key: k, Value: "true"})
-				set[k] = "true"
-			}
-			c.PutTable(nt)
-			changed = append(changed, nt.ID)
-			props, _ := json.Marshal(set)
-			if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": string(props)}); err != nil {
-				return mapStorageErr(err)
-			}
-			s.notice("set %s on %s %s", strings.Join(assignments(keys), ", "), dataset.KindName(nt.Kind), c.QualifiedName(nt))
+	for _, fc := range dataset.EnableIncrementalChanges(s.cat, v) {
+		t, _ := c.Table(fc.ID)
+		// Setting a source's properties is ALTER TABLE: its owner's.
+		if err := s.requireOwner(t); err != nil {
+			return "", err
 		}
-		return nil
-	}
-	if err := walk(v.DependsOn); err != nil {
-		return "", err
+		nt := t.Clone()
+		set := map[string]string{}
+		for _, k := range fc.Keys {
+			nt.SetProperty(catalog.Property{Key: k, Value: "true"})
+			set[k] = "true"
+		}
+		c.PutTable(nt)
+		changed = append(changed, nt.ID)
+		props, _ := json.Marshal(set)
+		if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": string(props)}); err != nil {
+			return "", mapStorageErr(err)
+		}
+		s.notice("set %s on %s %s", strings.Join(assignments(fc.Keys), ", "), fc.Kind, fc.Table)
 	}
 	if err := s.logUserAction(v, "enabled incremental refresh on"); err != nil {
 		return "", err

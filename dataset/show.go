@@ -1,4 +1,4 @@
-package session
+package dataset
 
 import (
 	"encoding/json"
@@ -8,17 +8,20 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
-	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
+	"github.com/mvserver/mvserver/storage"
 )
 
-// showDatasets answers SHOW MATERIALIZED VIEWS and SHOW STREAMING TABLES (R-O3).
-func (s *Session) showDatasets(x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
+// SHOW MATERIALIZED VIEWS, SHOW STREAMING TABLES and DESCRIBE EXTENDED's
+// dataset rows, over a catalog snapshot and the transaction that read it.
+
+// Show answers SHOW MATERIALIZED VIEWS and SHOW STREAMING TABLES (R-O3).
+func Show(cat *catalog.Catalog, txn *storage.Txn, x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
 	if x.Streaming {
-		return s.showStreamingTables(x)
+		return showStreamingTables(cat, txn, x)
 	}
 	cols := []plan.Column{
 		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: "refresh_policy", T: types.Text},
@@ -27,33 +30,33 @@ func (s *Session) showDatasets(x *parse.ShowDatasets) (plan.Node, []plan.Column,
 		{Name: "last_refresh_time", T: types.TimestampTZ},
 	}
 	var rows [][]types.Datum
-	for _, t := range s.cat.Tables() {
+	for _, t := range cat.Tables() {
 		if t.Kind != catalog.KindMaterializedView {
 			continue
 		}
-		sc, _ := s.cat.SchemaByID(t.SchemaID)
+		sc, _ := cat.SchemaByID(t.SchemaID)
 		if x.Schema != "" && sc.Name != x.Schema {
 			continue
 		}
-		last, err := refresh.ReadLastRun(s.txn, t.ID)
+		last, err := refresh.ReadLastRun(txn, t.ID)
 		if err != nil {
 			return nil, nil, err
 		}
 		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(t.Dataset.Policy),
-			textOrNull(dataset.ScheduleText(t.Dataset)), textOrNull(dataset.TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
+			TextOrNull(ScheduleText(t.Dataset)), TextOrNull(TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
 		if last != nil {
 			row[5] = types.NewText(last.Status)
-			row[6] = types.NewText(dataset.ProcessingStatus(last.Technique))
+			row[6] = types.NewText(ProcessingStatus(last.Technique))
 			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
 		}
 		rows = append(rows, row)
 	}
-	return constRows(cols, rows), cols, nil
+	return plan.ValuesOf(cols, rows), cols, nil
 }
 
 // showStreamingTables answers SHOW STREAMING TABLES: each table's streams,
 // schedule or trigger and last refresh (R-O3).
-func (s *Session) showStreamingTables(x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
+func showStreamingTables(cat *catalog.Catalog, txn *storage.Txn, x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
 	cols := []plan.Column{
 		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: "streams", T: types.Text},
 		{Name: "schedule", T: types.Text}, {Name: "trigger", T: types.Text},
@@ -61,20 +64,20 @@ func (s *Session) showStreamingTables(x *parse.ShowDatasets) (plan.Node, []plan.
 		{Name: "last_refresh_time", T: types.TimestampTZ},
 	}
 	var rows [][]types.Datum
-	for _, t := range s.cat.Tables() {
+	for _, t := range cat.Tables() {
 		if t.Kind != catalog.KindStreamingTable {
 			continue
 		}
-		sc, _ := s.cat.SchemaByID(t.SchemaID)
+		sc, _ := cat.SchemaByID(t.SchemaID)
 		if x.Schema != "" && sc.Name != x.Schema {
 			continue
 		}
-		last, err := refresh.ReadLastRun(s.txn, t.ID)
+		last, err := refresh.ReadLastRun(txn, t.ID)
 		if err != nil {
 			return nil, nil, err
 		}
-		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(s.streamNames(t)),
-			textOrNull(dataset.ScheduleText(t.Dataset)), textOrNull(dataset.TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
+		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(StreamNames(cat, t)),
+			TextOrNull(ScheduleText(t.Dataset)), TextOrNull(TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
 		if last != nil {
 			row[5] = types.NewText(last.Status)
 			row[6] = types.NewText(string(last.Technique))
@@ -82,54 +85,52 @@ func (s *Session) showStreamingTables(x *parse.ShowDatasets) (plan.Node, []plan.
 		}
 		rows = append(rows, row)
 	}
-	return constRows(cols, rows), cols, nil
+	return plan.ValuesOf(cols, rows), cols, nil
 }
 
-// streamNames lists a streaming table's streams, qualified, comma-separated.
-func (s *Session) streamNames(t *catalog.Table) string {
+// StreamNames lists a streaming table's streams, qualified, comma-separated.
+func StreamNames(cat *catalog.Catalog, t *catalog.Table) string {
 	var names []string
 	for _, id := range t.Dataset.Streams {
-		if src, ok := s.cat.Table(id); ok {
-			names = append(names, s.cat.QualifiedName(src))
+		if src, ok := cat.Table(id); ok {
+			names = append(names, cat.QualifiedName(src))
 		}
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 
-func textOrNull(s string) types.Datum {
+// TextOrNull is s as text, NULL when empty.
+func TextOrNull(s string) types.Datum {
 	if s == "" {
 		return types.NullDatum
 	}
 	return types.NewText(s)
 }
 
-// describeDataset adds the materialized-view or streaming-table rows of
-// DESCRIBE EXTENDED (R-O2).
-func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
+// DescribeRows are the materialized-view or streaming-table rows of
+// DESCRIBE EXTENDED (R-O2); nextRun is the scheduler's next run of a view
+// (nil when the scheduler is not running).
+func DescribeRows(cat *catalog.Catalog, txn *storage.Txn, nextRun func(view uint32) (time.Time, bool), t *catalog.Table) ([][]types.Datum, error) {
 	ds := t.Dataset
 	kv := func(k, v string) []types.Datum {
-		return []types.Datum{types.NewText(k), textOrNull(v), types.NullDatum}
+		return []types.Datum{types.NewText(k), TextOrNull(v), types.NullDatum}
 	}
 	var rows [][]types.Datum
 	rows = append(rows, kv("View Text", ds.QueryText), kv("View Original Text", t.Query))
 	if t.Kind == catalog.KindStreamingTable {
-		rows = append(rows, kv("Streams", s.streamNames(t)))
+		rows = append(rows, kv("Streams", StreamNames(cat, t)))
 	} else {
 		rows = append(rows, kv("Refresh Policy", ds.Policy))
 	}
-	if st := dataset.ScheduleText(ds); st != "" {
+	if st := ScheduleText(ds); st != "" {
 		rows = append(rows, kv("Schedule", st))
 	}
-	if tr := dataset.TriggerText(ds); tr != "" {
+	if tr := TriggerText(ds); tr != "" {
 		rows = append(rows, kv("Trigger", tr))
 	}
-	timeout := "2d (default)"
-	if ds.StatementTimeoutMs > 0 {
-		timeout = (time.Duration(ds.StatementTimeoutMs) * time.Millisecond).String()
-	}
-	rows = append(rows, kv("Statement Timeout", timeout))
-	last, err := refresh.ReadLastRun(s.txn, t.ID)
+	rows = append(rows, kv("Statement Timeout", TimeoutText(ds)))
+	last, err := refresh.ReadLastRun(txn, t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -138,15 +139,15 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 			kv("Last Refresh", last.End.UTC().Format("2006-01-02 15:04:05.999999Z07:00")),
 			kv("Last Refresh Status", last.Status),
 			kv("Last Refresh Technique", string(last.Technique)),
-			kv("Incremental Processing", dataset.ProcessingStatus(last.Technique)))
+			kv("Incremental Processing", ProcessingStatus(last.Technique)))
 	}
 	if ds.Schedule != nil || ds.Trigger != nil {
 		next := "when a source changes"
 		if ds.Trigger != nil && ds.Trigger.AtMostEverySeconds > 0 {
 			next = fmt.Sprintf("when a source changes, at most every %ds", ds.Trigger.AtMostEverySeconds)
 		}
-		if s.eng.NextRun != nil {
-			if at, ok := s.eng.NextRun(t.ID); ok {
+		if nextRun != nil {
+			if at, ok := nextRun(t.ID); ok {
 				next = at.UTC().Format("2006-01-02 15:04:05Z07:00")
 			}
 		} else if ds.Schedule != nil {
@@ -154,7 +155,7 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 		}
 		rows = append(rows, kv("Next Refresh", next))
 	}
-	ckpt, err := refresh.ReadCheckpoint(s.txn, t.ID)
+	ckpt, err := refresh.ReadCheckpoint(txn, t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +163,8 @@ func (s *Session) describeDataset(t *catalog.Table) ([][]types.Datum, error) {
 		var parts []string
 		for id, v := range ckpt.Sources {
 			name := fmt.Sprint(id)
-			if src, ok := s.cat.Table(id); ok {
-				name = s.cat.QualifiedName(src)
+			if src, ok := cat.Table(id); ok {
+				name = cat.QualifiedName(src)
 			}
 			parts = append(parts, fmt.Sprintf("%s@v%d", name, v))
 		}
