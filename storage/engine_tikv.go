@@ -25,9 +25,11 @@ import (
 // snapshot is a TiKV snapshot at a timestamp from PD's oracle, a batch one
 // Percolator transaction committed at commit (two-phase, synchronous:
 // durable in a Raft majority when it returns, so wait has nothing left to
-// do). One process owns the DB's in-memory state (versions, row ids,
-// conflict bookkeeping) as on Pebble; several processes on one cluster
-// are the design in doc.go, not built yet.
+// do; and apply waits for the secondaries, engine_tikv_commits.go). A
+// process's DB keeps its in-memory state (versions, row ids, conflict
+// bookkeeping) as on Pebble; on a shared store (a real cluster, or
+// tikvmock://NAME) shared.go makes that state safe beside other
+// processes' (doc.go, Several processes on TiKV).
 //
 // Layout: the DB's keys as they are on Pebble. Values carry one leading
 // byte (0), as TiKV cannot hold an empty value and the DB's meta values

@@ -15,6 +15,9 @@ import (
 //	tikvmock://                  an in-process mock TiKV cluster (tag tikv;
 //	                             tests and benchmarks: in memory with
 //	                             Options.InMemory, else a mock store in Dir)
+//	tikvmock://NAME              a mock cluster shared by every DB of this
+//	                             process that opens NAME (several "processes"
+//	                             in one test)
 
 // engineOpener opens an engine for the endpoints of a store URL.
 type engineOpener func(endpoints []string, opts *Options) (engine, error)

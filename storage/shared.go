@@ -44,8 +44,8 @@ const rowIDNodeShift = 40
 // globalNodeKey holds the last node number handed to an open.
 var globalNodeKey = []byte{prefixGlobal, 'n', 'o', 'd', 'e'}
 
-// errSharedRetry: a short transaction of the DB's own (a node number, a
-// rows id, a lease) lost to another process's and is retried.
+// sharedRetries bounds the retries of a short transaction of the DB's own
+// (a node number, a rows id, a lease) that lost to another process's.
 const sharedRetries = 20
 
 // allocNode takes this open's node number on a shared store and sets the
