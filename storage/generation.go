@@ -194,33 +194,24 @@ func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
 // from a snapshot and written by a batch that conflicts with another
 // process's allocation after it (shared.go).
 func (db *DB) allocSharedRowsID(tbl TableID) (TableID, error) {
-	for range sharedRetries {
-		snap := db.eng.snapshot()
-		id := TableID(FirstRowsID)
+	var id TableID
+	err := db.retryShared(func(snap engineSnapshot, b engineBatch) (bool, error) {
+		id = FirstRowsID
 		v, found, err := snap.get(globalRowsIDKey, nil)
-		if err == nil && found && len(v) == 4 {
+		if err != nil {
+			return false, err
+		}
+		if found && len(v) == 4 {
 			id = max(id, TableID(binary.BigEndian.Uint32(v)))
 		}
-		if err != nil {
-			_ = snap.close()
-			return 0, err
-		}
-		b := db.eng.newBatch(0)
 		_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
-		_ = b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
-		b.conflictSince(snap)
-		err = db.eng.write(b, true)
-		b.close()
-		_ = snap.close()
-		if err == nil {
-			db.nextRowsID = id + 1
-			return id, nil
-		}
-		if !errors.Is(err, errEngineConflict) {
-			return 0, err
-		}
+		return true, b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
+	})
+	if err != nil {
+		return 0, err
 	}
-	return 0, serializationError("rows id: too many concurrent rewrites")
+	db.nextRowsID = id + 1
+	return id, nil
 }
 
 // Insert adds a row to the new content: key must be new to it (the

@@ -116,39 +116,26 @@ func (db *DB) changeLease(name string, change func(cur Lease, found bool, now ti
 	db.leases.mu.Lock()
 	defer db.leases.mu.Unlock()
 	key := leaseKey(name)
-	for range sharedRetries {
-		if err := db.writable(64); err != nil {
-			return Lease{}, err
-		}
-		snap := db.eng.snapshot()
+	var next Lease
+	err := db.retryShared(func(snap engineSnapshot, b engineBatch) (bool, error) {
 		v, found, err := snap.get(key, nil)
 		var cur Lease
 		if err == nil && found {
 			cur, err = decodeLease(name, v)
 		}
 		if err != nil {
-			_ = snap.close()
-			return Lease{}, err
+			return false, err
 		}
-		next, write, err := change(cur, found, db.clock())
-		if err != nil || !write {
-			_ = snap.close()
-			return next, err
+		var write bool
+		if next, write, err = change(cur, found, db.clock()); err != nil || !write {
+			return false, err
 		}
-		b := db.eng.newBatch(0)
-		_ = b.set(key, encodeLease(next))
-		b.conflictSince(snap)
-		err = db.eng.write(b, true)
-		b.close()
-		_ = snap.close()
-		if err == nil {
-			return next, nil
-		}
-		if !errors.Is(err, errEngineConflict) {
-			return Lease{}, err
-		}
+		return true, b.set(key, encodeLease(next))
+	})
+	if err != nil {
+		return Lease{}, err
 	}
-	return Lease{}, serializationError("lease %q: too many concurrent writers", name)
+	return next, nil
 }
 
 // CheckLease makes the transaction's commit fail with ErrLeaseLost unless

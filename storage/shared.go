@@ -61,39 +61,50 @@ func (db *DB) allocNode() error {
 }
 
 // incrementGlobal adds delta to the uint64 counter at key (absent: from
-// floor-1) in a transaction of its own, retried when another process
-// raced it, and returns the new value.
+// floor-1) in a transaction of its own and returns the new value.
 func (db *DB) incrementGlobal(key []byte, delta, floor int64) (int64, error) {
-	for range sharedRetries {
-		snap := db.eng.snapshot()
+	var next int64
+	err := db.retryShared(func(snap engineSnapshot, b engineBatch) (bool, error) {
 		v, ok, err := snap.get(key, nil)
 		if err != nil {
-			_ = snap.close()
-			return 0, err
+			return false, err
 		}
 		cur := floor - 1
 		if ok {
 			if len(v) != 8 {
-				_ = snap.close()
-				return 0, fmt.Errorf("storage: corrupt counter %x", key)
+				return false, fmt.Errorf("storage: corrupt counter %x", key)
 			}
 			cur = max(cur, int64(binary.BigEndian.Uint64(v)))
 		}
-		next := cur + delta
+		next = cur + delta
+		return true, b.set(key, binary.BigEndian.AppendUint64(nil, uint64(next)))
+	})
+	return next, err
+}
+
+// retryShared runs a short transaction of the DB's own: try reads what it
+// needs from snap and puts its writes in b (false: nothing to write), and
+// the batch is written durably, conflicting with another process's write
+// after snap (conflictSince); on such a conflict it is tried again.
+func (db *DB) retryShared(try func(snap engineSnapshot, b engineBatch) (bool, error)) error {
+	for range sharedRetries {
+		if err := db.writable(64); err != nil {
+			return err
+		}
+		snap := db.eng.snapshot()
 		b := db.eng.newBatch(0)
-		_ = b.set(key, binary.BigEndian.AppendUint64(nil, uint64(next)))
-		b.conflictSince(snap)
-		err = db.eng.write(b, true)
+		write, err := try(snap, b)
+		if err == nil && write {
+			b.conflictSince(snap)
+			err = db.eng.write(b, true)
+		}
 		b.close()
 		_ = snap.close()
-		if err == nil {
-			return next, nil
-		}
 		if !errors.Is(err, errEngineConflict) {
-			return 0, err
+			return err
 		}
 	}
-	return 0, serializationError("counter %x: too many concurrent writers", key)
+	return serializationError("too many concurrent writers of the same keys")
 }
 
 // firstRowID is where a table state's row ids start in this open: its

@@ -94,6 +94,23 @@ func TestSharedStoreTwoProcesses(t *testing.T) {
 		}
 	}
 
+	// Rows ids of rewrites never repeat across the two.
+	seen := map[TableID]bool{}
+	for i := range 6 {
+		db := a
+		if i%2 == 1 {
+			db = b
+		}
+		id, err := db.allocRowsID(tA.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[id] || id < FirstRowsID {
+			t.Fatalf("rows id %d handed out twice (or below FirstRowsID)", id)
+		}
+		seen[id] = true
+	}
+
 	// A counter both increment concurrently (a sequence's key): the later
 	// committer of two concurrent increments fails, so a retry loop on
 	// each loses no increment.
