@@ -21,6 +21,12 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 	case *plan.Values:
 		return newValues(c, x)
 	case *plan.Filter:
+		if sc, ok := x.Input.(*plan.Scan); ok {
+			op, err := newFilteredScan(c, sc, x.Cond)
+			if err != nil || op != nil {
+				return op, err
+			}
+		}
 		in, err := Build(c, x.Input)
 		if err != nil {
 			return nil, err

@@ -114,10 +114,18 @@ func (w *windowOp) Next() ([]Row, error) {
 	w.done = true
 	width := len(w.node.Cols)
 	var rows []Row
+	// Every input row is copied (into blocks of a batch's rows), so the
+	// input may reuse its batches (scan_reuse.go).
+	reuseInput(w.in)
+	var block []types.Datum
 	err := Drain(w.in, func(b []Row) error {
 		var size int64
+		if len(block) < len(b)*width {
+			block = make([]types.Datum, len(b)*width)
+		}
 		for _, r := range b {
-			row := make(Row, width)
+			row := block[:width:width]
+			block = block[width:]
 			copy(row, r[:w.base])
 			rows = append(rows, row)
 			// The row, its slot and its place in each window's order.
@@ -189,6 +197,32 @@ func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 	partKeys := func(i int) []types.Datum { return keys[i*(np+no) : i*(np+no)+np] }
 	orderKeys := func(i int) []types.Datum { return keys[i*(np+no)+np : (i+1)*(np+no)] }
 	partOrder := make([]plan.SortKey, np)
+	desc := make([]bool, np+no)
+	for j, k := range spec.keys {
+		desc[np+j] = k.Desc
+	}
+	if !sortIntKeys(perm, keys, np+no, desc, rows) {
+		w.sortKeys(spec, perm, rows, partOrder, partKeys, orderKeys)
+	}
+	p := &partition{w: w, spec: spec, rows: rows, orderKeys: orderKeys}
+	for start := 0; start < n; {
+		end := start + 1
+		for end < n && compareKeys(partOrder, partKeys(perm[start]), partKeys(perm[end])) == 0 {
+			end++
+		}
+		if err := p.run(perm[start:end]); err != nil {
+			return nil, err
+		}
+		if err := w.c.Context.Err(); err != nil {
+			return nil, err
+		}
+		start = end
+	}
+	return perm, nil
+}
+
+// sortKeys sorts perm by the window's keys (the general sort).
+func (w *windowOp) sortKeys(spec *winSpec, perm []int, rows []Row, partOrder []plan.SortKey, partKeys, orderKeys func(int) []types.Datum) {
 	slices.SortFunc(perm, func(a, b int) int {
 		if c := compareKeys(partOrder, partKeys(a), partKeys(b)); c != 0 {
 			return c
@@ -207,21 +241,6 @@ func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 		}
 		return cmp.Compare(a, b)
 	})
-	p := &partition{w: w, spec: spec, rows: rows, orderKeys: orderKeys}
-	for start := 0; start < n; {
-		end := start + 1
-		for end < n && compareKeys(partOrder, partKeys(perm[start]), partKeys(perm[end])) == 0 {
-			end++
-		}
-		if err := p.run(perm[start:end]); err != nil {
-			return nil, err
-		}
-		if err := w.c.Context.Err(); err != nil {
-			return nil, err
-		}
-		start = end
-	}
-	return perm, nil
 }
 
 // compareKeys orders two rows' sort keys as ORDER BY does (NULLs last
