@@ -21,7 +21,7 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 	case *plan.Values:
 		return newValues(c, x)
 	case *plan.Filter:
-		if sc, ok := x.Input.(*plan.Scan); ok {
+		if sc, ok := x.Input.(*plan.Scan); ok && !c.RowAtATime {
 			op, err := newFilteredScan(c, sc, x.Cond)
 			if err != nil || op != nil {
 				return op, err

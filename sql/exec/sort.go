@@ -92,7 +92,7 @@ func (s *sortOp) load() error {
 	// Under a LIMIT the kept rows are copied too (into blocks, as the
 	// keys), and the input reuses its batches (scan_reuse.go): a scan then
 	// allocates no batch per thousand rows for the few rows kept.
-	copyRows := s.topN > 0 && reuseInput(s.in)
+	copyRows := s.topN > 0 && !s.c.RowAtATime && reuseInput(s.in)
 	var rowBlock []types.Datum
 	err := Drain(s.in, func(b []Row) error {
 		var size int64

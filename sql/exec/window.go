@@ -116,7 +116,9 @@ func (w *windowOp) Next() ([]Row, error) {
 	var rows []Row
 	// Every input row is copied (into blocks of a batch's rows), so the
 	// input may reuse its batches (scan_reuse.go).
-	reuseInput(w.in)
+	if !w.c.RowAtATime {
+		reuseInput(w.in)
+	}
 	var block []types.Datum
 	err := Drain(w.in, func(b []Row) error {
 		var size int64
@@ -201,7 +203,7 @@ func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 	for j, k := range spec.keys {
 		desc[np+j] = k.Desc
 	}
-	if !sortIntKeys(perm, keys, np+no, desc, rows) {
+	if w.c.RowAtATime || !sortIntKeys(perm, keys, np+no, desc, rows) {
 		w.sortKeys(spec, perm, rows, partOrder, partKeys, orderKeys)
 	}
 	p := &partition{w: w, spec: spec, rows: rows, orderKeys: orderKeys}
