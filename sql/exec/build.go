@@ -47,7 +47,7 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 			in.Close()
 			return nil, err
 		}
-		return &projectOp{in: in, fns: fns, mem: c.account("projection")}, nil
+		return &projectOp{in: in, fns: fns, mem: c.account("projection"), plain: c.RowAtATime}, nil
 	case *plan.Aggregate:
 		if v := newVecAggregate(c, x); v != nil {
 			return v, nil

@@ -109,11 +109,11 @@ func TestReusedBatchesMatchRowPath(t *testing.T) {
 	seed := rand.Int63()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
-	db := loadVecTable(t, rng, 12000, false)
+	db := loadVecTable(t, rng, 6000, false)
 	rn, _ := funcs.Lookup("row_number")
 	keyCols := []int{0, 1, 2, 3, 5, 6, 8} // id, k, d, v, s, b, dt
 	ra := ReadaheadScans()
-	for q := range 40 {
+	for q := range 24 {
 		key := func() plan.SortKey {
 			i := keyCols[rng.Intn(len(keyCols))]
 			if q%2 == 0 {

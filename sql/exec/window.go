@@ -29,6 +29,9 @@ type windowOp struct {
 	// kept is what the computed values hold, not yet charged to mem
 	// (charged in steps of stateStep).
 	kept int64
+	// copyCols are the input columns that can hold a value (over a scan,
+	// the needed ones: the others are always NULL); nil: all.
+	copyCols []int
 }
 
 // winSpec is one window: its keys and the calls computed over it.
@@ -54,6 +57,14 @@ type winCall struct {
 
 func newWindow(c *Ctx, w *plan.Window, in Operator) (Operator, error) {
 	op := &windowOp{c: c, in: in, node: w, base: len(w.Input.Columns()), mem: c.account("window function")}
+	if s, ok := w.Input.(*plan.Scan); ok && !c.RowAtATime {
+		op.copyCols = []int{}
+		for i, need := range s.Needed {
+			if need {
+				op.copyCols = append(op.copyCols, i)
+			}
+		}
+	}
 	byKey := map[string]*winSpec{}
 	fail := func(err error) (Operator, error) {
 		in.Close()
@@ -128,7 +139,13 @@ func (w *windowOp) Next() ([]Row, error) {
 		for _, r := range b {
 			row := block[:width:width]
 			block = block[width:]
-			copy(row, r[:w.base])
+			if w.copyCols != nil {
+				for _, j := range w.copyCols {
+					row[j] = r[j]
+				}
+			} else {
+				copy(row, r[:w.base])
+			}
 			rows = append(rows, row)
 			// The row, its slot and its place in each window's order.
 			size += rowBytes(row) + 8 + int64(len(w.windows))*16
