@@ -182,7 +182,7 @@ func (s *Session) streamSources(q *parse.Statement, refs []parse.StreamRef, ids 
 				return nil, q.Errorf(r.Location, pgerror.FeatureNotSupported, "STREAM(%s) names a WITH query; STREAM takes a table", rv.Relname).
 					WithHint("Read the stream with STREAM(table) inside the WITH query.")
 			}
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+			t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return nil, withPosition(err, q, rv.Location)
 			}
@@ -198,7 +198,7 @@ func (s *Session) streamSources(q *parse.Statement, refs []parse.StreamRef, ids 
 			if streamed[rv] || rv.Schemaname == "" && rv.Catalogname == "" && ctesUsed[rv.Relname] {
 				continue
 			}
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+			t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return nil, withPosition(err, q, rv.Location)
 			}
