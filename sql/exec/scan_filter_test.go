@@ -152,6 +152,21 @@ func TestReusedBatchesMatchRowPath(t *testing.T) {
 			t.Fatalf("seed %d top-N %d: got %d rows err %q, want %d rows err %q\nplan %s", seed, q, len(got), gotErr, len(want), wantErr, strings.Join(plan.Explain(lim, nil), "\n"))
 		}
 	}
+	// A row-path aggregation (DISTINCT has no vector state) over a
+	// projection of the scan: both reuse their batches.
+	for q := range 6 {
+		s := scanAll()
+		exprs := []plan.Expr{col(1, types.Int4), col(5, types.Text), col(3, vecTable.Columns[3].Type)}
+		pr := &plan.Project{Input: s, Exprs: exprs, Cols: []plan.Column{{Name: "k", T: types.Int4}, {Name: "s", T: types.Text}, {Name: "v", T: exprs[2].Type()}}}
+		gb := []plan.Expr{&plan.Binary{Op: plan.OpMod, L: col(0, types.Int4), R: &plan.Const{D: types.NewInt4(int64(2 + q)), T: types.Int4}, T: types.Int4}}
+		aggs := []plan.AggCall{aggCall(t, "count", true, col(1, types.Text)), aggCall(t, "sum", false, col(2, exprs[2].Type())), aggCall(t, "max", false, col(1, types.Text))}
+		p := &plan.Aggregate{Input: pr, GroupBy: gb, Aggs: aggs, Cols: make([]plan.Column, len(gb)+len(aggs))}
+		want, wantErr, _ := runVec(t, db, p, true, 0, 0)
+		got, gotErr, v := runVec(t, db, p, false, 0, 0)
+		if v || gotErr != wantErr || !slices.Equal(got, want) {
+			t.Fatalf("seed %d aggregation %d (vectorized %v): got %d rows err %q, want %d rows err %q", seed, q, v, len(got), gotErr, len(want), wantErr)
+		}
+	}
 	if ReadaheadScans() == ra {
 		t.Log("no scan read ahead (one core?)")
 	}
