@@ -87,9 +87,17 @@ func TestScanFilterMatchesFilterOp(t *testing.T) {
 		if wantErr != "" {
 			errs++
 		}
+		// Under a LIMIT a condition that fails on some row may fail on
+		// one path only: each evaluates it ahead of the LIMIT up to the
+		// end of a batch (of rows read on the row path, of rows kept in
+		// the scan), as neither stops at the row PostgreSQL stops at.
+		fullErr := wantErr
 		lim := &plan.Limit{Input: p, Count: &plan.Const{D: types.NewInt8(int64(rng.Intn(50))), T: types.Int8}}
 		want, wantErr = runOrdered(t, db, lim, true)
 		got, gotErr = runOrdered(t, db, lim, false)
+		if gotErr != wantErr && fullErr != "" && (gotErr == "" || gotErr == fullErr) && (wantErr == "" || wantErr == fullErr) {
+			continue
+		}
 		if gotErr != wantErr || !slices.Equal(got, want) {
 			t.Fatalf("seed %d query %d under LIMIT: got %d rows err %q, want %d rows err %q", seed, q, len(got), gotErr, len(want), wantErr)
 		}
