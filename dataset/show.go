@@ -18,20 +18,25 @@ import (
 // SHOW MATERIALIZED VIEWS, SHOW STREAMING TABLES and DESCRIBE EXTENDED's
 // dataset rows, over a catalog snapshot and the transaction that read it.
 
-// Show answers SHOW MATERIALIZED VIEWS and SHOW STREAMING TABLES (R-O3).
+// Show answers SHOW MATERIALIZED VIEWS and SHOW STREAMING TABLES (R-O3):
+// each dataset of the kind, with its refresh policy (a materialized view)
+// or its streams (a streaming table), schedule or trigger, and last
+// refresh — its incremental processing for a view, its technique for a
+// streaming table.
 func Show(cat *catalog.Catalog, txn *storage.Txn, x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
+	kind, third, seventh := catalog.KindMaterializedView, "refresh_policy", "incremental_processing"
 	if x.Streaming {
-		return showStreamingTables(cat, txn, x)
+		kind, third, seventh = catalog.KindStreamingTable, "streams", "last_refresh_technique"
 	}
 	cols := []plan.Column{
-		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: "refresh_policy", T: types.Text},
+		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: third, T: types.Text},
 		{Name: "schedule", T: types.Text}, {Name: "trigger", T: types.Text},
-		{Name: "last_refresh_status", T: types.Text}, {Name: "incremental_processing", T: types.Text},
+		{Name: "last_refresh_status", T: types.Text}, {Name: seventh, T: types.Text},
 		{Name: "last_refresh_time", T: types.TimestampTZ},
 	}
 	var rows [][]types.Datum
 	for _, t := range cat.Tables() {
-		if t.Kind != catalog.KindMaterializedView {
+		if t.Kind != kind {
 			continue
 		}
 		sc, _ := cat.SchemaByID(t.SchemaID)
@@ -42,45 +47,18 @@ func Show(cat *catalog.Catalog, txn *storage.Txn, x *parse.ShowDatasets) (plan.N
 		if err != nil {
 			return nil, nil, err
 		}
-		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(t.Dataset.Policy),
+		what := t.Dataset.Policy
+		if x.Streaming {
+			what = StreamNames(cat, t)
+		}
+		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(what),
 			TextOrNull(ScheduleText(t.Dataset)), TextOrNull(TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
 		if last != nil {
 			row[5] = types.NewText(last.Status)
 			row[6] = types.NewText(ProcessingStatus(last.Technique))
-			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
-		}
-		rows = append(rows, row)
-	}
-	return plan.ValuesOf(cols, rows), cols, nil
-}
-
-// showStreamingTables answers SHOW STREAMING TABLES: each table's streams,
-// schedule or trigger and last refresh (R-O3).
-func showStreamingTables(cat *catalog.Catalog, txn *storage.Txn, x *parse.ShowDatasets) (plan.Node, []plan.Column, error) {
-	cols := []plan.Column{
-		{Name: "schema", T: types.Text}, {Name: "name", T: types.Text}, {Name: "streams", T: types.Text},
-		{Name: "schedule", T: types.Text}, {Name: "trigger", T: types.Text},
-		{Name: "last_refresh_status", T: types.Text}, {Name: "last_refresh_technique", T: types.Text},
-		{Name: "last_refresh_time", T: types.TimestampTZ},
-	}
-	var rows [][]types.Datum
-	for _, t := range cat.Tables() {
-		if t.Kind != catalog.KindStreamingTable {
-			continue
-		}
-		sc, _ := cat.SchemaByID(t.SchemaID)
-		if x.Schema != "" && sc.Name != x.Schema {
-			continue
-		}
-		last, err := refresh.ReadLastRun(txn, t.ID)
-		if err != nil {
-			return nil, nil, err
-		}
-		row := []types.Datum{types.NewText(sc.Name), types.NewText(t.Name), types.NewText(StreamNames(cat, t)),
-			TextOrNull(ScheduleText(t.Dataset)), TextOrNull(TriggerText(t.Dataset)), types.NullDatum, types.NullDatum, types.NullDatum}
-		if last != nil {
-			row[5] = types.NewText(last.Status)
-			row[6] = types.NewText(string(last.Technique))
+			if x.Streaming {
+				row[6] = types.NewText(string(last.Technique))
+			}
 			row[7] = types.NewTimestamp(types.KindTimestampTZ, last.End.UnixMicro())
 		}
 		rows = append(rows, row)

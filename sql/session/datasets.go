@@ -275,24 +275,6 @@ func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool
 	return out, nil
 }
 
-// datasetClausesToCatalog copies the parsed policy, schedule and trigger
-// into a dataset descriptor.
-func datasetClausesToCatalog(cl *parse.DatasetClauses, ds *catalog.Dataset) {
-	if cl.Policy != "" {
-		ds.Policy = string(cl.Policy)
-	}
-	if cl.Schedule != nil {
-		sc := catalog.Schedule{Every: cl.Schedule.Every, Unit: cl.Schedule.Unit, Cron: cl.Schedule.Cron, TimeZone: cl.Schedule.TimeZone}
-		if sc.Cron != "" && sc.TimeZone == "" {
-			sc.TimeZone = "UTC"
-		}
-		ds.Schedule = &sc
-	}
-	if cl.Trigger != nil {
-		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: cl.Trigger.AtMostEverySeconds}
-	}
-}
-
 // createMaterializedView runs CREATE … MATERIALIZED VIEW (R-M1) and its
 // first refresh, in the statement's transaction.
 func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMaterializedView) (string, error) {
@@ -364,7 +346,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		}
 		return s.refreshInTxn(ctx, id, false)
 	}
-	datasetClausesToCatalog(&c.Clauses, ds)
+	dataset.ClausesToCatalog(&c.Clauses, ds)
 	if err := s.datasetColumns(t, c, q.Cols, "CREATE MATERIALIZED VIEW"); err != nil {
 		return "", err
 	}
@@ -664,7 +646,7 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	if err != nil {
 		return "", err
 	}
-	if err := datasetKindOf(t, r.Streaming, r.Name); err != nil {
+	if err := dataset.KindOf(t, r.Streaming, r.Name); err != nil {
 		if !r.Streaming && t.Kind != catalog.KindStreamingTable {
 			// PostgreSQL's REFRESH of another relation: 0A000.
 			return "", pgerror.New(pgerror.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name)
@@ -713,7 +695,7 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := datasetKindOf(t, a.Streaming, a.Name); err != nil {
+	if err := dataset.KindOf(t, a.Streaming, a.Name); err != nil {
 		return "", err
 	}
 	if err := s.requireOwner(t); err != nil {
@@ -723,73 +705,26 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "ENABLE INCREMENTAL does not apply to streaming tables: their refreshes are always incremental").
 			WithHint("A stream's change data feed must be on; ALTER TABLE … SET TBLPROPERTIES (delta.enableChangeDataFeed = true) turns it on.")
 	}
-	what := dataset.KindName(t.Kind)
-	tag := "ALTER " + strings.ToUpper(what)
-	nt := t.Clone()
-	ds := nt.Dataset
+	tag := "ALTER " + strings.ToUpper(dataset.KindName(t.Kind))
 	switch {
-	case a.SetSchedule != nil:
-		if a.AddSchedule && ds.Schedule != nil {
-			return "", pgerror.New(pgerror.DuplicateObject, "%s \"%s\" already has a schedule", what, t.Name).WithHint("Use ALTER SCHEDULE to change it.")
-		}
-		if a.AddSchedule && ds.Trigger != nil {
-			return "", pgerror.New(pgerror.InvalidObjectDefinition, "%s \"%s\" has a TRIGGER ON UPDATE; a schedule and a trigger are mutually exclusive", what, t.Name).WithHint("Use ALTER SCHEDULE to switch from the trigger to a schedule.")
-		}
-		if !a.AddSchedule && ds.Schedule == nil && ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no schedule to alter", what, t.Name).WithHint("Use ADD SCHEDULE.")
-		}
-		cl := parse.DatasetClauses{Schedule: a.SetSchedule}
-		ds.Trigger = nil
-		datasetClausesToCatalog(&cl, ds)
-	case a.SetTrigger != nil:
-		if a.AddTrigger && ds.Trigger != nil {
-			return "", pgerror.New(pgerror.DuplicateObject, "%s \"%s\" already has a TRIGGER ON UPDATE", what, t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to change it.")
-		}
-		if a.AddTrigger && ds.Schedule != nil {
-			return "", pgerror.New(pgerror.InvalidObjectDefinition, "%s \"%s\" has a schedule; a schedule and a trigger are mutually exclusive", what, t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to switch from the schedule to a trigger.")
-		}
-		if !a.AddTrigger && ds.Schedule == nil && ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no trigger to alter", what, t.Name).WithHint("Use ADD TRIGGER ON UPDATE.")
-		}
-		ds.Schedule = nil
-		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: a.SetTrigger.AtMostEverySeconds}
-	case a.DropSchedule:
-		if ds.Schedule == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no schedule", what, t.Name)
-		}
-		ds.Schedule = nil
-	case a.DropTrigger:
-		if ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no TRIGGER ON UPDATE", what, t.Name)
-		}
-		ds.Trigger = nil
-	case a.SetPolicy != "":
-		ds.Policy = string(a.SetPolicy)
-		if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
-			va, err := dataset.AnalyzeStored(s.cat, nt, s.env)
-			if err != nil {
-				return "", err
-			}
-			if err := dataset.CheckIncrementalPolicy(t.Name, ds.Policy, va, nil); err != nil {
-				return "", err
-			}
-			s.blockerNotices(t.Name, ds.Policy, va)
-		}
-	case a.SetProperties != nil:
-		for _, p := range a.SetProperties {
-			np, err := catalog.NormalizeProperty(p.Key, p.Value)
-			if err != nil {
-				return "", err
-			}
-			nt.SetProperty(np)
-		}
-		if err := checkStreamingProperties(nt); err != nil {
-			return "", err
-		}
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
 	case a.SetOwner != "":
 		return s.alterOwner(t, s.ownerName(a.SetOwner), tag) // owner.go
+	}
+	nt, err := dataset.Alter(t, a)
+	if err != nil {
+		return "", err
+	}
+	if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
+		va, err := dataset.AnalyzeStored(s.cat, nt, s.env)
+		if err != nil {
+			return "", err
+		}
+		if err := dataset.CheckIncrementalPolicy(t.Name, nt.Dataset.Policy, va, nil); err != nil {
+			return "", err
+		}
+		s.blockerNotices(t.Name, nt.Dataset.Policy, va)
 	}
 	if s.eng.ValidateDataset != nil {
 		if err := s.eng.ValidateDataset(s.cat, nt); err != nil {
