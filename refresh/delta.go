@@ -133,6 +133,9 @@ type diffResult struct {
 	changed     bool
 	plus, minus plan.Node
 	old         plan.Node
+	// regroup: plus and minus recompute an aggregate's touched groups,
+	// and can be rebuilt for fewer of them (regroup.go).
+	regroup *regroup
 }
 
 // differ builds the change plans of a view's query.
@@ -225,7 +228,7 @@ func linear(n plan.Node, in *diffResult) (*diffResult, error) {
 		}
 		return rebuild(n, i)
 	}
-	return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+	return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old), regroup: in.regroup.over(n)}, nil
 }
 
 // rebuild is n.WithChildren(ch...) where the caller knows n's node type,
@@ -349,7 +352,14 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		// table on the right input: ΔL ⋈ R_new is run as R_new ⋈ ΔL so the
 		// table holds the change, not the whole other side.
 		// Each change is computed once, then read by its terms, which
-		// read the other side only for the change's keys (restrict.go).
+		// read the other side only for the change's keys (restrict.go);
+		// an aggregate's change only for the groups the other side has
+		// (regroup.go).
+		if r.changed {
+			if err := df.reduceGroups(j, l, r); err != nil {
+				return nil, err
+			}
+		}
 		for _, d := range []*diffResult{l, r} {
 			if d.changed {
 				if err := df.materializeChange(d); err != nil {
@@ -431,6 +441,11 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 			add(&minus, padLeft(am, cols, nl))
 		}
 	case plan.JoinSemi, plan.JoinAnti:
+		if r.changed {
+			if err := df.reduceGroups(j, l, r); err != nil {
+				return nil, err
+			}
+		}
 		ap, am, err := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
 		if err != nil {
 			return nil, err
@@ -699,8 +714,32 @@ func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.plus = mk(df.narrowKeyIn(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: keys}, vals))
-	res.minus = mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: keys}, vals))
+	build := func(set map[string]struct{}, vals [][]types.Datum) (plus, minus plan.Node) {
+		return mk(df.narrowKeyIn(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: set}, vals)),
+			mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: set}, vals))
+	}
+	res.plus, res.minus = build(keys, vals)
+	if vals != nil {
+		cols := make([]int, len(a.GroupBy))
+		for i := range cols {
+			cols[i] = i
+		}
+		res.regroup = &regroup{cols: cols, tuples: vals, build: func(t [][]types.Datum) (plus, minus plan.Node) {
+			if len(t) == 0 {
+				return nil, nil // no group left to recompute
+			}
+			set := map[string]struct{}{}
+			var buf []byte
+			for _, tu := range t {
+				buf = buf[:0]
+				for _, d := range tu {
+					buf = types.HashKey(buf, d)
+				}
+				set[string(buf)] = struct{}{}
+			}
+			return build(set, t)
+		}}
+	}
 	return res, nil
 }
 
