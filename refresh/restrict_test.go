@@ -49,8 +49,8 @@ func TestRestrictedJoinTerms(t *testing.T) {
 			AND l.q < (SELECT 0.5 * avg(l2.q) FROM l AS l2 WHERE l2.pk = p.pk)`,
 		"mv_q20": `SELECT p.pk, p.name FROM p WHERE p.brand = 1 AND p.pk IN (SELECT l.pk FROM l
 			WHERE l.q > (SELECT 0.3 * sum(l2.q) FROM l AS l2 WHERE l2.pk = l.pk AND l2.sk = l.sk))`,
-		"mv_exists": `SELECT p.pk, p.brand FROM p WHERE EXISTS (SELECT 1 FROM l WHERE l.pk = p.pk AND l.q > 45)`,
-		"mv_not_exists": `SELECT p.pk FROM p WHERE NOT EXISTS (SELECT 1 FROM l WHERE l.pk = p.pk AND l.sk = 3)`,
+		"mv_exists":       `SELECT p.pk, p.brand FROM p WHERE EXISTS (SELECT 1 FROM l WHERE l.pk = p.pk AND l.q > 45)`,
+		"mv_not_exists":   `SELECT p.pk FROM p WHERE NOT EXISTS (SELECT 1 FROM l WHERE l.pk = p.pk AND l.sk = 3)`,
 		"mv_left_grouped": `SELECT p.pk, g.total FROM p LEFT JOIN (SELECT pk, sum(q) AS total FROM l WHERE sk < 4 GROUP BY pk) AS g ON g.pk = p.pk WHERE p.brand < 2`,
 	}
 	for name, q := range views {
