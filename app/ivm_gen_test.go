@@ -145,6 +145,10 @@ var ivmShapes = []ivmShape{
 	// Q15, Q22).
 	{"scalar_filter", true, (*ivmGen).genScalarFilter, true, nil},
 	{"having_scalar", true, (*ivmGen).genHavingScalar, false, nil},
+	// Comparison with a correlated scalar aggregate (TPC-H Q17, Q20):
+	// decorrelated into a join with a grouped side, whose touched groups
+	// the join narrows to the keys its other side holds.
+	{"correlated_scalar", false, (*ivmGen).genCorrelatedScalar, false, nil},
 	// ORDER BY … LIMIT k (TOP_K). Not required to be incremental: with no
 	// spare rows kept, a change that takes rows out of the top k, or a tie
 	// at row k, recomputes in full (and says so).
@@ -1627,6 +1631,34 @@ func (g *ivmGen) genScalarFilter() (ivmQuery, bool) {
 	// against the scalar is incremental.
 	keyRange := a.src.table != nil && a.src.table.pk && ref == "a.id"
 	return ivmQuery{sql: q, cols: cols, incr: !keyRange}, true
+}
+
+func (g *ivmGen) genCorrelatedScalar() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	b := ivmRef{"b", g.tableSource()}
+	sc := ivmScope{a}
+	ref, ok1 := g.colOfKind(sc, ivmInt)
+	x, ok2 := g.colOf(a, ivmInt, "k")
+	y, ok3 := g.colOf(b, ivmInt, "k")
+	v, ok4 := g.colOfKind(ivmScope{b}, ivmInt)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return ivmQuery{}, false
+	}
+	sub := "(SELECT " + fmt.Sprintf(g.pick("avg(%s)", "sum(%s) / 2", "max(%s)", "min(%s)"), v) + " FROM " + b.src.from + " AS b WHERE " + y + " = " + x
+	if g.p(0.4) {
+		sub += " AND " + g.pred(ivmScope{b})
+	}
+	cond := ref + " " + g.pick("<", ">=") + " " + sub + ")"
+	if g.p(0.3) {
+		cond += " AND " + g.pred(sc)
+	}
+	if g.p(0.4) {
+		// Q17: an aggregate over the filtered rows.
+		q := "SELECT count(*) AS c0, sum(" + ref + ") AS c1 FROM " + a.src.from + " AS a WHERE " + cond
+		return ivmQuery{sql: q, cols: []ivmCol{{name: "c0", kind: ivmInt}, {name: "c1", kind: ivmInt}}}, true
+	}
+	list, cols := g.selectList(sc, 4)
+	return ivmQuery{sql: "SELECT " + list + " FROM " + a.src.from + " AS a WHERE " + cond, cols: cols}, true
 }
 
 func (g *ivmGen) genHavingScalar() (ivmQuery, bool) {

@@ -133,6 +133,9 @@ type diffResult struct {
 	changed     bool
 	plus, minus plan.Node
 	old         plan.Node
+	// regroup: plus and minus recompute an aggregate's touched groups,
+	// and can be rebuilt for fewer of them (regroup.go).
+	regroup *regroup
 }
 
 // differ builds the change plans of a view's query.
@@ -225,7 +228,7 @@ func linear(n plan.Node, in *diffResult) (*diffResult, error) {
 		}
 		return rebuild(n, i)
 	}
-	return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old)}, nil
+	return &diffResult{changed: true, plus: mk(in.plus), minus: mk(in.minus), old: mk(in.old), regroup: in.regroup.over(n)}, nil
 }
 
 // rebuild is n.WithChildren(ch...) where the caller knows n's node type,
@@ -348,10 +351,20 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		// Δ(L ⋈ R) = ΔL ⋈ R_new + L_old ⋈ ΔR. The executor builds its hash
 		// table on the right input: ΔL ⋈ R_new is run as R_new ⋈ ΔL so the
 		// table holds the change, not the whole other side.
-		if l.changed && r.changed {
-			// ΔL takes part in several terms: computed once.
-			if err := df.materializeChange(l); err != nil {
+		// Each change is computed once, then read by its terms, which
+		// read the other side only for the change's keys (restrict.go);
+		// an aggregate's change only for the groups the other side has
+		// (regroup.go).
+		if r.changed {
+			if err := df.reduceGroups(j, l, r); err != nil {
 				return nil, err
+			}
+		}
+		for _, d := range []*diffResult{l, r} {
+			if d.changed {
+				if err := df.materializeChange(d); err != nil {
+					return nil, err
+				}
 			}
 		}
 		for _, t := range []struct {
@@ -364,6 +377,11 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 			right, rows, err := df.lookupSide(j, t.delta)
 			if err != nil {
 				return nil, err
+			}
+			if right == j.Right {
+				if right, err = df.pushJoinKeys(j.Right, j.RightKeys, j.LeftKeys, rows); err != nil {
+					return nil, err
+				}
 			}
 			add(t.dst, deltaOnRight(j, ik, right, rows))
 		}
@@ -381,28 +399,57 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 				if t.delta == nil {
 					continue
 				}
-				add(t.same, withKind(j, ik, j.Left, t.delta))
+				left, err := df.pushJoinKeys(j.Left, j.LeftKeys, j.RightKeys, t.delta)
+				if err != nil {
+					return nil, err
+				}
+				add(t.same, withKind(j, ik, left, t.delta))
 				add(t.same, withKind(j, ik, l.minus, t.delta))
 				add(t.opp, withKind(j, ik, l.plus, t.delta))
 			}
 		} else {
-			add(&plus, withKind(j, ik, l.old, r.plus))
-			add(&minus, withKind(j, ik, l.old, r.minus))
+			for _, t := range []struct {
+				dst   *[]plan.Node
+				delta plan.Node
+			}{{&plus, r.plus}, {&minus, r.minus}} {
+				if t.delta == nil {
+					continue
+				}
+				left, err := df.pushJoinKeys(l.old, j.LeftKeys, j.RightKeys, t.delta)
+				if err != nil {
+					return nil, err
+				}
+				add(t.dst, withKind(j, ik, left, t.delta))
+			}
 		}
 		if j.Kind == plan.JoinLeft || j.Kind == plan.JoinFull {
-			ap, am := df.antiSemi(j, plan.JoinAnti, j.Left, l, j.Right, r)
+			ap, am, err := df.antiSemi(j, plan.JoinAnti, j.Left, l, j.Right, r)
+			if err != nil {
+				return nil, err
+			}
 			add(&plus, padRight(ap, cols, len(j.Left.Columns())))
 			add(&minus, padRight(am, cols, len(j.Left.Columns())))
 		}
 		if j.Kind == plan.JoinRight || j.Kind == plan.JoinFull {
 			sw := swapped(j)
-			ap, am := df.antiSemi(sw, plan.JoinAnti, j.Right, r, j.Left, l)
+			ap, am, err := df.antiSemi(sw, plan.JoinAnti, j.Right, r, j.Left, l)
+			if err != nil {
+				return nil, err
+			}
 			nl := len(j.Left.Columns())
 			add(&plus, padLeft(ap, cols, nl))
 			add(&minus, padLeft(am, cols, nl))
 		}
 	case plan.JoinSemi, plan.JoinAnti:
-		ap, am := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
+		if r.changed {
+			if err := df.reduceGroups(j, l, r); err != nil {
+				return nil, err
+			}
+		}
+		ap, am, err := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
+		if err != nil {
+			return nil, err
+		}
 		add(&plus, ap)
 		add(&minus, am)
 	default:
@@ -415,25 +462,58 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 
 // antiSemi differentiates L ▷ R (kind JoinAnti) or L ⋉ R (JoinSemi) for
 // the oriented join j: Δ = ΔL op R_new + (A op R_new − A op R_old) where A
-// holds the old left rows that match a changed right row.
-func (df *differ) antiSemi(j *plan.Join, kind plan.JoinKind, newL plan.Node, l *diffResult, newR plan.Node, r *diffResult) (plus, minus plan.Node) {
+// holds the old left rows that match a changed right row. Each term reads
+// the other side only for the keys its change holds (restrict.go): a left
+// row of ΔL or A can match only right rows with its key values.
+func (df *differ) antiSemi(j *plan.Join, kind plan.JoinKind, newL plan.Node, l *diffResult, newR plan.Node, r *diffResult) (plus, minus plan.Node, err error) {
 	cols := newL.Columns()
 	var ps, ms []plan.Node
-	if l.plus != nil {
-		ps = append(ps, withKind(j, kind, l.plus, newR))
-	}
-	if l.minus != nil {
-		ms = append(ms, withKind(j, kind, l.minus, newR))
-	}
-	if r.changed {
-		touched := unionAll(newR.Columns(), r.plus, r.minus)
-		if touched != nil {
-			a := withKind(j, plan.JoinSemi, l.old, touched)
-			ps = append(ps, withKind(j, kind, a, newR))
-			ms = append(ms, withKind(j, kind, a, r.old))
+	if l.plus != nil || l.minus != nil {
+		if err := df.materializeChange(l); err != nil {
+			return nil, nil, err
+		}
+		right, err := df.pushJoinKeys(newR, j.RightKeys, j.LeftKeys, l.plus, l.minus)
+		if err != nil {
+			return nil, nil, err
+		}
+		if l.plus != nil {
+			ps = append(ps, withKind(j, kind, l.plus, right))
+		}
+		if l.minus != nil {
+			ms = append(ms, withKind(j, kind, l.minus, right))
 		}
 	}
-	return unionAll(cols, ps...), unionAll(cols, ms...)
+	if r.changed {
+		if err := df.materializeChange(r); err != nil {
+			return nil, nil, err
+		}
+		touched := unionAll(newR.Columns(), r.plus, r.minus)
+		if touched != nil {
+			tuples, err := df.keyTuples(j.RightKeys, r.plus, r.minus)
+			if err != nil {
+				return nil, nil, err
+			}
+			// A is read by both terms: computed once.
+			a, err := df.materialize(withKind(j, plan.JoinSemi, df.pushTuples(l.old, j.LeftKeys, tuples), touched))
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(a.Rows) == 0 {
+				return unionAll(cols, ps...), unionAll(cols, ms...), nil
+			}
+			rNew, err := df.pushJoinKeys(newR, j.RightKeys, j.LeftKeys, a)
+			if err != nil {
+				return nil, nil, err
+			}
+			rOld, err := df.pushJoinKeys(r.old, j.RightKeys, j.LeftKeys, a)
+			if err != nil {
+				return nil, nil, err
+			}
+			ps = append(ps, withKind(j, kind, a, rNew))
+			ms = append(ms, withKind(j, kind, a, rOld))
+		}
+	}
+	return unionAll(cols, ps...), unionAll(cols, ms...), nil
 }
 
 // withKind copies j with another kind and inputs (nil when an input is nil).
@@ -634,8 +714,32 @@ func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.plus = mk(df.narrowKeyIn(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: keys}, vals))
-	res.minus = mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: keys}, vals))
+	build := func(set map[string]struct{}, vals [][]types.Datum) (plus, minus plan.Node) {
+		return mk(df.narrowKeyIn(&plan.KeyIn{Input: a.Input, Keys: a.GroupBy, Set: set}, vals)),
+			mk(df.narrowKeyIn(&plan.KeyIn{Input: in.old, Keys: a.GroupBy, Set: set}, vals))
+	}
+	res.plus, res.minus = build(keys, vals)
+	if vals != nil {
+		cols := make([]int, len(a.GroupBy))
+		for i := range cols {
+			cols[i] = i
+		}
+		res.regroup = &regroup{cols: cols, tuples: vals, build: func(t [][]types.Datum) (plus, minus plan.Node) {
+			if len(t) == 0 {
+				return nil, nil // no group left to recompute
+			}
+			set := map[string]struct{}{}
+			var buf []byte
+			for _, tu := range t {
+				buf = buf[:0]
+				for _, d := range tu {
+					buf = types.HashKey(buf, d)
+				}
+				set[string(buf)] = struct{}{}
+			}
+			return build(set, t)
+		}}
+	}
 	return res, nil
 }
 

@@ -122,7 +122,10 @@ const indexRowsPerKey = 16
 //     IN scan of the touched values. k.Input may be the scan, a filter over
 //     it, or the scan united with a change's rows (the old side of a
 //     changed table); too many values for the table's size keep the scan;
-//   - out of anything else (a join), by joining k.Input with the tuples on
+//   - with several key columns, or under joins, out of the scans whose
+//     columns the keys are or equal through the joins' keys, through any
+//     one of them that leads a key (pushKeys, restrict.go);
+//   - out of anything else (a join no key reaches), by joining k.Input with the tuples on
 //     its keys (keyJoin): the optimizer then starts the join from the
 //     touched keys and looks the sources up through their keys
 //     (evalplan.go), instead of computing the whole input.
@@ -140,6 +143,12 @@ func (df *differ) narrowKeyIn(k *plan.KeyIn, tuples [][]types.Datum) plan.Node {
 		if in := df.narrowScanIn(k.Input, c, vals); in != nil {
 			return rebuild(k, in)
 		}
+	}
+	// Any one key column read through a key narrows a scan, across the
+	// joins' equality keys too (restrict.go); the KeyIn checks the whole
+	// key.
+	if in := df.pushKeys(k.Input, keyConds(k.Keys, tuples)); in != k.Input {
+		return rebuild(k, in)
 	}
 	if in := keyJoin(k.Input, k.Keys, tuples); in != nil {
 		return rebuild(k, in)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -383,8 +384,11 @@ func (s *sizer) cost(n plan.Node) int64 {
 	case *plan.Apply:
 		// An index nested-loop join (the index-join rule): a lookup per
 		// row of its outer side.
+		// The estimator counts a scan narrowed to keys as the whole
+		// table: the outer side's rows are at most what it reads.
 		if s.est != nil {
-			return s.cost(x.Left) + int64(s.est.Rows(x.Left))*lookupRowsPerKey
+			left := s.cost(x.Left)
+			return left + int64(math.Min(s.est.Rows(x.Left), float64(left)))*lookupRowsPerKey
 		}
 	case *plan.Given:
 		return int64(len(x.Rows))

@@ -117,6 +117,11 @@ func (a *aggregateOp) Next() ([]Row, error) {
 		switch {
 		case !a.started:
 			a.started = true
+			// Groups keep evaluated keys and states, never an input row,
+			// so the input may reuse its batches (scan_reuse.go).
+			if !a.c.RowAtATime {
+				reuseInput(a.in)
+			}
 			if err := a.pass(a.in, 0, false); err != nil {
 				return nil, err
 			}

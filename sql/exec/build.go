@@ -21,6 +21,12 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 	case *plan.Values:
 		return newValues(c, x)
 	case *plan.Filter:
+		if sc, ok := x.Input.(*plan.Scan); ok && !c.RowAtATime {
+			op, err := newFilteredScan(c, sc, x.Cond)
+			if err != nil || op != nil {
+				return op, err
+			}
+		}
 		in, err := Build(c, x.Input)
 		if err != nil {
 			return nil, err
@@ -41,7 +47,7 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 			in.Close()
 			return nil, err
 		}
-		return &projectOp{in: in, fns: fns, mem: c.account("projection")}, nil
+		return &projectOp{in: in, fns: fns, mem: c.account("projection"), plain: c.RowAtATime}, nil
 	case *plan.Aggregate:
 		if v := newVecAggregate(c, x); v != nil {
 			return v, nil

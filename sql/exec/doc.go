@@ -74,7 +74,9 @@ type Ctx struct {
 	// constraints and compute generated columns (constraints.go).
 	Constraints *Constraints
 	// RowAtATime turns the vectorized path (vagg.go) off: every operator
-	// runs row at a time (the differential tests' reference).
+	// runs row at a time (the differential tests' reference), and so do
+	// filters inside scans (scan_filter.go), reused scan batches
+	// (scan_reuse.go) and the window's packed sort (window_intsort.go).
 	RowAtATime bool
 	// Workers is how many goroutines besides its own a vectorized
 	// aggregation may scan and aggregate key ranges on

@@ -36,16 +36,20 @@ func readaheadOK(it rowIter) bool {
 }
 
 type scanBatch struct {
-	rows []Row
-	err  error
+	rows    []Row
+	backing []types.Datum // the datums of rows
+	err     error
 }
 
 type readahead struct {
 	s       *scanOp
 	batches chan scanBatch
-	quit    chan struct{}
-	exited  chan struct{}
-	once    sync.Once
+	// free are the batches the consumer is done with, for the reader to
+	// fill again (a scan that reuses its batches, scan_reuse.go).
+	free   chan scanBatch
+	quit   chan struct{}
+	exited chan struct{}
+	once   sync.Once
 }
 
 // readaheadScans counts the scans that turned to readahead.
@@ -57,7 +61,7 @@ func ReadaheadScans() int64 { return readaheadScans.Load() }
 
 func startReadahead(s *scanOp) *readahead {
 	readaheadScans.Add(1)
-	ra := &readahead{s: s, batches: make(chan scanBatch, readaheadDepth), quit: make(chan struct{}), exited: make(chan struct{})}
+	ra := &readahead{s: s, batches: make(chan scanBatch, readaheadDepth), free: make(chan scanBatch, readaheadDepth+2), quit: make(chan struct{}), exited: make(chan struct{})}
 	s.it.(*storage.Iterator).OnRelease(ra.stop)
 	go ra.run()
 	return ra
@@ -75,7 +79,12 @@ func (ra *readahead) run() {
 	for {
 		var b scanBatch
 		var more bool
-		b.rows, more, b.err = s.read(make([]Row, 0, BatchSize), make([]types.Datum, BatchSize*s.width), false)
+		select {
+		case b = <-ra.free:
+		default:
+			b = scanBatch{rows: make([]Row, 0, BatchSize), backing: make([]types.Datum, BatchSize*s.width)}
+		}
+		b.rows, more, b.err = s.read(b.rows[:0], b.backing, false)
 		if len(b.rows) > 0 || b.err != nil {
 			select {
 			case ra.batches <- b:
@@ -89,11 +98,22 @@ func (ra *readahead) run() {
 	}
 }
 
-// next returns the next batch read ahead; nil at the end.
-func (ra *readahead) next() ([]Row, error) {
+// next returns the next batch read ahead; nil at the end. When s reuses
+// its batches, the one it handed out last goes back to the reader.
+func (ra *readahead) next(s *scanOp) ([]Row, error) {
+	if s.reuse && s.last.backing != nil {
+		select {
+		case ra.free <- s.last:
+		default:
+		}
+		s.last = scanBatch{}
+	}
 	b, ok := <-ra.batches
 	if !ok {
 		return nil, nil
+	}
+	if s.reuse {
+		s.last = b
 	}
 	return b.rows, b.err
 }

@@ -39,21 +39,44 @@ func (f *filterOp) Next() ([]Row, error) {
 
 func (f *filterOp) Close() { f.in.Close() }
 
+// reuseBatches: the filter hands on rows of its input's batch, so its
+// consumer's promise is its input's.
+func (f *filterOp) reuseBatches() { reuseInput(f.in) }
+
 // projectOp computes the select list. The large values it computes
 // (funcs.LargeValue or more in a batch) are charged while the batch is
 // its own, and a batch ends once they reach that size: a query that makes
 // a large value per row hands them on a few at a time, not a thousand.
+//
+// Its rows are new, so it keeps nothing of an input batch past the next
+// call of the input's Next, and lets the input reuse its batches
+// (scan_reuse.go); it reuses its own when its consumer lets it.
 type projectOp struct {
 	in   Operator
 	fns  []evalFn
 	mem  memAccount
 	rest []Row // input rows left over from a batch that was ended early
+	// plain: no batch reuse (Ctx.RowAtATime); asked: the input was told.
+	plain, asked bool
+	// reuse: the consumer lets this reuse its batches, last (its rows'
+	// datums: lastBacking).
+	reuse       bool
+	last        []Row
+	lastBacking []types.Datum
 }
+
+func (p *projectOp) reuseBatches() { p.reuse = !p.plain }
 
 func (p *projectOp) Next() ([]Row, error) {
 	// The previous batch is its consumer's now: whoever keeps its rows
 	// counts them.
 	p.mem.release()
+	if !p.asked {
+		p.asked = true
+		if !p.plain {
+			reuseInput(p.in)
+		}
+	}
 	b := p.rest
 	p.rest = nil
 	if b == nil {
@@ -63,8 +86,17 @@ func (p *projectOp) Next() ([]Row, error) {
 		}
 	}
 	w := len(p.fns)
-	backing := make([]types.Datum, len(b)*w)
-	out := make([]Row, len(b))
+	var backing []types.Datum
+	var out []Row
+	if p.reuse && cap(p.last) >= len(b) && len(p.lastBacking) >= len(b)*w {
+		backing, out = p.lastBacking, p.last[:len(b)]
+	} else {
+		backing = make([]types.Datum, len(b)*w)
+		out = make([]Row, len(b))
+		if p.reuse {
+			p.last, p.lastBacking = out, backing
+		}
+	}
 	var big int64
 	for i, r := range b {
 		row := backing[i*w : (i+1)*w : (i+1)*w]

@@ -33,6 +33,17 @@ type scanOp struct {
 	// spare is the iterator of a finished key range, kept to be pointed
 	// at the next one (storage.Iterator.Retarget).
 	spare *storage.Iterator
+
+	// pred is a filter's condition evaluated in the scan (scan_filter.go);
+	// nil: none. predDec decodes its columns alone into scratch.
+	pred    evalFn
+	predDec *types.RowDecoder
+	scratch Row
+	dropped int64
+	// reuse: the consumer keeps nothing of a batch past its next Next,
+	// so the batch's memory is reused (scan_reuse.go); last is it.
+	reuse bool
+	last  scanBatch
 }
 
 // rowIter is a storage.Iterator or storage.IndexIterator.
@@ -207,15 +218,14 @@ func (s *scanOp) Next() ([]Row, error) {
 		return []Row{row}, nil
 	}
 	if s.ra != nil {
-		return s.ra.next()
+		return s.ra.next(s)
 	}
 	// Batches start small and double up to BatchSize: a scan that finds a
 	// few rows (a filtered or key-range read) does not allocate and zero a
 	// full batch for them.
 	size := min(max(2*s.batch, 16), BatchSize)
 	s.batch = size
-	out := make([]Row, 0, size)
-	backing := make([]types.Datum, size*s.width)
+	out, backing := s.buffers(size)
 	for len(out) < size {
 		if s.it == nil && !s.open() {
 			s.done = true
@@ -240,7 +250,7 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if len(out) == size {
 		s.full++
-		if s.full == readaheadAfter && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
+		if s.full == readaheadAfter && s.pred == nil && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
 			s.ra = startReadahead(s)
 		}
 	}
@@ -264,9 +274,18 @@ func (s *scanOp) read(out []Row, backing []types.Datum, keep bool) (_ []Row, mor
 				continue
 			}
 		}
+		r := s.it.Row()
+		if s.pred != nil {
+			ok, err := s.test(r)
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				continue
+			}
+		}
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
-		r := s.it.Row()
 		if err := s.fill(row, r); err != nil {
 			return nil, false, err
 		}

@@ -89,6 +89,11 @@ func (s *sortOp) load() error {
 	nk := len(s.fns)
 	scratch := make([]types.Datum, nk)
 	var block []types.Datum
+	// Under a LIMIT the kept rows are copied too (into blocks, as the
+	// keys), and the input reuses its batches (scan_reuse.go): a scan then
+	// allocates no batch per thousand rows for the few rows kept.
+	copyRows := s.topN > 0 && !s.c.RowAtATime && reuseInput(s.in)
+	var rowBlock []types.Datum
 	err := Drain(s.in, func(b []Row) error {
 		var size int64
 		for _, r := range b {
@@ -111,6 +116,16 @@ func (s *sortOp) load() error {
 			k := block[:nk:nk]
 			block = block[nk:]
 			copy(k, scratch)
+			if copyRows {
+				w := len(r)
+				if len(rowBlock) < w {
+					rowBlock = make([]types.Datum, w*BatchSize)
+				}
+				c := rowBlock[:w:w]
+				rowBlock = rowBlock[w:]
+				copy(c, r)
+				r = c
+			}
 			all = append(all, keyed{k, r, s.seq})
 			s.seq++
 			size += rowBytes(r) + rowBytes(k)
@@ -129,6 +144,22 @@ func (s *sortOp) load() error {
 				all[i].keys = k
 			}
 			block = nil
+			if copyRows {
+				// The same for the kept rows.
+				w := 0
+				for i := range all {
+					w += len(all[i].row)
+				}
+				kept := make([]types.Datum, w)
+				for i := range all {
+					n := len(all[i].row)
+					r := kept[:n:n]
+					kept = kept[n:]
+					copy(r, all[i].row)
+					all[i].row = r
+				}
+				rowBlock = nil
+			}
 			cutoff = all[s.topN-1].keys
 			s.mem.release()
 			size = 0

@@ -29,6 +29,9 @@ type windowOp struct {
 	// kept is what the computed values hold, not yet charged to mem
 	// (charged in steps of stateStep).
 	kept int64
+	// copyCols are the input columns that can hold a value (over a scan,
+	// the needed ones: the others are always NULL); nil: all.
+	copyCols []int
 }
 
 // winSpec is one window: its keys and the calls computed over it.
@@ -54,6 +57,14 @@ type winCall struct {
 
 func newWindow(c *Ctx, w *plan.Window, in Operator) (Operator, error) {
 	op := &windowOp{c: c, in: in, node: w, base: len(w.Input.Columns()), mem: c.account("window function")}
+	if s, ok := w.Input.(*plan.Scan); ok && !c.RowAtATime {
+		op.copyCols = []int{}
+		for i, need := range s.Needed {
+			if need {
+				op.copyCols = append(op.copyCols, i)
+			}
+		}
+	}
 	byKey := map[string]*winSpec{}
 	fail := func(err error) (Operator, error) {
 		in.Close()
@@ -114,11 +125,27 @@ func (w *windowOp) Next() ([]Row, error) {
 	w.done = true
 	width := len(w.node.Cols)
 	var rows []Row
+	// Every input row is copied (into blocks of a batch's rows), so the
+	// input may reuse its batches (scan_reuse.go).
+	if !w.c.RowAtATime {
+		reuseInput(w.in)
+	}
+	var block []types.Datum
 	err := Drain(w.in, func(b []Row) error {
 		var size int64
+		if len(block) < len(b)*width {
+			block = make([]types.Datum, len(b)*width)
+		}
 		for _, r := range b {
-			row := make(Row, width)
-			copy(row, r[:w.base])
+			row := block[:width:width]
+			block = block[width:]
+			if w.copyCols != nil {
+				for _, j := range w.copyCols {
+					row[j] = r[j]
+				}
+			} else {
+				copy(row, r[:w.base])
+			}
 			rows = append(rows, row)
 			// The row, its slot and its place in each window's order.
 			size += rowBytes(row) + 8 + int64(len(w.windows))*16
@@ -189,6 +216,32 @@ func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 	partKeys := func(i int) []types.Datum { return keys[i*(np+no) : i*(np+no)+np] }
 	orderKeys := func(i int) []types.Datum { return keys[i*(np+no)+np : (i+1)*(np+no)] }
 	partOrder := make([]plan.SortKey, np)
+	desc := make([]bool, np+no)
+	for j, k := range spec.keys {
+		desc[np+j] = k.Desc
+	}
+	if w.c.RowAtATime || !sortIntKeys(perm, keys, np+no, desc, rows) {
+		w.sortKeys(spec, perm, rows, partOrder, partKeys, orderKeys)
+	}
+	p := &partition{w: w, spec: spec, rows: rows, orderKeys: orderKeys}
+	for start := 0; start < n; {
+		end := start + 1
+		for end < n && compareKeys(partOrder, partKeys(perm[start]), partKeys(perm[end])) == 0 {
+			end++
+		}
+		if err := p.run(perm[start:end]); err != nil {
+			return nil, err
+		}
+		if err := w.c.Context.Err(); err != nil {
+			return nil, err
+		}
+		start = end
+	}
+	return perm, nil
+}
+
+// sortKeys sorts perm by the window's keys (the general sort).
+func (w *windowOp) sortKeys(spec *winSpec, perm []int, rows []Row, partOrder []plan.SortKey, partKeys, orderKeys func(int) []types.Datum) {
 	slices.SortFunc(perm, func(a, b int) int {
 		if c := compareKeys(partOrder, partKeys(a), partKeys(b)); c != 0 {
 			return c
@@ -207,21 +260,6 @@ func (w *windowOp) compute(spec *winSpec, rows []Row) ([]int, error) {
 		}
 		return cmp.Compare(a, b)
 	})
-	p := &partition{w: w, spec: spec, rows: rows, orderKeys: orderKeys}
-	for start := 0; start < n; {
-		end := start + 1
-		for end < n && compareKeys(partOrder, partKeys(perm[start]), partKeys(perm[end])) == 0 {
-			end++
-		}
-		if err := p.run(perm[start:end]); err != nil {
-			return nil, err
-		}
-		if err := w.c.Context.Err(); err != nil {
-			return nil, err
-		}
-		start = end
-	}
-	return perm, nil
 }
 
 // compareKeys orders two rows' sort keys as ORDER BY does (NULLs last

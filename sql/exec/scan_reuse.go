@@ -1,0 +1,45 @@
+package exec
+
+import "github.com/mvserver/mvserver/sql/types"
+
+// Batch reuse. A batch handed out by Next is the caller's (doc.go,
+// invariant 2), so a scan allocates and clears a batch of full-width rows
+// per thousand rows read: for a scan feeding a window or a top-N sort,
+// most of their CPU (the allocation, its clearing and the garbage
+// collection; issue 21). A consumer that copies out whatever it keeps of
+// a batch before it asks for the next one says so (batchReuser), and the
+// scan then hands out the same memory again: the plain scan its last
+// batch, the readahead (readahead.go) the batches the consumer is done
+// with, passed back to the reading goroutine.
+
+// batchReuser is an operator whose batches may be reused once its caller
+// asks for the next batch; reuseBatches is called before the first Next.
+type batchReuser interface {
+	reuseBatches()
+}
+
+// reuseInput tells in, when it can, that its caller keeps nothing of a
+// batch past the next call of Next; it reports whether in reuses them.
+func reuseInput(in Operator) bool {
+	r, ok := in.(batchReuser)
+	if ok {
+		r.reuseBatches()
+	}
+	return ok
+}
+
+func (s *scanOp) reuseBatches() { s.reuse = true }
+
+// buffers returns an empty batch of capacity size (at least) and the
+// datums of its rows.
+func (s *scanOp) buffers(size int) ([]Row, []types.Datum) {
+	if !s.reuse {
+		return make([]Row, 0, size), make([]types.Datum, size*s.width)
+	}
+	if cap(s.last.rows) < BatchSize {
+		// Reused batches are full-size from the start: reuse is asked for
+		// by consumers that read the whole input.
+		s.last = scanBatch{rows: make([]Row, 0, BatchSize), backing: make([]types.Datum, BatchSize*s.width)}
+	}
+	return s.last.rows[:0], s.last.backing
+}
