@@ -155,6 +155,7 @@ func (s *Session) applyOptions(opts string) error {
 
 // Session is one connection's state.
 type Session struct {
+	sqlPrepared map[string]*sqlPrepared // PREPARE's statements (prepare_sql.go)
 	// deferredFK holds the transaction's deferred foreign-key checks, run
 	// at commit (sql/exec/foreign_key.go).
 	deferredFK *exec.DeferredChecks
