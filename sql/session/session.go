@@ -87,7 +87,7 @@ func (e *Engine) now() time.Time {
 
 // Connect implements server.Engine.
 func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.Session, error) {
-	if info.Database != e.Database {
+	if info.Database != e.Database && !maintenanceDatabase(info.Database) {
 		return nil, pgerror.New(pgerror.InvalidCatalogName, "database \"%s\" does not exist", info.Database)
 	}
 	s := &Session{eng: e, info: info, vals: map[string]string{}}
