@@ -41,11 +41,9 @@ func QualifyNames(sql string, expr bool, qual func(name string, seq bool) string
 		case *pg_query.FuncCall:
 			name := strings.ToLower(strVal(x.Funcname[len(x.Funcname)-1]))
 			if (name == "nextval" || name == "currval" || name == "setval") && len(x.Args) > 0 {
-				if c := x.Args[0].GetAConst(); c != nil {
-					if sv, ok := c.Val.(*pg_query.A_Const_Sval); ok && isBareName(sv.Sval.Sval) {
-						if s := qual(sv.Sval.Sval, true); s != "" {
-							sv.Sval.Sval, changed = quoteName(s)+"."+sv.Sval.Sval, true
-						}
+				if sv := seqLiteral(x.Args[0]); sv != nil && isBareName(sv.Sval) {
+					if s := qual(sv.Sval, true); s != "" {
+						sv.Sval, changed = quoteName(s)+"."+sv.Sval, true
 					}
 				}
 			}
@@ -112,14 +110,26 @@ func SequenceNames(expr string) []string {
 		if x, ok := m.Interface().(*pg_query.FuncCall); ok {
 			name := strings.ToLower(strVal(x.Funcname[len(x.Funcname)-1]))
 			if (name == "nextval" || name == "currval" || name == "setval") && len(x.Args) > 0 {
-				if c := x.Args[0].GetAConst(); c != nil {
-					if sv, ok := c.Val.(*pg_query.A_Const_Sval); ok {
-						out = append(out, sv.Sval.Sval)
-					}
+				if sv := seqLiteral(x.Args[0]); sv != nil {
+					out = append(out, sv.Sval)
 				}
 			}
 		}
 		return true
 	})
 	return out
+}
+
+// seqLiteral is the string of a sequence argument 'name' or
+// 'name'::regclass, nil for any other argument.
+func seqLiteral(n *pg_query.Node) *pg_query.String {
+	if tc := n.GetTypeCast(); tc != nil {
+		n = tc.Arg
+	}
+	if c := n.GetAConst(); c != nil {
+		if sv, ok := c.Val.(*pg_query.A_Const_Sval); ok {
+			return sv.Sval
+		}
+	}
+	return nil
 }
