@@ -92,7 +92,9 @@ func (s *Session) executeSQL(st *parse.Statement, es *pg_query.ExecuteStmt) (*pr
 	if err != nil {
 		return nil, err
 	}
-	p.params = vals
+	// EXECUTE itself takes no protocol parameters: its arguments are
+	// the inner statement's.
+	p.params, p.paramTypes = vals, nil
 	if act := p.action; act != nil {
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return act(ctx, vals) }
 	}
