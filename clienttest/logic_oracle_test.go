@@ -28,6 +28,7 @@ var oracleFiles = []string{
 	"set_role.slt",
 	"foreign_key.slt", "check_constraint.slt", "identity.slt",
 	"modifying_with.slt", "tableoid.slt", "lock_table.slt", "update_from.slt", "prepare.slt",
+	"const_in.slt",
 }
 
 // TestLogicOnPostgres is the PostgreSQL differential suite of the query

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
-	"github.com/mvserver/mvserver/sql/session"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
@@ -158,7 +158,7 @@ func (c *Console) dataset(w http.ResponseWriter, r *http.Request, rq *request) {
 	}
 	var marks []sqlMark
 	if p.Analysis != nil && p.Analysis.Err == "" {
-		if an, err := session.AnalyzeDataset(cat, t); err == nil {
+		if an, err := dataset.Analyze(cat, t); err == nil {
 			if an.Query != "" {
 				query = an.Query
 			}
@@ -222,21 +222,17 @@ func (c *Console) describe(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Ta
 	add("Kind", kindLabel(t.Kind))
 	if ds != nil {
 		add("Refresh policy", ds.Policy)
-		if s := session.ScheduleText(ds); s != "" {
+		if s := dataset.ScheduleText(ds); s != "" {
 			add("Schedule", s)
 		}
-		if tr := session.TriggerText(ds); tr != "" {
+		if tr := dataset.TriggerText(ds); tr != "" {
 			add("Trigger", tr)
 		}
 		if ds.Schedule == nil && ds.Trigger == nil {
 			add("Refreshed", "manually (REFRESH)")
 		}
 		add("Next refresh", p.Row.NextRun)
-		timeout := "2d (default)"
-		if ds.StatementTimeoutMs > 0 {
-			timeout = (time.Duration(ds.StatementTimeoutMs) * time.Millisecond).String()
-		}
-		add("Statement timeout", timeout)
+		add("Statement timeout", dataset.TimeoutText(ds))
 		for _, e := range ds.Expectations {
 			action := e.Action
 			if action == "" {
@@ -253,7 +249,7 @@ func (c *Console) describe(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Ta
 	}
 	if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
 		add("Last completed refresh", fmt.Sprintf("%s · %s · %d rows written", last.End.UTC().Format("2006-01-02 15:04:05 UTC"), last.Technique, last.RowsWritten))
-		add("Incremental processing", session.ProcessingStatus(last.Technique))
+		add("Incremental processing", dataset.ProcessingStatus(last.Technique))
 		add("Why", last.Reason)
 	}
 	if n, err := txn.RowCount(storage.TableID(t.ID)); err == nil {
@@ -292,7 +288,7 @@ func (c *Console) describe(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Ta
 // what mv_insights and EXPLAIN REFRESH say.
 func analyze(txn *storage.Txn, cat *catalog.Catalog, t *catalog.Table) *analysisView {
 	av := &analysisView{}
-	an, err := session.AnalyzeDataset(cat, t)
+	an, err := dataset.Analyze(cat, t)
 	if err != nil {
 		av.Err = pgerror.Convert(err).Message
 		return av

@@ -4,9 +4,9 @@ import (
 	"sort"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/parse"
-	"github.com/mvserver/mvserver/sql/session"
 )
 
 // insight is one materialized view that could refresh incrementally but
@@ -17,7 +17,7 @@ type insight struct {
 	URL      string
 	Action   string // the enable-incremental POST target
 	Problems []insightProblem
-	Changes  []session.FeatureChange
+	Changes  []dataset.FeatureChange
 	Stmt     string // the statement the button runs
 }
 
@@ -46,7 +46,7 @@ func insightsFor(cat *catalog.Catalog, only *catalog.Table, canSee func(*catalog
 		if v.Dataset != nil && v.Dataset.Policy == string(parse.PolicyFull) {
 			continue
 		}
-		an, err := session.AnalyzeDataset(cat, v)
+		an, err := dataset.Analyze(cat, v)
 		if err != nil || an.Permanent() {
 			continue
 		}
@@ -59,7 +59,7 @@ func insightsFor(cat *catalog.Catalog, only *catalog.Table, canSee func(*catalog
 		if len(probs) == 0 {
 			continue
 		}
-		changes := session.EnableIncrementalChanges(cat, v)
+		changes := dataset.EnableIncrementalChanges(cat, v)
 		if len(changes) == 0 {
 			continue
 		}

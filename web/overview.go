@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/refresh"
-	"github.com/mvserver/mvserver/sql/session"
 	"github.com/mvserver/mvserver/storage"
 )
 
@@ -93,9 +93,9 @@ func (c *Console) datasetRow(txn *storage.Txn, cat *catalog.Catalog, user string
 	ds := t.Dataset
 	if ds != nil {
 		row.Policy = ds.Policy
-		if s := session.ScheduleText(ds); s != "" {
+		if s := dataset.ScheduleText(ds); s != "" {
 			row.Refresh = "SCHEDULE " + s
-		} else if tr := session.TriggerText(ds); tr != "" {
+		} else if tr := dataset.TriggerText(ds); tr != "" {
 			row.Refresh = "TRIGGER " + tr
 		}
 	}
@@ -116,7 +116,7 @@ func (c *Console) datasetRow(txn *storage.Txn, cat *catalog.Catalog, user string
 		if row.LastRun.IsZero() {
 			row.LastRun = last.Start
 		}
-		row.Processing = session.ProcessingStatus(last.Technique)
+		row.Processing = dataset.ProcessingStatus(last.Technique)
 	}
 	if _, ok := c.mon.Running(t.ID); ok {
 		row.Status = "RUNNING"

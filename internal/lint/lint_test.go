@@ -34,13 +34,17 @@ var allowed = map[string][]string{
 	// sql/pgcatalog: pg_catalog's relations and functions over the catalog.
 	"sql/pgcatalog": {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog"},
 	// sql/acl: privilege rules over roles (membership, other backends).
-	"sql/acl":       {"pgerror", "catalog"},
-	"server":        {"pgerror"},
-	"refresh":       {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
-	"notify":        {"pgerror"},
-	"sql/session":   {"pgerror", "notify", "server", "refresh", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "catalog", "storage", "stats"},
+	"sql/acl": {"pgerror", "catalog"},
+	"server":  {"pgerror"},
+	"refresh": {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog", "storage"},
+	"notify":  {"pgerror"},
+	// dataset: the lifecycle of materialized views and streaming tables
+	// that is not the connection's: incrementality analysis (mv_insights,
+	// EXPLAIN's blockers), SHOW, DESCRIBE and EXPLAIN of datasets.
+	"dataset":       {"pgerror", "refresh", "sql/parse", "sql/plan", "sql/exec", "sql/types", "sql/settings", "catalog", "storage"},
+	"sql/session":   {"pgerror", "notify", "server", "refresh", "dataset", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "catalog", "storage", "stats"},
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web", "stats"},
-	"web":           {"pgerror", "server", "sql/session", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},
+	"web":           {"pgerror", "server", "dataset", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
 	"cmd/mvbench":   {"app"},
 	"logictest":     {"app", "catalog", "pgerror"},

@@ -205,6 +205,9 @@ func compile(e plan.Expr, c *Ctx) (evalFn, error) {
 		if err != nil {
 			return nil, err
 		}
+		if f, ok := compileConstIn(x, in); ok {
+			return f, nil
+		}
 		list, err := compileAll(x.List, c)
 		if err != nil {
 			return nil, err

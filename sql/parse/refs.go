@@ -36,6 +36,19 @@ func walkTree(n *pg_query.Node, visit func(protoreflect.Message) bool) {
 	}
 }
 
+// RangeVarParts is a relation reference's name as catalog.Resolve takes
+// it: [catalog.][schema.]name.
+func RangeVarParts(rv *pg_query.RangeVar) []string {
+	var parts []string
+	if rv.Catalogname != "" {
+		parts = append(parts, rv.Catalogname)
+	}
+	if rv.Schemaname != "" {
+		parts = append(parts, rv.Schemaname)
+	}
+	return append(parts, rv.Relname)
+}
+
 // RangeVars lists every relation reference (RangeVar) in a statement's tree,
 // in tree order: what a view or materialized view reads (CTE names appear
 // too; the caller resolves and skips them).

@@ -185,15 +185,7 @@ func (b *Binder) checkRelConflicts(l, r *scope) error {
 }
 
 func (b *Binder) resolveTable(rv *pg_query.RangeVar) (*catalog.Table, error) {
-	var parts []string
-	if rv.Catalogname != "" {
-		parts = append(parts, rv.Catalogname)
-	}
-	if rv.Schemaname != "" {
-		parts = append(parts, rv.Schemaname)
-	}
-	parts = append(parts, rv.Relname)
-	t, err := b.Cat.Resolve(parts, b.SearchPath)
+	t, err := b.Cat.Resolve(parse.RangeVarParts(rv), b.SearchPath)
 	if err != nil {
 		return nil, withPos(err, b, rv.Location)
 	}

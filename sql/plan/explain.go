@@ -389,6 +389,9 @@ func exprString(x Expr, cols []Column) string {
 		if e.Not {
 			op = " <> ALL "
 		}
+		if e.Hashed {
+			op += "hashed "
+		}
 		return "(" + r(e.E) + op + "(" + list(e.List, ", ") + "))"
 	case *Func:
 		return e.Name + "(" + list(e.Args, ", ") + ")"

@@ -44,6 +44,16 @@ func (c *coster) compute(n Node) nodeCost {
 	switch x := n.(type) {
 	case *Scan:
 		return nodeCost{total: c.est.tableRows(x.Table)}
+	case *Filter:
+		if s, ok := x.Input.(*Scan); ok && (s.Keyed() || s.Start != nil || s.End != nil) {
+			// An index scan: its lookups and the rows they fetch, not the
+			// table (the Filter repeats the key's conditions, so its rows
+			// are the rows fetched, to within its other conjuncts). Under a
+			// nested loop this is one loop's cost. It is at most what
+			// reading and filtering the whole table costs (a small table).
+			t := math.Min(keyedScanCost(s, rows(n)), in.total+rows(x.Input))
+			return nodeCost{total: t}
+		}
 	case *Sort:
 		r := rows(x.Input)
 		t := in.total + r*math.Max(1, math.Log2(r))
@@ -78,6 +88,22 @@ func (c *coster) compute(n Node) nodeCost {
 		return nodeCost{total: rows(n)}
 	}
 	return nodeCost{startup: in.startup, total: in.total + rows(inputs(n)[0])}
+}
+
+// keyedScanCost is the cost of reading s through its key bounds when
+// they fetch rows rows: lookupRowCost per lookup (one per IN value), and
+// per row lookupFetchCost through a secondary index (its rows are out of
+// the table's order) or one row's read through the primary key.
+func keyedScanCost(s *Scan, rows float64) float64 {
+	lookups := 1.0
+	if s.In != nil {
+		lookups = float64(len(s.In))
+	}
+	fetch := 1.0
+	if s.Index != nil {
+		fetch = lookupFetchCost
+	}
+	return lookups*lookupRowCost + rows*fetch
 }
 
 // rowWidth estimates the bytes of one of n's rows as PostgreSQL's width

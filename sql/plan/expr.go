@@ -124,6 +124,10 @@ type In struct {
 	E    Expr
 	List []Expr
 	Not  bool
+	// Hashed: List is constants the executor tests E against through a
+	// hash set built once, instead of comparing E with each in turn
+	// (in_hash.go sets it).
+	Hashed bool
 }
 
 // When is one WHEN branch of a CASE.
@@ -404,7 +408,7 @@ func Rewrite(e Expr, fn func(Expr) Expr) Expr {
 	case *IsDistinct:
 		return fn(&IsDistinct{L: Rewrite(n.L, fn), R: Rewrite(n.R, fn), Not: n.Not})
 	case *In:
-		return fn(&In{E: Rewrite(n.E, fn), List: rewriteAll(n.List, fn), Not: n.Not})
+		return fn(&In{E: Rewrite(n.E, fn), List: rewriteAll(n.List, fn), Not: n.Not, Hashed: n.Hashed})
 	case *Case:
 		c := &Case{T: n.T}
 		for _, w := range n.Whens {
@@ -473,7 +477,7 @@ func MapChildren(e Expr, fn func(Expr) Expr) Expr {
 	case *IsDistinct:
 		return &IsDistinct{L: fn(n.L), R: fn(n.R), Not: n.Not}
 	case *In:
-		return &In{E: fn(n.E), List: all(n.List), Not: n.Not}
+		return &In{E: fn(n.E), List: all(n.List), Not: n.Not, Hashed: n.Hashed}
 	case *Case:
 		c := &Case{T: n.T}
 		for _, w := range n.Whens {

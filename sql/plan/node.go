@@ -119,6 +119,20 @@ type Values struct {
 // Columns returns the output columns.
 func (v *Values) Columns() []Column { return v.Cols }
 
+// ValuesOf is a Values node of constant rows, each datum typed as its
+// column (SHOW, DESCRIBE and EXPLAIN answers).
+func ValuesOf(cols []Column, rows [][]types.Datum) *Values {
+	v := &Values{Cols: cols}
+	for _, r := range rows {
+		exprs := make([]Expr, 0, len(r))
+		for i, d := range r {
+			exprs = append(exprs, &Const{D: d, T: cols[i].T})
+		}
+		v.Rows = append(v.Rows, exprs)
+	}
+	return v
+}
+
 // Filter keeps rows for which Cond is true.
 type Filter struct {
 	Input Node

@@ -31,6 +31,9 @@ type Optimizer struct {
 // Rules are the optimizer's rules in the order each pass runs them; each
 // has a golden file testdata/plan/<name>.txt.
 var Rules = []Rule{
+	// Expressions of constants and immutable operators and functions
+	// become their values (const_fold.go).
+	{Name: "constant-folding", Apply: foldConstants},
 	// An outer, semi or anti join's ON conjuncts that test one input
 	// alone filter that input (join_filter_push.go).
 	{Name: "join-filter-pushdown", Apply: pushJoinFilters},
@@ -46,6 +49,9 @@ var Rules = []Rule{
 	// Index nested-loop joins: an equality join with a small side looks
 	// the other side up through its key (access.go).
 	{Name: "index-join", Apply: indexJoins},
+	// Long IN lists of constants are tested through a hash set
+	// (in_hash.go).
+	{Name: "hashed-in-list", Apply: hashInLists},
 }
 
 // maxPasses bounds the passes of Optimize.

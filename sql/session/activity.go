@@ -3,6 +3,7 @@ package session
 import (
 	"time"
 
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/acl"
@@ -54,7 +55,7 @@ func (s *Session) activityRows() [][]types.Datum {
 		}
 		rows = append(rows, []types.Datum{
 			types.NewText(a.Database), types.NewInt4(int64(a.PID)), types.NewText(a.User),
-			types.NewText(a.App), textOrNull(a.ClientAddr), ts(a.BackendStart), ts(a.QueryStart),
+			types.NewText(a.App), dataset.TextOrNull(a.ClientAddr), ts(a.BackendStart), ts(a.QueryStart),
 			types.NewText(a.State), types.NewText(a.Query),
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -25,7 +26,7 @@ func (s *Session) references(q *parse.Statement) ([]uint32, error) {
 		if rv.Schemaname == "" && rv.Catalogname == "" && ctes[rv.Relname] {
 			continue
 		}
-		t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+		t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 		if err != nil {
 			return nil, withPosition(err, q, rv.Location)
 		}
@@ -126,7 +127,7 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 	if target.Relpersistence != "t" && s.readsTemp(ids) {
 		// As in PostgreSQL, a view over a temporary relation is itself
 		// temporary (and goes when the session ends).
-		if len(rangeVarParts(target)) > 1 && !s.isTempRef(rangeVarParts(target)) {
+		if len(parse.RangeVarParts(target)) > 1 && !s.isTempRef(parse.RangeVarParts(target)) {
 			return "", st.Errorf(target.Location, pgerror.InvalidTableDefinition, "cannot create temporary relation in non-temporary schema")
 		}
 		s.notice("view \"%s\" will be a temporary view", target.Relname)
@@ -198,8 +199,8 @@ func viewColumns(cols []plan.Column, aliases []*pg_query.Node) ([]plan.Column, e
 // dropRelations drops views or materialized views, with CASCADE through
 // their dependents (R-M6).
 func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExists, cascade bool) (string, error) {
-	tag := "DROP " + strings.ToUpper(kindName(kind))
-	what := kindName(kind)
+	tag := "DROP " + strings.ToUpper(dataset.KindName(kind))
+	what := dataset.KindName(kind)
 	c := s.cat.Clone()
 	var dropped []uint32
 	for _, parts := range names {
@@ -219,7 +220,7 @@ func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExi
 		}
 		if t.Kind != kind {
 			return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, what).
-				WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(t.Kind)), kindName(t.Kind))
+				WithHint("Use DROP %s to remove a %s.", strings.ToUpper(dataset.KindName(t.Kind)), dataset.KindName(t.Kind))
 		}
 		if err := s.requireOwner(t); err != nil {
 			return "", err
@@ -236,25 +237,13 @@ func (s *Session) dropRelations(kind catalog.ObjectKind, names [][]string, ifExi
 	return tag, s.persist(c, nil, dropped)
 }
 
-func kindName(k catalog.ObjectKind) string {
-	switch k {
-	case catalog.KindView:
-		return "view"
-	case catalog.KindMaterializedView:
-		return "materialized view"
-	case catalog.KindStreamingTable:
-		return "streaming table"
-	}
-	return "table"
-}
-
 // dropCascade removes t (and, with cascade, everything that reads it) from
 // c and from storage; it returns the dropped ids.
 func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool) ([]uint32, error) {
 	deps := c.Dependents(t.ID)
 	if len(deps) > 0 && !cascade {
-		return nil, pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", kindName(t.Kind), t.Name).
-			WithDetail("%s %s depends on %s %s", kindName(deps[0].Kind), deps[0].Name, kindName(t.Kind), t.Name).
+		return nil, pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop %s %s because other objects depend on it", dataset.KindName(t.Kind), t.Name).
+			WithDetail("%s %s depends on %s %s", dataset.KindName(deps[0].Kind), deps[0].Name, dataset.KindName(t.Kind), t.Name).
 			WithHint("Use DROP ... CASCADE to drop the dependent objects too.")
 	}
 	var out []uint32
@@ -285,24 +274,6 @@ func (s *Session) dropCascade(c *catalog.Catalog, t *catalog.Table, cascade bool
 		s.datasets = append(s.datasets, t.ID)
 	}
 	return out, nil
-}
-
-// datasetClausesToCatalog copies the parsed policy, schedule and trigger
-// into a dataset descriptor.
-func datasetClausesToCatalog(cl *parse.DatasetClauses, ds *catalog.Dataset) {
-	if cl.Policy != "" {
-		ds.Policy = string(cl.Policy)
-	}
-	if cl.Schedule != nil {
-		sc := catalog.Schedule{Every: cl.Schedule.Every, Unit: cl.Schedule.Unit, Cron: cl.Schedule.Cron, TimeZone: cl.Schedule.TimeZone}
-		if sc.Cron != "" && sc.TimeZone == "" {
-			sc.TimeZone = "UTC"
-		}
-		ds.Schedule = &sc
-	}
-	if cl.Trigger != nil {
-		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: cl.Trigger.AtMostEverySeconds}
-	}
 }
 
 // createMaterializedView runs CREATE … MATERIALIZED VIEW (R-M1) and its
@@ -376,7 +347,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		}
 		return s.refreshInTxn(ctx, id, false)
 	}
-	datasetClausesToCatalog(&c.Clauses, ds)
+	dataset.ClausesToCatalog(&c.Clauses, ds)
 	if err := s.datasetColumns(t, c, q.Cols, "CREATE MATERIALIZED VIEW"); err != nil {
 		return "", err
 	}
@@ -397,7 +368,7 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 	// maintained incrementally; what blocks it now or later is said in
 	// NOTICEs after the first refresh (R-I9).
 	va := s.analyzeNew(t, c.Query, q.Root, ids)
-	if err := checkIncrementalPolicy(name, ds.Policy, va, c.Query); err != nil {
+	if err := dataset.CheckIncrementalPolicy(name, ds.Policy, va, c.Query); err != nil {
 		return "", err
 	}
 	cat := s.cat.Clone()
@@ -676,7 +647,7 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	if err != nil {
 		return "", err
 	}
-	if err := datasetKindOf(t, r.Streaming, r.Name); err != nil {
+	if err := dataset.KindOf(t, r.Streaming, r.Name); err != nil {
 		if !r.Streaming && t.Kind != catalog.KindStreamingTable {
 			// PostgreSQL's REFRESH of another relation: 0A000.
 			return "", pgerror.New(pgerror.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name)
@@ -725,7 +696,7 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := datasetKindOf(t, a.Streaming, a.Name); err != nil {
+	if err := dataset.KindOf(t, a.Streaming, a.Name); err != nil {
 		return "", err
 	}
 	if err := s.requireOwner(t); err != nil {
@@ -735,73 +706,26 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "ENABLE INCREMENTAL does not apply to streaming tables: their refreshes are always incremental").
 			WithHint("A stream's change data feed must be on; ALTER TABLE … SET TBLPROPERTIES (delta.enableChangeDataFeed = true) turns it on.")
 	}
-	what := kindName(t.Kind)
-	tag := "ALTER " + strings.ToUpper(what)
-	nt := t.Clone()
-	ds := nt.Dataset
+	tag := "ALTER " + strings.ToUpper(dataset.KindName(t.Kind))
 	switch {
-	case a.SetSchedule != nil:
-		if a.AddSchedule && ds.Schedule != nil {
-			return "", pgerror.New(pgerror.DuplicateObject, "%s \"%s\" already has a schedule", what, t.Name).WithHint("Use ALTER SCHEDULE to change it.")
-		}
-		if a.AddSchedule && ds.Trigger != nil {
-			return "", pgerror.New(pgerror.InvalidObjectDefinition, "%s \"%s\" has a TRIGGER ON UPDATE; a schedule and a trigger are mutually exclusive", what, t.Name).WithHint("Use ALTER SCHEDULE to switch from the trigger to a schedule.")
-		}
-		if !a.AddSchedule && ds.Schedule == nil && ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no schedule to alter", what, t.Name).WithHint("Use ADD SCHEDULE.")
-		}
-		cl := parse.DatasetClauses{Schedule: a.SetSchedule}
-		ds.Trigger = nil
-		datasetClausesToCatalog(&cl, ds)
-	case a.SetTrigger != nil:
-		if a.AddTrigger && ds.Trigger != nil {
-			return "", pgerror.New(pgerror.DuplicateObject, "%s \"%s\" already has a TRIGGER ON UPDATE", what, t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to change it.")
-		}
-		if a.AddTrigger && ds.Schedule != nil {
-			return "", pgerror.New(pgerror.InvalidObjectDefinition, "%s \"%s\" has a schedule; a schedule and a trigger are mutually exclusive", what, t.Name).WithHint("Use ALTER TRIGGER ON UPDATE to switch from the schedule to a trigger.")
-		}
-		if !a.AddTrigger && ds.Schedule == nil && ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no trigger to alter", what, t.Name).WithHint("Use ADD TRIGGER ON UPDATE.")
-		}
-		ds.Schedule = nil
-		ds.Trigger = &catalog.Trigger{AtMostEverySeconds: a.SetTrigger.AtMostEverySeconds}
-	case a.DropSchedule:
-		if ds.Schedule == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no schedule", what, t.Name)
-		}
-		ds.Schedule = nil
-	case a.DropTrigger:
-		if ds.Trigger == nil {
-			return "", pgerror.New(pgerror.UndefinedObject, "%s \"%s\" has no TRIGGER ON UPDATE", what, t.Name)
-		}
-		ds.Trigger = nil
-	case a.SetPolicy != "":
-		ds.Policy = string(a.SetPolicy)
-		if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
-			va, err := analyzeStored(s.cat, nt, s.env)
-			if err != nil {
-				return "", err
-			}
-			if err := checkIncrementalPolicy(t.Name, ds.Policy, va, nil); err != nil {
-				return "", err
-			}
-			s.blockerNotices(t.Name, ds.Policy, va)
-		}
-	case a.SetProperties != nil:
-		for _, p := range a.SetProperties {
-			np, err := catalog.NormalizeProperty(p.Key, p.Value)
-			if err != nil {
-				return "", err
-			}
-			nt.SetProperty(np)
-		}
-		if err := checkStreamingProperties(nt); err != nil {
-			return "", err
-		}
 	case a.EnableIncremental:
 		return s.enableIncremental(t)
 	case a.SetOwner != "":
 		return s.alterOwner(t, s.ownerName(a.SetOwner), tag) // owner.go
+	}
+	nt, err := dataset.Alter(t, a)
+	if err != nil {
+		return "", err
+	}
+	if a.SetPolicy == parse.PolicyIncremental || a.SetPolicy == parse.PolicyIncrementalStrict {
+		va, err := dataset.AnalyzeStored(s.cat, nt, s.env)
+		if err != nil {
+			return "", err
+		}
+		if err := dataset.CheckIncrementalPolicy(t.Name, nt.Dataset.Policy, va, nil); err != nil {
+			return "", err
+		}
+		s.blockerNotices(t.Name, nt.Dataset.Policy, va)
 	}
 	if s.eng.ValidateDataset != nil {
 		if err := s.eng.ValidateDataset(s.cat, nt); err != nil {
@@ -822,68 +746,34 @@ func (s *Session) alterDataset(a *parse.AlterDataset) (string, error) {
 // views) that lacks them (R-I9, Fabric's "Enable CDF"). A query that can
 // never be incremental is an error and changes nothing.
 func (s *Session) enableIncremental(v *catalog.Table) (string, error) {
-	va, err := analyzeStored(s.cat, v, s.env)
+	va, err := dataset.AnalyzeStored(s.cat, v, s.env)
 	if err != nil {
 		return "", err
 	}
 	if va.Permanent() {
-		return "", va.neverIncremental(v.Name, "ENABLE INCREMENTAL", nil)
+		return "", va.NeverIncremental(v.Name, "ENABLE INCREMENTAL", nil)
 	}
 	c := s.cat.Clone()
 	var changed []uint32
-	var walk func(ids []uint32) error
-	seen := map[uint32]bool{}
-	walk = func(ids []uint32) error {
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			t, ok := c.Table(id)
-			if !ok {
-				continue
-			}
-			if t.Kind == catalog.KindView {
-				if err := walk(t.DependsOn); err != nil {
-					return err
-				}
-				continue
-			}
-			var keys []string
-			if t.ChangeDataFeed() && t.RowTracking() {
-				continue
-			}
-			// Setting a source's properties is ALTER TABLE: its owner's.
-			if err := s.requireOwner(t); err != nil {
-				return err
-			}
-			if !t.ChangeDataFeed() {
-				keys = append(keys, catalog.PropChangeDataFeed)
-			}
-			if !t.RowTracking() {
-				keys = append(keys, catalog.PropRowTracking)
-			}
-			if len(keys) == 0 {
-				continue
-			}
-			nt := t.Clone()
-			set := map[string]string{}
-			for _, k := range keys {
-				nt.SetProperty(catalog.Property{Key: k, Value: "true"})
-				set[k] = "true"
-			}
-			c.PutTable(nt)
-			changed = append(changed, nt.ID)
-			props, _ := json.Marshal(set)
-			if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": string(props)}); err != nil {
-				return mapStorageErr(err)
-			}
-			s.notice("set %s on %s %s", strings.Join(assignments(keys), ", "), kindName(nt.Kind), c.QualifiedName(nt))
+	for _, fc := range dataset.EnableIncrementalChanges(s.cat, v) {
+		t, _ := c.Table(fc.ID)
+		// Setting a source's properties is ALTER TABLE: its owner's.
+		if err := s.requireOwner(t); err != nil {
+			return "", err
 		}
-		return nil
-	}
-	if err := walk(v.DependsOn); err != nil {
-		return "", err
+		nt := t.Clone()
+		set := map[string]string{}
+		for _, k := range fc.Keys {
+			nt.SetProperty(catalog.Property{Key: k, Value: "true"})
+			set[k] = "true"
+		}
+		c.PutTable(nt)
+		changed = append(changed, nt.ID)
+		props, _ := json.Marshal(set)
+		if err := s.txn.RecordVersion(nt.StorageInfo(), "SET TBLPROPERTIES", map[string]string{"properties": string(props)}); err != nil {
+			return "", mapStorageErr(err)
+		}
+		s.notice("set %s on %s %s", strings.Join(assignments(fc.Keys), ", "), fc.Kind, fc.Table)
 	}
 	if err := s.logUserAction(v, "enabled incremental refresh on"); err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -28,17 +29,6 @@ func (s *Session) persist(c *catalog.Catalog, changed, dropped []uint32) error {
 	}
 	s.cat = c
 	return nil
-}
-
-func rangeVarParts(rv *pg_query.RangeVar) []string {
-	var parts []string
-	if rv.Catalogname != "" {
-		parts = append(parts, rv.Catalogname)
-	}
-	if rv.Schemaname != "" {
-		parts = append(parts, rv.Schemaname)
-	}
-	return append(parts, rv.Relname)
 }
 
 func listParts(n *pg_query.Node) []string {
@@ -429,7 +419,7 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 			}
 			if t.Kind != catalog.KindTable {
 				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table", t.Name).
-					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(t.Kind)), kindName(t.Kind))
+					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(dataset.KindName(t.Kind)), dataset.KindName(t.Kind))
 			}
 			if err := s.requireOwner(t); err != nil {
 				return "", err

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -27,7 +28,7 @@ func (s *Session) resolve(n parse.Name) (*catalog.Table, error) {
 func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 	switch x := p.st.Ext.(type) {
 	case *parse.ShowDatasets:
-		n, cols, err := s.showDatasets(x)
+		n, cols, err := dataset.Show(s.cat, s.txn, x)
 		if err != nil {
 			return nil, err
 		}
@@ -60,7 +61,7 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 		if x.Key != "" && len(rows) == 0 {
 			rows = append(rows, []types.Datum{types.NewText(x.Key), types.NewText("Table " + s.cat.QualifiedName(t) + " does not have property: " + x.Key)})
 		}
-		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
+		p.node, p.cols, p.rowsTag = plan.ValuesOf(cols, rows), cols, "SELECT"
 	case *parse.DescribeTable:
 		t, err := s.resolve(x.Name)
 		if err != nil {
@@ -110,7 +111,7 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 				[]types.Datum{types.NewText("Table Properties"), types.NewText(props), types.NullDatum},
 			)
 			if t.Dataset != nil {
-				more, err := s.describeDataset(t)
+				more, err := dataset.DescribeRows(s.cat, s.txn, s.eng.NextRun, t)
 				if err != nil {
 					return nil, err
 				}
@@ -119,14 +120,14 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 				rows = append(rows, []types.Datum{types.NewText("View Text"), types.NewText(t.Query), types.NullDatum})
 			}
 		}
-		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SELECT"
+		p.node, p.cols, p.rowsTag = plan.ValuesOf(cols, rows), cols, "SELECT"
 	case *parse.CreateMaterializedView:
 		if x.Explain && !x.Streaming {
 			n, err := s.explainCreate(x)
 			if err != nil {
 				return nil, err
 			}
-			p.node, p.cols, p.rowsTag = n, explainCols, "EXPLAIN"
+			p.node, p.cols, p.rowsTag = n, dataset.ExplainCols, "EXPLAIN"
 			return p, nil
 		}
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.createMaterializedView(ctx, x) }
@@ -136,7 +137,7 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.node, p.cols, p.rowsTag = n, explainCols, "EXPLAIN"
+			p.node, p.cols, p.rowsTag = n, dataset.ExplainCols, "EXPLAIN"
 			return p, nil
 		}
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.refreshDataset(ctx, x) }

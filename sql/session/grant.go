@@ -8,6 +8,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/acl"
+	"github.com/mvserver/mvserver/sql/parse"
 )
 
 // GRANT and REVOKE of privileges on relations, sequences and schemas
@@ -112,7 +113,7 @@ func (s *Session) grantRelations(gs *pg_query.GrantStmt, tag string, names []str
 	case pg_query.GrantTargetType_ACL_TARGET_OBJECT:
 		for _, o := range gs.Objects {
 			rv := o.GetRangeVar()
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+			t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return "", err
 			}

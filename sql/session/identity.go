@@ -6,6 +6,7 @@ import (
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/acl"
+	pgsettings "github.com/mvserver/mvserver/sql/settings"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -59,7 +60,7 @@ func (s *Session) setIdentity(name, value string, local bool) error {
 		s.putSetting("session_authorization", sess, local)
 	}
 	s.putSetting("role", id.ShowRole(), local)
-	s.putSetting("is_superuser", onOff(id.IsSuperuser(s.cat, s.eng.RequireRoles)), local)
+	s.putSetting("is_superuser", pgsettings.OnOff(id.IsSuperuser(s.cat, s.eng.RequireRoles)), local)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -219,7 +220,7 @@ func (s *Session) createIndex(ctx context.Context, st *parse.Statement, is *pg_q
 		return "", pgerror.New(pgerror.WrongObjectType, "cannot create index on relation \"%s\"", t.Name).
 			WithDetail("This operation is not supported for sequences.")
 	default:
-		return "", st.Errorf(is.Relation.Location, pgerror.FeatureNotSupported, "indexes on %ss are not supported", kindName(t.Kind))
+		return "", st.Errorf(is.Relation.Location, pgerror.FeatureNotSupported, "indexes on %ss are not supported", dataset.KindName(t.Kind))
 	}
 	if catalog.IsSystem(t) {
 		return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied: \"%s\" is a system view", t.Name)
@@ -272,7 +273,7 @@ func (s *Session) dropIndexes(ds *pg_query.DropStmt) (string, error) {
 		if t == nil {
 			if r, err := c.Resolve(parts, s.resolvePath()); err == nil && !catalog.IsSystem(r) {
 				return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not an index", r.Name).
-					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(kindName(r.Kind)), kindName(r.Kind))
+					WithHint("Use DROP %s to remove a %s.", strings.ToUpper(dataset.KindName(r.Kind)), dataset.KindName(r.Kind))
 			}
 			if pk := s.primaryKeyIndex(c, parts); pk != nil {
 				return "", pgerror.New(pgerror.DependentObjectsStillExist, "cannot drop index %s because constraint %s on table %s requires it", pk.PrimaryKeyName(), pk.PrimaryKeyName(), pk.Name).
@@ -360,7 +361,7 @@ func (s *Session) renameIndex(st *parse.Statement, rs *pg_query.RenameStmt) (str
 		}
 	} else {
 		var err error
-		if t, ix, err = s.cat.ResolveIndex(rangeVarParts(rs.Relation), s.resolvePath()); err != nil {
+		if t, ix, err = s.cat.ResolveIndex(parse.RangeVarParts(rs.Relation), s.resolvePath()); err != nil {
 			return "", err
 		}
 		if t == nil {

@@ -472,7 +472,7 @@ func (s *Session) createSequence(st *parse.Statement, cs *pg_query.CreateSeqStmt
 	if cs.Sequence.Relpersistence == "t" {
 		return "", pgerror.New(pgerror.FeatureNotSupported, "temporary sequences are not supported")
 	}
-	schema, name, err := s.cat.TargetSchema(rangeVarParts(cs.Sequence), s.resolvePath())
+	schema, name, err := s.cat.TargetSchema(parse.RangeVarParts(cs.Sequence), s.resolvePath())
 	if err != nil {
 		return "", withPosition(err, st, cs.Sequence.Location)
 	}
@@ -532,7 +532,7 @@ func (s *Session) ownSequence(c *catalog.Catalog, t *catalog.Table, owned []stri
 
 // alterSequence runs ALTER SEQUENCE … options | RESTART [WITH n].
 func (s *Session) alterSequence(as *pg_query.AlterSeqStmt) (string, error) {
-	t, err := s.cat.Resolve(rangeVarParts(as.Sequence), s.resolvePath())
+	t, err := s.cat.Resolve(parse.RangeVarParts(as.Sequence), s.resolvePath())
 	if err != nil {
 		if as.MissingOk && pgerror.Code(err) == pgerror.UndefinedTable {
 			s.notice("relation \"%s\" does not exist, skipping", as.Sequence.Relname)

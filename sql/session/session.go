@@ -18,6 +18,7 @@ import (
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/pgcatalog"
+	pgsettings "github.com/mvserver/mvserver/sql/settings"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
 )
@@ -257,7 +258,7 @@ func (s *Session) Close() {
 func (s *Session) get(st *setting) string {
 	switch st.name {
 	case "transaction_read_only":
-		return onOff(s.readOnly)
+		return pgsettings.OnOff(s.readOnly)
 	case "transaction_isolation":
 		return s.transactionIsolation()
 	}

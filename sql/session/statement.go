@@ -352,19 +352,6 @@ func (s *Session) execCtx(ctx context.Context, params []types.Datum) (*exec.Ctx,
 		Constraints: s.constraintsFor(func() *plan.Binder { return s.binder(nil, nil) })}, nil
 }
 
-// constRows builds a Values node of constant rows.
-func constRows(cols []plan.Column, rows [][]types.Datum) *plan.Values {
-	v := &plan.Values{Cols: cols}
-	for _, r := range rows {
-		var exprs []plan.Expr
-		for i, d := range r {
-			exprs = append(exprs, &plan.Const{D: d, T: cols[i].T})
-		}
-		v.Rows = append(v.Rows, exprs)
-	}
-	return v
-}
-
 func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
 	if strings.EqualFold(name, "all") {
 		cols := []plan.Column{{Name: "name", T: types.Text}, {Name: "setting", T: types.Text}, {Name: "description", T: types.Text}}
@@ -375,7 +362,7 @@ func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
 			}
 			rows = append(rows, []types.Datum{types.NewText(st.name), types.NewText(s.get(st)), types.NewText(st.desc)})
 		}
-		p.node, p.cols, p.rowsTag = constRows(cols, rows), cols, "SHOW"
+		p.node, p.cols, p.rowsTag = plan.ValuesOf(cols, rows), cols, "SHOW"
 		return p, nil
 	}
 	if strings.EqualFold(name, "transaction_isolation") || strings.EqualFold(name, "transaction isolation level") {
@@ -392,7 +379,7 @@ func (s *Session) prepareShow(p *prepared, name string) (*prepared, error) {
 	if st.name == "TimeZone" || st.name == "DateStyle" || st.name == "IntervalStyle" {
 		cols[0].Name = st.name
 	}
-	p.node, p.cols, p.rowsTag = constRows(cols, [][]types.Datum{{types.NewText(s.get(st))}}), cols, "SHOW"
+	p.node, p.cols, p.rowsTag = plan.ValuesOf(cols, [][]types.Datum{{types.NewText(s.get(st))}}), cols, "SHOW"
 	return p, nil
 }
 
@@ -430,7 +417,7 @@ func (s *Session) execSet(st *parse.Statement, v *pg_query.VariableSetStmt) (str
 				var err error
 				switch d.Defname {
 				case "transaction_read_only":
-					err = s.set(settings["default_transaction_read_only"], onOff(constInt(d.Arg) != 0))
+					err = s.set(settings["default_transaction_read_only"], pgsettings.OnOff(constInt(d.Arg) != 0))
 				case "transaction_isolation":
 					err = s.set(settings["default_transaction_isolation"], constString(d.Arg))
 				}

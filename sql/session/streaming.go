@@ -9,6 +9,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -85,7 +86,7 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	}
 	t, ds := s.newDataset(catalog.KindStreamingTable, schema.ID, name, text, ids, c)
 	ds.Streams = streams
-	datasetClausesToCatalog(&c.Clauses, ds)
+	dataset.ClausesToCatalog(&c.Clauses, ds)
 	if err := s.datasetColumns(t, c, q.Cols, tag); err != nil {
 		return "", err
 	}
@@ -102,7 +103,7 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 		t.SetProperty(np)
 	}
 	t.ApplyDefaults(s.eng.Defaults)
-	if err := checkStreamingProperties(t); err != nil {
+	if err := dataset.CheckStreamingProperties(t); err != nil {
 		return "", err
 	}
 	cat := s.cat.Clone()
@@ -182,7 +183,7 @@ func (s *Session) streamSources(q *parse.Statement, refs []parse.StreamRef, ids 
 				return nil, q.Errorf(r.Location, pgerror.FeatureNotSupported, "STREAM(%s) names a WITH query; STREAM takes a table", rv.Relname).
 					WithHint("Read the stream with STREAM(table) inside the WITH query.")
 			}
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+			t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return nil, withPosition(err, q, rv.Location)
 			}
@@ -198,7 +199,7 @@ func (s *Session) streamSources(q *parse.Statement, refs []parse.StreamRef, ids 
 			if streamed[rv] || rv.Schemaname == "" && rv.Catalogname == "" && ctesUsed[rv.Relname] {
 				continue
 			}
-			t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+			t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 			if err != nil {
 				return nil, withPosition(err, q, rv.Location)
 			}
@@ -309,38 +310,4 @@ func sameDescriptor(a, b *catalog.Table) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)
-}
-
-// datasetKindOf checks that t is a dataset of the kind a statement names:
-// MATERIALIZED VIEW statements take materialized views, STREAMING TABLE
-// statements streaming tables.
-func datasetKindOf(t *catalog.Table, streaming bool, name parse.Name) error {
-	want, what := catalog.KindMaterializedView, "materialized view"
-	if streaming {
-		want, what = catalog.KindStreamingTable, "streaming table"
-	}
-	if t.Kind == want {
-		return nil
-	}
-	e := pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, what).WithPosition(name.Pos)
-	switch t.Kind {
-	case catalog.KindStreamingTable:
-		e = e.WithHint("It is a streaming table: use … STREAMING TABLE.")
-	case catalog.KindMaterializedView:
-		e = e.WithHint("It is a materialized view: use … MATERIALIZED VIEW.")
-	}
-	return e
-}
-
-// checkStreamingProperties checks the properties a streaming table's
-// refresh reads: skipChangeCommits is true or false (R-ST4).
-func checkStreamingProperties(t *catalog.Table) error {
-	if t.Kind != catalog.KindStreamingTable {
-		return nil
-	}
-	if v, ok := t.Property(refresh.PropSkipChangeCommits); ok && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
-		return pgerror.New(pgerror.InvalidParameterValue, "invalid value for table property %s: \"%s\"", refresh.PropSkipChangeCommits, v).
-			WithHint("Use 'true' (skip source commits that update or delete rows) or 'false'.")
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -35,7 +36,7 @@ func init() {
 			rows[i] = exec.Row{
 				types.NewText(e.ID), types.NewInt8(e.Sequence), types.NewText(e.Origin),
 				types.NewTimestamp(types.KindTimestampTZ, e.Timestamp.UnixMicro()),
-				types.NewText(e.Message), types.NewText(e.Level), textOrNull(e.Error), types.NewText(e.Details), types.NewText(e.EventType),
+				types.NewText(e.Message), types.NewText(e.Level), dataset.TextOrNull(e.Error), types.NewText(e.Details), types.NewText(e.EventType),
 			}
 		}
 		return rows, nil
@@ -66,8 +67,8 @@ func init() {
 				types.NewTimestamp(types.KindTimestampTZ, r.Start.UnixMicro()),
 				types.NewTimestamp(types.KindTimestampTZ, r.End.UnixMicro()),
 				types.NewInt8(r.End.Sub(r.Start).Milliseconds()),
-				types.NewText(r.Status), textOrNull(string(r.Technique)),
-				types.NewInt8(r.RowsRead), types.NewInt8(r.RowsWritten), textOrNull(r.Error),
+				types.NewText(r.Status), dataset.TextOrNull(string(r.Technique)),
+				types.NewInt8(r.RowsRead), types.NewInt8(r.RowsWritten), dataset.TextOrNull(r.Error),
 			}
 		}
 		return rows, nil

@@ -244,7 +244,7 @@ func (s *Session) readsTemp(ids []uint32) bool {
 // persist, non-nil) for CREATE TEMP or a name qualified with pg_temp,
 // else the first schema of the search path or the named one.
 func (s *Session) createTarget(c *catalog.Catalog, st *parse.Statement, rv *pg_query.RangeVar) (*catalog.Schema, string, []uint32, error) {
-	parts := rangeVarParts(rv)
+	parts := parse.RangeVarParts(rv)
 	if rv.Relpersistence != "t" && !s.isTempRef(parts) {
 		schema, name, err := c.TargetSchema(parts, s.resolvePath())
 		if err != nil {

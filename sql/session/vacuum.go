@@ -88,7 +88,7 @@ func (s *Session) vacuumPG(ctx context.Context, vs *pg_query.VacuumStmt) (string
 	for _, r := range vs.Rels {
 		vr := r.GetVacuumRelation()
 		rv := vr.GetRelation()
-		t, err := s.cat.Resolve(rangeVarParts(rv), s.resolvePath())
+		t, err := s.cat.Resolve(parse.RangeVarParts(rv), s.resolvePath())
 		if err != nil {
 			return "", err
 		}

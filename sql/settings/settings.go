@@ -250,3 +250,11 @@ func IntOf(name, v string, set bool) int {
 	}
 	return n
 }
+
+// OnOff is a boolean as PostgreSQL shows a boolean parameter: "on" or "off".
+func OnOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}

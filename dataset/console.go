@@ -1,4 +1,4 @@
-package session
+package dataset
 
 import (
 	"time"
@@ -12,19 +12,9 @@ import (
 // DESCRIBE EXTENDED, mv_insights and ENABLE INCREMENTAL, so the console
 // and SQL never disagree.
 
-// ScheduleText is a dataset's schedule as DESCRIBE EXTENDED shows it ("" if none).
-func ScheduleText(ds *catalog.Dataset) string { return scheduleText(ds) }
-
-// TriggerText is a dataset's trigger as DESCRIBE EXTENDED shows it ("" if none).
-func TriggerText(ds *catalog.Dataset) string { return triggerText(ds) }
-
-// ProcessingStatus is the "Incremental Processing" of a technique:
-// INCREMENTAL, FULL_RECOMPUTE or NO_CHANGES (R-O3).
-func ProcessingStatus(technique refresh.TechniqueName) string { return processingStatus(technique) }
-
-// DatasetAnalysis is a materialized view's incrementality analysis as
+// Report is a materialized view's incrementality analysis as
 // mv_insights reports it (R-I8, R-I9).
-type DatasetAnalysis struct {
+type Report struct {
 	*refresh.Analysis
 	// Query is the text the blockers' positions point into.
 	Query string
@@ -35,19 +25,19 @@ type DatasetAnalysis struct {
 	Where []string
 }
 
-// AnalyzeDataset analyses a stored materialized view against cat.
-func AnalyzeDataset(cat *catalog.Catalog, v *catalog.Table) (*DatasetAnalysis, error) {
-	va, err := analyzeStored(cat, v, &types.Env{Loc: time.UTC})
+// Analyze reports on a stored materialized view against cat.
+func Analyze(cat *catalog.Catalog, v *catalog.Table) (*Report, error) {
+	va, err := AnalyzeStored(cat, v, &types.Env{Loc: time.UTC})
 	if err != nil {
 		return nil, err
 	}
-	out := &DatasetAnalysis{Analysis: va.Analysis}
-	if va.query != nil {
-		out.Query = va.query.Text
+	out := &Report{Analysis: va.Analysis}
+	if va.Query != nil {
+		out.Query = va.Query.Text
 	}
-	out.Relevant, _ = va.relevantBlockers()
+	out.Relevant, _ = va.RelevantBlockers()
 	for _, b := range out.Relevant {
-		out.Where = append(out.Where, va.where(b))
+		out.Where = append(out.Where, va.Where(b))
 	}
 	return out, nil
 }
@@ -55,6 +45,7 @@ func AnalyzeDataset(cat *catalog.Catalog, v *catalog.Table) (*DatasetAnalysis, e
 // FeatureChange is one source table that ALTER MATERIALIZED VIEW … ENABLE
 // INCREMENTAL would change, and the properties it would set to true.
 type FeatureChange struct {
+	ID    uint32
 	Table string // schema.name
 	Kind  string // "table", "materialized view", …
 	Keys  []string
@@ -89,10 +80,23 @@ func EnableIncrementalChanges(cat *catalog.Catalog, v *catalog.Table) []FeatureC
 				keys = append(keys, catalog.PropRowTracking)
 			}
 			if len(keys) > 0 {
-				out = append(out, FeatureChange{Table: cat.QualifiedName(t), Kind: kindName(t.Kind), Keys: keys})
+				out = append(out, FeatureChange{ID: t.ID, Table: cat.QualifiedName(t), Kind: KindName(t.Kind), Keys: keys})
 			}
 		}
 	}
 	walk(v.DependsOn)
 	return out
+}
+
+// KindName is a relation kind as messages and the console say it.
+func KindName(k catalog.ObjectKind) string {
+	switch k {
+	case catalog.KindView:
+		return "view"
+	case catalog.KindMaterializedView:
+		return "materialized view"
+	case catalog.KindStreamingTable:
+		return "streaming table"
+	}
+	return "table"
 }
