@@ -98,6 +98,11 @@ type Table struct {
 	Query string `json:"query,omitempty"`
 	// DependsOn lists the ids of the relations Query reads (direct only).
 	DependsOn []uint32 `json:"depends_on,omitempty"`
+	// ViewSearchPath is the search path a view was created under, which
+	// its query's names are resolved with (PostgreSQL binds them at
+	// CREATE VIEW); empty for views created before it was kept, which
+	// use the reader's.
+	ViewSearchPath []string `json:"view_search_path,omitempty"`
 	// Dataset is set for materialized views and streaming tables.
 	Dataset *Dataset `json:"dataset,omitempty"`
 	// Sequence is set for sequences.

@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	// sql/exec/vec: columnar batches and vector kernels (a leaf under exec).
 	"sql/exec/vec": {"pgerror", "sql/types"},
 	// sql/pgcatalog: pg_catalog's relations and functions over the catalog.
-	"sql/pgcatalog": {"pgerror", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog"},
+	"sql/pgcatalog": {"pgerror", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "catalog"},
 	// sql/acl: privilege rules over roles (membership, other backends).
 	"sql/acl": {"pgerror", "catalog"},
 	"server":  {"pgerror"},

@@ -285,6 +285,9 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 	if err == nil {
 		rows, err = c.unchanged(t, rows)
 	}
+	if err == nil && up.Joined {
+		rows, err = firstPerRow(t, rows)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -385,6 +388,9 @@ func execDelete(c *Ctx, del *plan.Delete, written *[]Row) (int64, error) {
 	stop()
 	if err == nil {
 		rows, err = c.unchanged(t, rows)
+	}
+	if err == nil && del.Joined {
+		rows, err = firstPerRow(t, rows)
 	}
 	if err != nil {
 		return 0, err

@@ -91,8 +91,10 @@ func actionRule(a byte) string {
 		catalog.FKSetNull: "SET NULL", catalog.FKSetDefault: "SET DEFAULT"}[a]
 }
 
-// def is pg_get_constraintdef of the constraint.
-func (k *tableConstraint) def() string {
+// def is pg_get_constraintdef of the constraint; the referenced table of
+// a foreign key is schema-qualified when the search path would not find
+// it (qualify.go).
+func (k *tableConstraint) def(v *View) string {
 	if k.check != nil {
 		d := "CHECK (" + k.check.Expr + ")"
 		if k.check.NotValid {
@@ -103,7 +105,11 @@ func (k *tableConstraint) def() string {
 	fk := k.fk
 	d := "FOREIGN KEY (" + quotedColumns(k.t, fk.Cols) + ") REFERENCES "
 	if k.parent != nil {
-		d += quoteIdent(k.parent.Name) + "(" + quotedColumns(k.parent, fk.RefCols) + ")"
+		name := quoteIdent(k.parent.Name)
+		if r := v.relation(k.parent.ID); r != nil {
+			name = v.qualifiedName(r)
+		}
+		d += name + "(" + quotedColumns(k.parent, fk.RefCols) + ")"
 	}
 	if fk.Match == catalog.FKMatchFull {
 		d += " MATCH FULL"
@@ -214,7 +220,7 @@ func init() {
 			}
 			ns, _ := v.namespaceName(k.t.SchemaID)
 			b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": k.name(),
-				"check_clause": strings.TrimPrefix(k.def(), "CHECK ")})
+				"check_clause": strings.TrimPrefix(k.def(v), "CHECK ")})
 		}
 		// NOT NULL columns are CHECK constraints there too, as PostgreSQL
 		// lists them.

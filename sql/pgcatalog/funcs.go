@@ -24,6 +24,7 @@ func (v *View) viewDef(r *relation) any {
 	if q == "" {
 		return nil
 	}
+	q = strings.TrimSpace(v.qualifyText(strings.TrimSuffix(q, ";"), false, r.table.DependsOn, r.table.SchemaID))
 	if !strings.HasSuffix(q, ";") {
 		q += ";"
 	}
@@ -178,7 +179,17 @@ func init() {
 			return types.NewText(v.formatType(uint32(a[0].I), typmod)), nil
 		}})
 	// Defaults and expressions are kept as SQL text: pg_get_expr returns it.
-	getExpr := func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) { return types.NewText(a[0].S), nil }
+	// A bare sequence name in nextval('…') is qualified as the relation
+	// names of views are (qualify.go).
+	getExpr := func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+		text := a[0].S
+		if v := ViewFor(c); v != nil {
+			if t, ok := v.Cat.Table(uint32(a[1].I)); ok {
+				text = v.qualifyText(text, true, nil, t.SchemaID)
+			}
+		}
+		return types.NewText(text), nil
+	}
 	reg("pg_get_expr", false,
 		&funcs.Overload{Params: []types.T{types.Text, oid}, Ret: ret(types.Text), NullStrict: true, Fn: getExpr},
 		&funcs.Overload{Params: []types.T{types.Text, oid, types.Bool}, Ret: ret(types.Text), NullStrict: true, Fn: getExpr})
@@ -204,7 +215,7 @@ func init() {
 			}
 		}
 		if k := v.constraintByOID(uint32(a[0].I)); k != nil {
-			return types.NewText(k.def())
+			return types.NewText(k.def(v))
 		}
 		return types.NullDatum
 	}

@@ -24,6 +24,10 @@ var knownRelOIDs = map[string]uint32{
 	"pg_foreign_table": 3118, "pg_foreign_server": 1417, "pg_foreign_data_wrapper": 2328,
 	"pg_opclass": 2616, "pg_aggregate": 2600, "pg_init_privs": 3394, "pg_seclabel": 3596,
 	"pg_default_acl": 826, "pg_conversion": 2607, "pg_ts_config": 3602,
+	"pg_transform": 3576, "pg_opfamily": 2753, "pg_amop": 2602, "pg_amproc": 2603, "pg_ts_parser": 3601,
+	"pg_ts_template": 3764, "pg_ts_dict": 3600, "pg_ts_config_map": 3603, "pg_subscription": 6100,
+	"pg_subscription_rel": 6102, "pg_largeobject_metadata": 2995, "pg_largeobject": 2613,
+	"pg_shseclabel": 3592, "pg_db_role_setting": 2964, "pg_parameter_acl": 6243,
 }
 
 const firstViewOID = 12000

@@ -22,10 +22,26 @@ func init() {
 			if n.schema != nil {
 				acl = n.schema.ACL
 			}
-			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": owner, "nspacl": v.aclOf(acl, owner, catalog.AllSchemaPrivs)})
+			nspacl := v.aclOf(acl, owner, catalog.AllSchemaPrivs)
+			if nspacl == nil && n.name == "public" {
+				// Every role may use every schema here (USAGE is not
+				// checked); public shows PostgreSQL 15's ACL, which pg_dump
+				// takes as its default.
+				o, _ := v.roleName(owner)
+				nspacl = []string{quoteIdent(o) + "=UC/" + quoteIdent(o), "=U/" + quoteIdent(o)}
+			}
+			b.add(vals{"oid": n.oid, "nspname": n.name, "nspowner": owner, "nspacl": nspacl})
 		}
 	})
 	pg("pg_class", func(v *View, b *builder) {
+		// PostgreSQL checks foreign keys with triggers on both tables:
+		// relhastriggers is what tells pg_dump and psql to look for them.
+		fkTables := map[uint32]bool{}
+		for _, t := range v.Cat.Tables() {
+			for _, fk := range t.ForeignKeys {
+				fkTables[t.ID], fkTables[fk.RefTable] = true, true
+			}
+		}
 		for _, r := range v.relations() {
 			owner := v.relOwner(r)
 			row := vals{"oid": r.oid, "relname": r.name, "relnamespace": r.ns, "relowner": owner,
@@ -47,6 +63,10 @@ func init() {
 				row["relam"] = uint32(amHeap)
 				row["reltype"] = rowTypeOID(r.oid)
 				row["relhasindex"] = hasIndexes(r.table)
+				if r.table != nil {
+					row["relchecks"] = len(r.table.Checks)
+					row["relhastriggers"] = fkTables[r.table.ID]
+				}
 			}
 			// ANALYZE's row count and size (-1: never analyzed); an
 			// index shows its table's.
@@ -253,6 +273,10 @@ func init() {
 		}
 	})
 	pg("pg_description", func(v *View, b *builder) {
+		if oid, ok := v.namespaceOID("public"); ok {
+			// initdb's comment, which pg_dump leaves out of a dump.
+			b.add(vals{"objoid": oid, "classoid": uint32(classPgNamespace), "objsubid": 0, "description": "standard public schema"})
+		}
 		for _, r := range v.relations() {
 			if r.comment != "" {
 				b.add(vals{"objoid": r.oid, "classoid": uint32(classPgClass), "objsubid": 0, "description": r.comment})

@@ -86,4 +86,31 @@ var specs = []struct{ schema, name, cols string }{
 	{"pg_catalog", "pg_type", "oid:oid typname:name typnamespace:oid typowner:oid typlen:int2 typbyval:bool typtype:char typcategory:char typispreferred:bool typisdefined:bool typdelim:char typrelid:oid typsubscript:regproc typelem:oid typarray:oid typinput:regproc typoutput:regproc typreceive:regproc typsend:regproc typmodin:regproc typmodout:regproc typanalyze:regproc typalign:char typstorage:char typnotnull:bool typbasetype:oid typtypmod:int4 typndims:int4 typcollation:oid typdefaultbin:text typdefault:text typacl:text[]"},
 	{"pg_catalog", "pg_user", "usename:name usesysid:oid usecreatedb:bool usesuper:bool userepl:bool usebypassrls:bool passwd:text valuntil:timestamptz useconfig:text[]"},
 	{"pg_catalog", "pg_views", "schemaname:name viewname:name viewowner:name definition:text"},
+	// Catalogs pg_dump and pg_dumpall read that are always empty here:
+	// no transforms, operator families, text-search objects,
+	// subscriptions, large objects, security labels or per-database
+	// settings can be created (pg_lsn is shown as text). Appended, so
+	// that the views above keep their OIDs.
+	{"pg_catalog", "pg_transform", "oid:oid trftype:oid trflang:oid trffromsql:regproc trftosql:regproc"},
+	{"pg_catalog", "pg_opfamily", "oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid"},
+	{"pg_catalog", "pg_amop", "oid:oid amopfamily:oid amoplefttype:oid amoprighttype:oid amopstrategy:int2 amoppurpose:char amopopr:oid amopmethod:oid amopsortfamily:oid"},
+	{"pg_catalog", "pg_amproc", "oid:oid amprocfamily:oid amproclefttype:oid amprocrighttype:oid amprocnum:int2 amproc:regproc"},
+	{"pg_catalog", "pg_ts_parser", "oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc"},
+	{"pg_catalog", "pg_ts_template", "oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc"},
+	{"pg_catalog", "pg_ts_dict", "oid:oid dictname:name dictnamespace:oid dictowner:oid dicttemplate:oid dictinitoption:text"},
+	{"pg_catalog", "pg_ts_config_map", "mapcfg:oid maptokentype:int4 mapseqno:int4 mapdict:oid"},
+	{"pg_catalog", "pg_subscription", "oid:oid subdbid:oid subskiplsn:text subname:name subowner:oid subenabled:bool subbinary:bool substream:bool subtwophasestate:char subdisableonerr:bool subconninfo:text subslotname:name subsynccommit:text subpublications:text[]"},
+	{"pg_catalog", "pg_subscription_rel", "srsubid:oid srrelid:oid srsubstate:char srsublsn:text"},
+	{"pg_catalog", "pg_largeobject_metadata", "oid:oid lomowner:oid lomacl:text[]"},
+	{"pg_catalog", "pg_largeobject", "loid:oid pageno:int4 data:bytea"},
+	{"pg_catalog", "pg_shseclabel", "objoid:oid classoid:oid provider:text label:text"},
+	{"pg_catalog", "pg_seclabels", "objoid:oid classoid:oid objsubid:int4 objtype:text objnamespace:oid objname:text provider:text label:text"},
+	{"pg_catalog", "pg_db_role_setting", "setdatabase:oid setrole:oid setconfig:text[]"},
+	{"pg_catalog", "pg_parameter_acl", "oid:oid parname:text paracl:text[]"},
+	{"pg_catalog", "pg_statio_all_tables", "relid:oid schemaname:name relname:name heap_blks_read:int8 heap_blks_hit:int8 idx_blks_read:int8 idx_blks_hit:int8 toast_blks_read:int8 toast_blks_hit:int8 tidx_blks_read:int8 tidx_blks_hit:int8"},
+	{"pg_catalog", "pg_statio_sys_tables", "relid:oid schemaname:name relname:name heap_blks_read:int8 heap_blks_hit:int8 idx_blks_read:int8 idx_blks_hit:int8 toast_blks_read:int8 toast_blks_hit:int8 tidx_blks_read:int8 tidx_blks_hit:int8"},
+	{"pg_catalog", "pg_statio_all_indexes", "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name idx_blks_read:int8 idx_blks_hit:int8"},
+	{"pg_catalog", "pg_statio_user_indexes", "relid:oid indexrelid:oid schemaname:name relname:name indexrelname:name idx_blks_read:int8 idx_blks_hit:int8"},
+	{"pg_catalog", "pg_statio_all_sequences", "relid:oid schemaname:name relname:name blks_read:int8 blks_hit:int8"},
+	{"pg_catalog", "pg_statio_user_sequences", "relid:oid schemaname:name relname:name blks_read:int8 blks_hit:int8"},
 }

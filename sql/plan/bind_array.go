@@ -150,6 +150,18 @@ func (b *Binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (Expr
 			return nil, b.errAt(loc, pgerror.FeatureNotSupported, "this indirection is not supported")
 		}
 	}
+	if t.Kind == types.KindName && len(ind.Indirection) == 1 && !ind.Indirection[0].GetAIndices().IsSlice {
+		// PostgreSQL's name is a char[64] of bound 0: name[i] is its
+		// i-th byte as a "char" (pg_dump tests typname[0] = '_').
+		i, err := b.bindExpr(ind.Indirection[0].GetAIndices().Uidx, ec)
+		if err != nil {
+			return nil, err
+		}
+		if i, err = b.coerce(i, types.Int4, false, loc); err != nil {
+			return nil, err
+		}
+		return &Func{Name: nameSubscriptFunc.Name, Fn: nameSubscriptFunc, Overload: nameSubscriptFunc.Overloads[0], Args: []Expr{arr, i}, T: types.InternalChar}, nil
+	}
 	if !t.IsArray() {
 		return nil, b.errAt(loc, pgerror.DatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t.String())
 	}
@@ -200,6 +212,20 @@ func (b *Binder) bindIndirection(ind *pg_query.A_Indirection, ec *exprCtx) (Expr
 	f := sliceFuncs[[2]bool{ix.Lidx != nil, ix.Uidx != nil}]
 	return &Func{Name: f.Name, Fn: f, Overload: f.Overloads[0], Args: args, T: types.ArrayOf(t.ElemType())}, nil
 }
+
+// nameSubscriptFunc is name[i]: the i-th byte (from 0) of the name's 64,
+// which are NUL past its end ("" as a "char"); NULL outside 0..63.
+var nameSubscriptFunc = &funcs.Func{Name: "name_subscript", Deterministic: true, Overloads: []*funcs.Overload{{NullStrict: true,
+	Fn: func(_ *funcs.Ctx, a []types.Datum) (types.Datum, error) {
+		s, i := a[0].S, a[1].I
+		switch {
+		case i < 0 || i >= 64:
+			return types.NullDatum, nil
+		case i >= int64(len(s)):
+			return types.NewString(types.KindInternalChar, ""), nil
+		}
+		return types.NewString(types.KindInternalChar, s[i:i+1]), nil
+	}}}}
 
 // quantifiedFuncs holds the functions behind x op ANY/ALL (array), one per
 // operator and quantifier.

@@ -35,8 +35,11 @@ type SetClause struct {
 
 // Update is a bound UPDATE.
 type Update struct {
-	Table     *catalog.Table
-	Input     Node // the table's rows to update (table row layout)
+	Table *catalog.Table
+	Input Node // the table's rows to update (table row layout, then FROM's columns)
+	// Joined: the input joins FROM items, so a row may come more than
+	// once; as in PostgreSQL it is updated once, by the first.
+	Joined    bool
 	Sets      []SetClause
 	Returning *Returning
 	With      *ModifyingWith
@@ -46,6 +49,7 @@ type Update struct {
 type Delete struct {
 	Table     *catalog.Table
 	Input     Node
+	Joined    bool // DELETE … USING: a row may come more than once (Update.Joined)
 	Returning *Returning
 	With      *ModifyingWith
 }
@@ -311,7 +315,11 @@ func (b *Binder) BindDefault(n *pg_query.Node, t types.T) (Expr, error) {
 	return b.coerce(e, t, true, nodeLocation(n))
 }
 
-func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catalog.Table, Node, *scope, error) {
+// tableInput binds the rows an UPDATE or DELETE changes: the target's
+// scan (its scan layout first, as the writes read it), joined with the
+// items of UPDATE … FROM or DELETE … USING when there are any, filtered
+// by WHERE. The returned scope sees the target and those items.
+func (b *Binder) tableInput(rv *pg_query.RangeVar, from []*pg_query.Node, where *pg_query.Node) (*catalog.Table, Node, *scope, error) {
 	t, err := b.resolveTable(rv)
 	if err != nil {
 		return nil, nil, nil, err
@@ -332,6 +340,22 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 	// After an earlier data-modifying WITH query wrote the table, the
 	// target too reads it as it was at the statement's start.
 	input := b.snapshotScan(scan)
+	for _, f := range from {
+		n, fsc, err := b.bindFrom(f, sc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if err := b.checkRelConflicts(sc, fsc); err != nil {
+			return nil, nil, nil, err
+		}
+		if ap, ok := pendingApply(n); ok {
+			ap.Left = input
+			input = flattenSRFApply(ap)
+		} else {
+			input = &Join{Kind: JoinCross, Left: input, Right: n}
+		}
+		sc = sc.add(fsc)
+	}
 	if where != nil {
 		cond, err := b.bindExpr(where, &exprCtx{sc: sc, clause: "WHERE"})
 		if err != nil {
@@ -347,9 +371,6 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, where *pg_query.Node) (*catal
 
 // BindUpdate binds UPDATE … SET … WHERE.
 func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
-	if len(s.FromClause) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "UPDATE … FROM is not supported yet")
-	}
 	b.init()
 	b.setTopWith(s.WithClause)
 	if s.WithClause != nil {
@@ -359,11 +380,11 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		}
 		defer pop()
 	}
-	t, input, sc, err := b.tableInput(s.Relation, s.WhereClause)
+	t, input, sc, err := b.tableInput(s.Relation, s.FromClause, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}
-	up := &Update{Table: t, Input: input}
+	up := &Update{Table: t, Input: input, Joined: len(s.FromClause) > 0}
 	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
 		return nil, err
 	}
@@ -388,9 +409,6 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 
 // BindDelete binds DELETE … WHERE.
 func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
-	if len(s.UsingClause) > 0 {
-		return nil, b.errAt(-1, pgerror.FeatureNotSupported, "DELETE … USING is not supported yet")
-	}
 	b.init()
 	b.setTopWith(s.WithClause)
 	if s.WithClause != nil {
@@ -400,11 +418,11 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		}
 		defer pop()
 	}
-	t, input, _, err := b.tableInput(s.Relation, s.WhereClause)
+	t, input, _, err := b.tableInput(s.Relation, s.UsingClause, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}
-	del := &Delete{Table: t, Input: input}
+	del := &Delete{Table: t, Input: input, Joined: len(s.UsingClause) > 0}
 	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
 		return nil, err
 	}

@@ -308,6 +308,13 @@ func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
 		if len(mods) > 0 {
 			mods = nil
 		}
+	case "char":
+		// The grammar names char, character and char(n) pg_catalog.bpchar;
+		// "char" (quoted) reaches here as char: PostgreSQL's one-byte
+		// internal type (pg_class.relkind), which pg_dump's queries cast to.
+		if len(mods) == 0 && len(tn.ArrayBounds) == 0 {
+			return types.InternalChar, nil
+		}
 	}
 	t, ok := types.ParseTypeName(name, mods)
 	if !ok {

@@ -218,6 +218,9 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 		return nil, nil, b.errAt(rv.Location, pgerror.InternalError, "view \"%s\" has an invalid definition", t.Name)
 	}
 	path := b.SearchPath
+	if len(t.ViewSearchPath) > 0 {
+		path = t.ViewSearchPath // its names mean what they meant at CREATE VIEW
+	}
 	if !b.Cat.IsTemp(t) {
 		// A permanent view reads no temporary relation: the reader's
 		// temporary tables do not hide what it was defined over.

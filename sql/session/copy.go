@@ -124,8 +124,12 @@ func (s *Session) bindCopyFrom(b *plan.Binder, cs *pg_query.CopyStmt, o *copyOpt
 	for range n {
 		row = append(row, &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Isnull: true, Location: -1}}})
 	}
+	// COPY FROM writes an identity column's values as given, GENERATED
+	// ALWAYS too (PostgreSQL: as INSERT … OVERRIDING SYSTEM VALUE), which
+	// is how pg_dump restores one.
 	is := &pg_query.InsertStmt{
 		Relation: cs.Relation,
+		Override: pg_query.OverridingKind_OVERRIDING_SYSTEM_VALUE,
 		SelectStmt: &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
 			ValuesLists: []*pg_query.Node{pg_query.MakeListNode(row)},
 			Op:          pg_query.SetOperation_SETOP_NONE,

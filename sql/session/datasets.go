@@ -147,7 +147,8 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 			return "", err
 		}
 	}
-	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindView, Query: text, DependsOn: ids, NextColID: 1, Owner: s.ownerID()}
+	t := &catalog.Table{SchemaID: schema.ID, Name: name, Kind: catalog.KindView, Query: text, DependsOn: ids, NextColID: 1, Owner: s.ownerID(),
+		ViewSearchPath: b.SearchPath}
 	if old, exists := s.cat.LookupTable(schema.ID, name); exists {
 		if !vs.Replace {
 			return "", st.Errorf(vs.View.Location, pgerror.DuplicateTable, "relation \"%s\" already exists", name)

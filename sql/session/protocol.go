@@ -156,7 +156,7 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 	if err := w.RowDescription(wireColumns(p.cols, nil)); err != nil {
 		return err
 	}
-	c, err := s.execCtx(ctx, nil)
+	c, err := s.execCtx(ctx, p.params)
 	if err != nil {
 		return err
 	}
@@ -470,7 +470,11 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 			p.done, p.tag = true, tag
 			return false, s.complete(w, tag)
 		}
-		c, err := s.execCtx(sctx, p.params)
+		params := p.params
+		if pr.params != nil {
+			params = pr.params // EXECUTE's own arguments
+		}
+		c, err := s.execCtx(sctx, params)
 		if err != nil {
 			return false, err
 		}

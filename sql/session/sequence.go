@@ -15,6 +15,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
+	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -649,7 +650,7 @@ func deleteMetaPrefix(txn *storage.Txn, prefix []byte) error {
 
 // usesSequence reports whether a column default calls nextval on seq.
 func usesSequence(def, seq string) bool {
-	return strings.Contains(def, "nextval(") && strings.Contains(def, "'"+seq+"'")
+	return strings.Contains(def, "nextval(") && (strings.Contains(def, "'"+seq+"'") || strings.Contains(def, "."+seq+"'"))
 }
 
 // serialColumn sets up a serial column of t: a sequence t_col_seq owned by
@@ -668,7 +669,14 @@ func (s *Session) serialColumn(c *catalog.Catalog, t *catalog.Table, col *catalo
 		OwnedBy: t.ID, OwnedCol: col.ID, Epoch: time.Now().UnixNano()}
 	seq := &catalog.Table{ID: c.AllocID(), SchemaID: t.SchemaID, Name: name, Kind: catalog.KindSequence, Sequence: sq, Owner: t.Owner}
 	c.PutTable(seq)
-	col.Default = "nextval('" + strings.ReplaceAll(name, "'", "''") + "'::regclass)"
+	// Outside public the name is qualified: the default resolves it
+	// whatever the inserting session's search path (PostgreSQL keeps the
+	// sequence's OID).
+	qualified := name
+	if sc, ok := c.SchemaByID(t.SchemaID); ok && sc.Name != "public" {
+		qualified = funcs.QuoteIdent(sc.Name) + "." + funcs.QuoteIdent(name)
+	}
+	col.Default = "nextval('" + strings.ReplaceAll(qualified, "'", "''") + "'::regclass)"
 	col.NotNull = true
 	return seq, nil
 }

@@ -88,7 +88,7 @@ func (e *Engine) now() time.Time {
 
 // Connect implements server.Engine.
 func (e *Engine) Connect(ctx context.Context, info server.StartupInfo) (server.Session, error) {
-	if info.Database != e.Database {
+	if info.Database != e.Database && !maintenanceDatabase(info.Database) {
 		return nil, pgerror.New(pgerror.InvalidCatalogName, "database \"%s\" does not exist", info.Database)
 	}
 	s := &Session{eng: e, info: info, vals: map[string]string{}}
@@ -156,6 +156,7 @@ func (s *Session) applyOptions(opts string) error {
 
 // Session is one connection's state.
 type Session struct {
+	sqlPrepared map[string]*sqlPrepared // PREPARE's statements (prepare_sql.go)
 	// deferredFK holds the transaction's deferred foreign-key checks, run
 	// at commit (sql/exec/foreign_key.go).
 	deferredFK *exec.DeferredChecks

@@ -39,6 +39,7 @@ type prepared struct {
 	action     func(ctx context.Context, params []types.Datum) (string, error)
 	copy       *copyPlan // COPY … FROM STDIN / TO STDOUT (copy.go)
 	ctl        txnControl
+	params     []types.Datum // EXECUTE's arguments (prepare_sql.go); nil: the portal's
 }
 
 func classifyTxn(st *parse.Statement) txnControl {
@@ -294,9 +295,16 @@ func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared,
 		return s.prepareCopy(p, st, n.CopyStmt)
 	case *pg_query.Node_LockStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.lockTables(st, n.LockStmt) }
+	case *pg_query.Node_PrepareStmt:
+		return s.prepareSQL(p, st, n.PrepareStmt)
+	case *pg_query.Node_ExecuteStmt:
+		return s.executeSQL(st, n.ExecuteStmt)
 	case *pg_query.Node_DeallocateStmt:
 		name := n.DeallocateStmt.Name
 		p.action = func(context.Context, []types.Datum) (string, error) {
+			if s.deallocateSQL(name) && name != "" {
+				return "DEALLOCATE", nil
+			}
 			if s.info.Deallocate == nil {
 				return "", pgerror.New(pgerror.FeatureNotSupported, "DEALLOCATE is not available on this connection")
 			}
@@ -578,7 +586,8 @@ func (s *Session) checkReadOnly(st *parse.Statement) error {
 	case *pg_query.Node_SelectStmt, *pg_query.Node_VariableSetStmt, *pg_query.Node_VariableShowStmt,
 		*pg_query.Node_TransactionStmt, *pg_query.Node_DeclareCursorStmt, *pg_query.Node_FetchStmt,
 		*pg_query.Node_ClosePortalStmt, *pg_query.Node_ListenStmt, *pg_query.Node_UnlistenStmt,
-		*pg_query.Node_NotifyStmt, *pg_query.Node_DeallocateStmt, *pg_query.Node_LockStmt:
+		*pg_query.Node_NotifyStmt, *pg_query.Node_DeallocateStmt, *pg_query.Node_LockStmt,
+		*pg_query.Node_PrepareStmt, *pg_query.Node_ExecuteStmt:
 		return nil
 	case *pg_query.Node_ExplainStmt:
 		return nil
