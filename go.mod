@@ -12,10 +12,12 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/pganalyze/pg_query_go/v6 v6.2.5
 	github.com/pingcap/goleveldb v0.0.0-20191226122134-f82aafb29989
+	github.com/pingcap/kvproto v0.0.0-20221129023506-621ec37aac7a
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/tikv/client-go/v2 v2.0.4
+	github.com/tikv/pd/client v0.0.0-20221031025758-80f0d8ca4d07
 	go.uber.org/goleak v1.3.0
 	google.golang.org/protobuf v1.36.12
 )
@@ -55,7 +57,6 @@ require (
 	github.com/opentracing/opentracing-go v1.2.0 // indirect
 	github.com/pingcap/errors v0.11.5-0.20211224045212-9687c2b0f87c // indirect
 	github.com/pingcap/failpoint v0.0.0-20210918120811-547c13e3eb00 // indirect
-	github.com/pingcap/kvproto v0.0.0-20221129023506-621ec37aac7a // indirect
 	github.com/pingcap/log v1.1.1-0.20221015072633-39906604fb81 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
@@ -65,7 +66,6 @@ require (
 	github.com/rogpeppe/go-internal v1.9.0 // indirect
 	github.com/stathat/consistent v1.0.0 // indirect
 	github.com/tiancaiamao/gp v0.0.0-20221230034425-4025bc8a4d4a // indirect
-	github.com/tikv/pd/client v0.0.0-20221031025758-80f0d8ca4d07 // indirect
 	github.com/twmb/murmur3 v1.1.3 // indirect
 	go.etcd.io/etcd/api/v3 v3.5.2 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.5.2 // indirect

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,11 @@ func startTest(t *testing.T, cfg Config) *pgx.Conn {
 func startTestServer(t *testing.T, cfg Config) (*Server, *pgx.Conn) {
 	t.Helper()
 	cfg.Logger, cfg.InMemory, cfg.Listen, cfg.Database, cfg.MaxConnections, cfg.TableDefaults = slog.New(slog.DiscardHandler), true, "127.0.0.1:0", "mvserver", 10, catalog.AllOn
+	if cfg.Store == "" {
+		// MVSERVER_TEST_STORE=tikvmock:// (with -tags tikv): the TiKV
+		// engine's in-process mock cluster, as the storage suite reads it.
+		cfg.Store = os.Getenv("MVSERVER_TEST_STORE")
+	}
 	srv, c := startAndConnect(t, cfg)
 	t.Cleanup(func() { srv.Shutdown(2 * time.Second) })
 	t.Cleanup(func() { c.Close(context.Background()) })

@@ -26,7 +26,10 @@ func startServer(t testing.TB, database string) Config {
 	// disk past n rows (storage/stage.go), as mvserver reads it.
 	stage, _ := strconv.Atoi(os.Getenv("MVSERVER_STAGE_THRESHOLD"))
 	srv, err := app.Start(app.Config{
-		InMemory:       true,
+		InMemory: true,
+		// MVSERVER_TEST_STORE=tikvmock:// (with -tags tikv) runs the files
+		// on the TiKV engine's in-process mock cluster (storage.Options.Store).
+		Store:          os.Getenv("MVSERVER_TEST_STORE"),
 		Listen:         "127.0.0.1:0",
 		Database:       database,
 		TableDefaults:  catalog.AllOn,

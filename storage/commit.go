@@ -252,6 +252,12 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		db.commitMu.Unlock()
 		return err
 	}
+	if db.sharedStore {
+		if err := t.syncStates(plans); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
+	}
 	stale := false
 	for i, p := range plans {
 		if v := p.nextVersion(); v != guess[i] {
@@ -277,6 +283,14 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		}
 	}
 	events := t.encodeVersions(b, plans, db.clock().UTC().Truncate(time.Microsecond))
+	if len(t.leases) > 0 {
+		db.leases.mu.Lock()
+		defer db.leases.mu.Unlock()
+		if err := t.checkLeases(b); err != nil {
+			db.commitMu.Unlock()
+			return err
+		}
+	}
 	if sc != nil {
 		if err := sc.prepare(b.(*pebbleBatch).b); err != nil {
 			db.commitMu.Unlock()
@@ -300,6 +314,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			killPoint("stage-ingested")
 		}
 	} else {
+		if db.sharedStore {
+			b.conflictSince(t.snap)
+		}
 		err = db.eng.commit(b)
 	}
 	if err == nil {

@@ -53,6 +53,11 @@ const (
 // (one goroutine at a time).
 type DB struct {
 	eng engine // the ordered store (engine.go)
+	// sharedStore: eng.shared(); node and rowIDBase are this open's node
+	// number and row-id range on it (shared.go).
+	sharedStore     bool
+	node, rowIDBase int64
+	leases          leases // lease.go
 	// pdb is the Pebble instance under eng, for the speedups only Pebble
 	// has (engine.go); nil on another engine.
 	pdb   *pebble.DB
@@ -281,7 +286,7 @@ func (db *DB) load() error {
 		}
 		st := newTableState(tbl)
 		st.version.Store(ps.version)
-		st.nextRowID.Store(ps.nextRowID)
+		st.nextRowID.Store(db.firstRowID(ps.nextRowID))
 		st.lastTS = ps.lastTS
 		st.vacuumedBelow = ps.vacuumedBelow
 		st.rowCount = ps.rowCount
@@ -347,6 +352,7 @@ func (db *DB) table(tbl TableID) *tableState {
 	defer db.tablesMu.Unlock()
 	if st = db.tables[tbl]; st == nil {
 		st = newTableState(tbl)
+		st.nextRowID.Store(db.firstRowID(1))
 		db.tables[tbl] = st
 	}
 	return st

@@ -217,9 +217,17 @@
 //     with Begin record no reads, and commits add to the history only
 //     while a serializable transaction is open.
 //
-// # Several processes on TiKV (the design; not built yet)
+// # Several processes on TiKV (the design; a first slice is built)
 //
-// Today the TiKV engine is one process's store: the DB keeps, in its
+// Built (shared.go, lease.go; on a shared store: a real cluster, or a
+// named mock tikvmock://NAME): a snapshot per Begin, commits that conflict
+// with every key another process wrote after their snapshot (the
+// Percolator transaction begins at the snapshot's timestamp), table
+// versions taken after the snapshot's state, row ids from a per-open node
+// range, rewrite rows ids by a conflicting counter write, and leases with
+// fencing tokens. The rest of this section is still the design.
+//
+// Before that slice the TiKV engine was one process's store: the DB keeps, in its
 // memory, what Pebble's single owner may keep — table versions and row-id
 // high-water marks (tableState), the recent-writes bookkeeping of first
 // committer wins, the write history of serializable transactions, the

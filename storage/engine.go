@@ -1,5 +1,7 @@
 package storage
 
+import "fmt"
+
 // The engine interface: the ordered key-value store a DB keeps its key
 // layout (doc.go) in. Everything above it — table versions, row ids, the
 // change feed, indexes, generations, the write-set and read-set rules —
@@ -31,6 +33,10 @@ package storage
 // (ApplyNoSyncWait + SyncWait), iterator limits and step statistics for
 // insert probes (probe.go), disk usage estimates (size.go) and WAL
 // latency (walstats.go).
+// errEngineConflict: another process committed a key of the batch since
+// the batch's transaction began (or its conflictSince snapshot).
+var errEngineConflict = fmt.Errorf("%w: a key was written by another process on the same store", ErrSerialization)
+
 type engine interface {
 	engineReader
 	snapshot() engineSnapshot
@@ -42,6 +48,11 @@ type engine interface {
 	// write applies b atomically outside the commit pipeline; sync: b and
 	// everything written before it are durable when write returns.
 	write(b engineBatch, sync bool) error
+	// shared: other processes may write the store (TiKV through PD, or a
+	// named mock cluster). The DB then takes a snapshot per transaction,
+	// reads table states from it at commit and hands out row ids from its
+	// own node's range (shared.go). Pebble, owned by one process, is not.
+	shared() bool
 	close() error
 }
 
@@ -98,6 +109,11 @@ type engineBatch interface {
 	// between).
 	setDeferred(keyLen, valueLen int) (key, value []byte)
 	finishDeferred() error
+	// conflictSince makes the batch fail with errEngineConflict when
+	// another process wrote one of its keys after snapshot s was taken
+	// (first committer wins across processes). A no-op on an engine that
+	// is not shared.
+	conflictSince(s engineSnapshot)
 	// size is the batch's encoded size in bytes.
 	size() int
 	empty() bool

@@ -49,6 +49,8 @@ func (e *pebbleEngine) write(b engineBatch, sync bool) error {
 	return e.db.applyDirect(b.(*pebbleBatch).b, opts)
 }
 
+func (e *pebbleEngine) shared() bool { return false }
+
 func (e *pebbleEngine) close() error { return e.p.Close() }
 
 // pebbleGet is a Pebble reader's get into buf.
@@ -116,8 +118,9 @@ func (b *pebbleBatch) finishDeferred() error {
 	return op.Finish()
 }
 
-func (b *pebbleBatch) size() int   { return b.b.Len() }
-func (b *pebbleBatch) empty() bool { return b.b.Empty() }
-func (b *pebbleBatch) reset()      { b.b.Reset() }
-func (b *pebbleBatch) wait() error { return b.b.SyncWait() }
-func (b *pebbleBatch) close()      { _ = b.b.Close() }
+func (b *pebbleBatch) conflictSince(engineSnapshot) {}
+func (b *pebbleBatch) size() int                    { return b.b.Len() }
+func (b *pebbleBatch) empty() bool                  { return b.b.Empty() }
+func (b *pebbleBatch) reset()                       { b.b.Reset() }
+func (b *pebbleBatch) wait() error                  { return b.b.SyncWait() }
+func (b *pebbleBatch) close()                       { _ = b.b.Close() }

@@ -9,22 +9,27 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sync"
 
 	"github.com/pingcap/goleveldb/leveldb"
+	"github.com/tikv/client-go/v2/config"
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/testutils"
 	"github.com/tikv/client-go/v2/tikv"
-	"github.com/tikv/client-go/v2/txnkv"
+	"github.com/tikv/client-go/v2/txnkv/transaction"
 	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
+	pd "github.com/tikv/pd/client"
 )
 
 // The TiKV engine (engine.go), on client-go's transactional API: a
 // snapshot is a TiKV snapshot at a timestamp from PD's oracle, a batch one
 // Percolator transaction committed at commit (two-phase, synchronous:
 // durable in a Raft majority when it returns, so wait has nothing left to
-// do). One process owns the DB's in-memory state (versions, row ids,
-// conflict bookkeeping) as on Pebble; several processes on one cluster
-// are the design in doc.go, not built yet.
+// do; and apply waits for the secondaries, engine_tikv_commits.go). A
+// process's DB keeps its in-memory state (versions, row ids, conflict
+// bookkeeping) as on Pebble; on a shared store (a real cluster, or
+// tikvmock://NAME) shared.go makes that state safe beside other
+// processes' (doc.go, Several processes on TiKV).
 //
 // Layout: the DB's keys as they are on Pebble. Values carry one leading
 // byte (0), as TiKV cannot hold an empty value and the DB's meta values
@@ -39,43 +44,139 @@ func openTiKV(endpoints []string, _ *Options) (engine, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("no PD endpoint: use tikv://pd-host:2379[,pd2:2379…]")
 	}
-	c, err := txnkv.NewClient(endpoints)
+	// txnkv.NewClient's steps, with the RPC client wrapped.
+	cfg := config.GetGlobalConfig()
+	pdClient, err := tikv.NewPDClient(endpoints)
 	if err != nil {
 		return nil, err
 	}
-	return &tikvEngine{store: c.KVStore}, nil
+	tlsConfig, err := cfg.Security.ToTLSConfig()
+	if err != nil {
+		pdClient.Close()
+		return nil, err
+	}
+	spkv, err := tikv.NewEtcdSafePointKV(endpoints, tlsConfig)
+	if err != nil {
+		pdClient.Close()
+		return nil, err
+	}
+	commits := newCommitTracker(tikv.NewRPCClient(tikv.WithSecurity(cfg.Security)))
+	uuid := fmt.Sprintf("tikv-%v", pdClient.GetClusterID(context.Background()))
+	store, err := tikv.NewKVStore(uuid, pdClient, spkv, commits)
+	if err != nil {
+		return nil, err
+	}
+	return &tikvEngine{store: store, commits: commits, isShared: true}, nil
 }
 
 // openTiKVMock opens client-go's in-process mock cluster (mock PD, one
 // region, MVCC in goleveldb): in memory with Options.InMemory or no Dir,
 // else under Dir/tikvmock, which a later Open of the same Dir reads again.
-func openTiKVMock(_ []string, opts *Options) (engine, error) {
+// tikvmock://NAME names a cluster this process shares: every open of one
+// name until the last close is another process's view of the same cluster
+// (its own store, oracle and caches on the same mock PD and MVCC store),
+// which is how tests run several servers on one cluster.
+func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
+	if len(endpoints) > 1 {
+		return nil, errors.New("tikvmock:// takes at most one cluster name")
+	}
+	name := ""
+	if len(endpoints) == 1 {
+		name = endpoints[0]
+	}
+	m, err := sharedMock(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	var commits *commitTracker
+	hijack := func(c tikv.Client) tikv.Client {
+		commits = newCommitTracker(mockHandle{c})
+		return commits
+	}
+	store, err := tikv.NewTestTiKVStore(m.client, m.pd, hijack, nil, 0)
+	if err != nil {
+		m.release()
+		return nil, err
+	}
+	return &tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits, isShared: name != ""}, nil
+}
+
+// mockCluster is one in-process mock cluster and its opens.
+type mockCluster struct {
+	name    string
+	client  *testutils.MockClient
+	cluster *testutils.MockCluster
+	pd      pd.Client
+	refs    int // guarded by mockClustersMu
+}
+
+var (
+	mockClustersMu sync.Mutex
+	mockClusters   = map[string]*mockCluster{} // named clusters with opens
+)
+
+// sharedMock is the named cluster (a new one when it has no open), or a
+// new unnamed one.
+func sharedMock(name string, opts *Options) (*mockCluster, error) {
+	mockClustersMu.Lock()
+	defer mockClustersMu.Unlock()
+	if m := mockClusters[name]; name != "" && m != nil {
+		m.refs++
+		return m, nil
+	}
 	path := ""
 	if !opts.InMemory && opts.Dir != "" {
 		path = filepath.Join(opts.Dir, "tikvmock")
 	}
-	client, cluster, pd, err := testutils.NewMockTiKV(path, nil)
+	client, cluster, pdc, err := testutils.NewMockTiKV(path, nil)
 	if err != nil {
 		return nil, err
 	}
 	testutils.BootstrapWithSingleStore(cluster)
-	store, err := tikv.NewTestTiKVStore(client, pd, nil, nil, 0)
-	if err != nil {
-		_ = client.Close()
-		return nil, err
+	m := &mockCluster{name: name, client: client, cluster: cluster, pd: pdc, refs: 1}
+	if name != "" {
+		mockClusters[name] = m
 	}
-	return &tikvEngine{store: store, cluster: cluster, mock: client}, nil
+	return m, nil
 }
+
+// release ends one open; the last closes the mock's MVCC store.
+func (m *mockCluster) release() error {
+	mockClustersMu.Lock()
+	m.refs--
+	last := m.refs == 0
+	if last && m.name != "" {
+		delete(mockClusters, m.name)
+	}
+	mockClustersMu.Unlock()
+	if !last {
+		return nil
+	}
+	// The store's close does not reach the mock's MVCC store (its
+	// goleveldb goroutines would outlive it).
+	if err := m.client.Close(); err != nil && !errors.Is(err, leveldb.ErrClosed) {
+		return err
+	}
+	return nil
+}
+
+// mockHandle is one store's hold on a shared mock client: closing the
+// store does not close the client (release does).
+type mockHandle struct{ tikv.Client }
+
+func (mockHandle) Close() error { return nil }
 
 type tikvEngine struct {
 	store   *tikv.KVStore
 	cluster *testutils.MockCluster // the mock's; nil on a real cluster
-	mock    *testutils.MockClient
+	mock    *mockCluster           // the mock's; nil on a real cluster
+	commits *commitTracker         // the store's RPC client
+	// isShared: a real cluster, or a named mock (tikvmock://NAME) other
+	// DBs of this process may open too.
+	isShared bool
 }
 
-// errEngineConflict: another process committed a key of the batch since
-// the batch's transaction began.
-var errEngineConflict = fmt.Errorf("%w: a key was written by another process on the same TiKV cluster", ErrSerialization)
+func (e *tikvEngine) shared() bool { return e.isShared }
 
 func (e *tikvEngine) latest() *txnsnapshot.KVSnapshot { return e.store.GetSnapshot(math.MaxUint64) }
 
@@ -93,7 +194,7 @@ func (e *tikvEngine) snapshot() engineSnapshot {
 	if err != nil {
 		return tikvSnap{err: err}
 	}
-	return tikvSnap{s: e.store.GetSnapshot(ts)}
+	return tikvSnap{s: e.store.GetSnapshot(ts), ts: ts}
 }
 
 func (e *tikvEngine) newBatch(int) engineBatch { return &tikvBatch{} }
@@ -109,7 +210,15 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 	if len(b.ops) == 0 {
 		return nil
 	}
-	txn, err := e.store.Begin()
+	var txn *transaction.KVTxn
+	var err error
+	if b.since != 0 {
+		// Begun at the snapshot's timestamp: prewrite fails with a write
+		// conflict when a key of the batch was committed after it.
+		txn, err = e.store.Begin(tikv.WithStartTS(b.since))
+	} else {
+		txn, err = e.store.Begin()
+	}
 	if err != nil {
 		return err
 	}
@@ -144,7 +253,11 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 			return err
 		}
 	}
-	if err := txn.Commit(context.Background()); err != nil {
+	startTS := txn.StartTS()
+	e.commits.expect(startTS, txn.Len())
+	err = txn.Commit(context.Background())
+	e.commits.wait(startTS, err == nil)
+	if err != nil {
 		if tikverr.IsErrWriteConflict(err) {
 			return fmt.Errorf("%w (%v)", errEngineConflict, err)
 		}
@@ -156,9 +269,7 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 func (e *tikvEngine) close() error {
 	err := e.store.Close()
 	if e.mock != nil {
-		// The store's close does not reach the mock's MVCC store (its
-		// goleveldb goroutines would outlive it).
-		if cerr := e.mock.Close(); err == nil && !errors.Is(cerr, leveldb.ErrClosed) {
+		if cerr := e.mock.release(); err == nil {
 			err = cerr
 		}
 	}
@@ -185,6 +296,7 @@ func tikvGet(s *txnsnapshot.KVSnapshot, key, buf []byte) ([]byte, bool, error) {
 // every read fails with it).
 type tikvSnap struct {
 	s   *txnsnapshot.KVSnapshot
+	ts  uint64
 	err error
 }
 
@@ -357,6 +469,7 @@ type tikvBatch struct {
 	ops      []tikvOp
 	bytes    int
 	deferred bool
+	since    uint64 // conflictSince's snapshot timestamp; 0: none
 }
 
 type tikvOp struct {
@@ -401,8 +514,14 @@ func (b *tikvBatch) finishDeferred() error {
 	return nil
 }
 
+func (b *tikvBatch) conflictSince(s engineSnapshot) {
+	if ts, ok := s.(tikvSnap); ok && ts.err == nil {
+		b.since = ts.ts
+	}
+}
+
 func (b *tikvBatch) size() int   { return b.bytes }
 func (b *tikvBatch) empty() bool { return len(b.ops) == 0 }
-func (b *tikvBatch) reset()      { b.ops, b.bytes = b.ops[:0], 0 }
+func (b *tikvBatch) reset()      { b.ops, b.bytes, b.since = b.ops[:0], 0, 0 }
 func (b *tikvBatch) wait() error { return nil }
 func (b *tikvBatch) close()      { b.ops = nil }

@@ -15,6 +15,9 @@ import (
 //	tikvmock://                  an in-process mock TiKV cluster (tag tikv;
 //	                             tests and benchmarks: in memory with
 //	                             Options.InMemory, else a mock store in Dir)
+//	tikvmock://NAME              a mock cluster shared by every DB of this
+//	                             process that opens NAME (several "processes"
+//	                             in one test)
 
 // engineOpener opens an engine for the endpoints of a store URL.
 type engineOpener func(endpoints []string, opts *Options) (engine, error)
@@ -52,6 +55,12 @@ func openStore(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", opts.Store, err)
 	}
 	db.eng = eng
+	if db.sharedStore = eng.shared(); db.sharedStore {
+		if err := db.allocNode(); err != nil {
+			_ = eng.close()
+			return nil, err
+		}
+	}
 	if err := db.load(); err != nil {
 		_ = eng.close()
 		return nil, err

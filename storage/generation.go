@@ -175,12 +175,39 @@ func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
 	if err := db.writable(64); err != nil {
 		return 0, err
 	}
+	if db.sharedStore {
+		return db.allocSharedRowsID(tbl)
+	}
 	id := db.nextRowsID
 	b := db.eng.newBatch(0)
 	defer b.close()
 	_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
 	_ = b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
 	if err := db.eng.write(b, true); err != nil {
+		return 0, err
+	}
+	db.nextRowsID = id + 1
+	return id, nil
+}
+
+// allocSharedRowsID is allocRowsID on a shared store: the counter is read
+// from a snapshot and written by a batch that conflicts with another
+// process's allocation after it (shared.go).
+func (db *DB) allocSharedRowsID(tbl TableID) (TableID, error) {
+	var id TableID
+	err := db.retryShared(func(snap engineSnapshot, b engineBatch) (bool, error) {
+		id = FirstRowsID
+		v, found, err := snap.get(globalRowsIDKey, nil)
+		if err != nil {
+			return false, err
+		}
+		if found && len(v) == 4 {
+			id = max(id, TableID(binary.BigEndian.Uint32(v)))
+		}
+		_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
+		return true, b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
+	})
+	if err != nil {
 		return 0, err
 	}
 	db.nextRowsID = id + 1

@@ -29,7 +29,9 @@ type sharedSnap struct {
 // than seq exists.
 func (db *DB) acquireSnap(seq uint64) *sharedSnap {
 	db.snapMu.Lock()
-	if s := db.curSnap; s != nil && s.seq == seq {
+	// On a shared store other processes commit without moving seq: each
+	// Begin takes its own snapshot (shared.go).
+	if s := db.curSnap; s != nil && s.seq == seq && !db.sharedStore {
 		s.refs++
 		db.snapMu.Unlock()
 		return s

@@ -132,6 +132,7 @@ type Txn struct {
 	order  []TableID // first-touch order: deterministic batches
 	meta   *writeSet
 	checks map[string]struct{} // CheckUnchanged meta keys (Pebble keys)
+	leases []Lease             // CheckLease's (lease.go)
 	iters  map[*Iterator]struct{}
 
 	changeIters map[*ChangeIterator]struct{}

@@ -1,0 +1,11 @@
+//go:build tikv
+
+package logictest
+
+import "go.uber.org/goleak"
+
+func init() {
+	// MVSERVER_TEST_STORE=tikvmock://: the mock cluster's goleveldb drains
+	// its memory pool for up to a second after Close, then returns.
+	leakOptions = append(leakOptions, goleak.IgnoreTopFunction("github.com/pingcap/goleveldb/leveldb.(*DB).mpoolDrain"))
+}
