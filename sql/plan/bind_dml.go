@@ -348,12 +348,7 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, from []*pg_query.Node, where 
 		if err := b.checkRelConflicts(sc, fsc); err != nil {
 			return nil, nil, nil, err
 		}
-		if ap, ok := pendingApply(n); ok {
-			ap.Left = input
-			input = flattenSRFApply(ap)
-		} else {
-			input = &Join{Kind: JoinCross, Left: input, Right: n}
-		}
+		input = crossJoinItem(input, n)
 		sc = sc.add(fsc)
 	}
 	if where != nil {

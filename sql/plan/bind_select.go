@@ -90,12 +90,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			if err := b.checkRelConflicts(sc, fsc); err != nil {
 				return nil, nil, err
 			}
-			if ap, ok := pendingApply(n); ok {
-				ap.Left = input
-				input = flattenSRFApply(ap)
-			} else {
-				input = &Join{Kind: JoinCross, Left: input, Right: n}
-			}
+			input = crossJoinItem(input, n)
 			sc = sc.add(fsc)
 		}
 	}
@@ -761,3 +756,14 @@ type defaultMarker struct{}
 
 func (*defaultMarker) Type() types.T  { return types.Null }
 func (*defaultMarker) String() string { return "DEFAULT" }
+
+// crossJoinItem joins the next FROM item n to input: a set-returning
+// function that reads input's columns (a pending Apply) is applied to it,
+// anything else is a cross join the optimizer reorders.
+func crossJoinItem(input, n Node) Node {
+	if ap, ok := pendingApply(n); ok {
+		ap.Left = input
+		return flattenSRFApply(ap)
+	}
+	return &Join{Kind: JoinCross, Left: input, Right: n}
+}
