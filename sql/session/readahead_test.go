@@ -160,7 +160,11 @@ func TestScanReadahead(t *testing.T) {
 	}
 	exec1(`ROLLBACK`)
 
-	if got := exec.ReadaheadScans() - before; got < 10 {
-		t.Fatalf("%d scans read ahead, want at least 10 (the test must exercise readahead)", got)
+	// Scans with a filter run it inside the scan, on the statement's
+	// goroutine, and do not read ahead (sql/exec/scan_filter.go); the
+	// unfiltered scans above (full, LIMIT, the error, the cursors and
+	// portals) do.
+	if got := exec.ReadaheadScans() - before; got < 4 {
+		t.Fatalf("%d scans read ahead, want at least 4 (the test must exercise readahead)", got)
 	}
 }
