@@ -172,15 +172,22 @@ func (db *DB) WriteFailure() error {
 type fatalPanic struct{ msg string }
 
 // applyBatch hands b to Pebble, turning the panic of a fatal Pebble error
-// on this goroutine into an error.
+// (its Fatalf, or a failed log write's error) on this goroutine into an
+// error.
 func (db *DB) applyBatch(b *pebble.Batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			fp, ok := r.(fatalPanic)
-			if !ok {
+			switch v := r.(type) {
+			case fatalPanic:
+				err = db.logFailed(errors.New(v.msg))
+			case error:
+				// Pebble's commit pipeline panics with the log write's
+				// own error (a full disk: ENOSPC) as well as through
+				// Fatalf; either way the log has failed.
+				err = db.logFailed(v)
+			default:
 				panic(r)
 			}
-			err = db.logFailed(errors.New(fp.msg))
 		}
 	}()
 	return db.pdb.ApplyNoSyncWait(b, pebble.Sync)
