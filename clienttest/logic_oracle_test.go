@@ -27,7 +27,7 @@ var oracleFiles = []string{
 	"decorrelate.slt",
 	"set_role.slt",
 	"foreign_key.slt", "check_constraint.slt", "identity.slt",
-	"modifying_with.slt", "tableoid.slt", "lock_table.slt", "update_from.slt", "prepare.slt",
+	"modifying_with.slt", "tableoid.slt", "lock_table.slt", "update_from.slt", "prepare.slt", "distinct_on.slt",
 	"const_in.slt",
 }
 

@@ -31,6 +31,7 @@ const (
 	ReasonSourceRewritten   = "SOURCE_REWRITTEN"
 	ReasonUnsupported       = "UNSUPPORTED_OPERATOR"
 	ReasonWindowNoPartition = "WINDOW_WITHOUT_PARTITION_BY"
+	ReasonDistinctOn        = "DISTINCT_ON"
 )
 
 // Blocker is one reason a view cannot be refreshed incrementally.
@@ -402,6 +403,11 @@ func nodeBlocker(n plan.Node) *Blocker {
 			Fix: "read the table itself: its change feed is what incremental refresh reads", Permanent: true}
 	case *plan.Limit:
 		return &Blocker{Code: ReasonLimit, Object: "LIMIT", Message: "LIMIT/OFFSET depends on the whole input", Fix: "drop the LIMIT, or apply it when reading the view", Permanent: true}
+	case *plan.DistinctOn:
+		// The row a group keeps depends on every row of the group in
+		// ORDER BY order; no delta rule here keeps it.
+		return &Blocker{Code: ReasonDistinctOn, Object: "DISTINCT ON", Message: "DISTINCT ON keeps the first row of each group in ORDER BY order, which is recomputed in full",
+			Fix: "compute the row with an aggregate (min/max) or a window function PARTITION BY the DISTINCT ON columns, or accept full refreshes (REFRESH POLICY FULL)", Permanent: true}
 	}
 	return nil
 }

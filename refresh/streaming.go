@@ -132,6 +132,8 @@ func streamReads(n plan.Node, streams map[uint32]bool) (int, string, error) {
 		return 0, "", notStreamable(name, "the query aggregates it, and an aggregate over rows already appended would have to change", aggHint)
 	case *plan.Distinct:
 		return 0, "", notStreamable(name, "DISTINCT would compare new rows with rows already appended", aggHint)
+	case *plan.DistinctOn:
+		return 0, "", notStreamable(name, "DISTINCT ON would compare new rows with rows already appended", aggHint)
 	case *plan.Limit:
 		return 0, "", notStreamable(name, "LIMIT/OFFSET depends on the whole stream", "Drop the LIMIT; read the streaming table with LIMIT instead.")
 	case *plan.RecursiveUnion:

@@ -75,6 +75,12 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 			return nil, err
 		}
 		return newLimit(c, x, in)
+	case *plan.DistinctOn:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newDistinctOn(c, x, in)
 	case *plan.Distinct:
 		in, err := Build(c, x.Input)
 		if err != nil {

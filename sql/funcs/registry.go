@@ -76,6 +76,11 @@ type Sequences interface {
 	CurrVal(oid uint32) (int64, error)
 	SetVal(oid uint32, v int64, isCalled bool) (int64, error)
 	LastVal() (int64, error)
+	// Written is the last value any session has been handed
+	// (pg_sequences.last_value); ok is false before the first nextval or
+	// without the privilege to read the sequence, where PostgreSQL shows
+	// NULL.
+	Written(oid uint32) (last int64, ok bool, err error)
 }
 
 // Setting is one configuration parameter as a session sees it.

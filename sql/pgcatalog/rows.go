@@ -178,10 +178,16 @@ func init() {
 		for _, r := range v.relations() {
 			if sq := seqOf(r); sq != nil {
 				ns, _ := v.namespaceName(r.ns)
+				var last any
+				if v.F != nil && v.F.Sequences != nil {
+					if n, ok, err := v.F.Sequences.Written(r.oid); err == nil && ok {
+						last = n
+					}
+				}
 				b.add(vals{"schemaname": ns, "sequencename": r.name, "sequenceowner": v.relOwnerName(r),
 					"data_type": types.NewInt(types.KindRegtype, int64(seqTypeOID(sq.Type))), "start_value": sq.Start,
 					"min_value": sq.Min, "max_value": sq.Max, "increment_by": sq.Increment, "cycle": sq.Cycle,
-					"cache_size": sq.Cache, "last_value": nil})
+					"cache_size": sq.Cache, "last_value": last})
 			}
 		}
 	})

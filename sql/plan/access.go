@@ -381,8 +381,8 @@ func estimateRows(n Node) (rows int64, ok bool) {
 		return estimateRows(x.Input)
 	case *Sort:
 		return estimateRows(x.Input)
-	case *Distinct:
-		return estimateRows(x.Input)
+	case *Distinct, *DistinctOn:
+		return estimateRows(x.Children()[0])
 	case *Values:
 		return int64(len(x.Rows)), true
 	case *Given:

@@ -192,14 +192,32 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		}
 		having = e
 	}
-	// ORDER BY keys: an output alias or ordinal, else an expression.
+	// ORDER BY keys: an output alias or ordinal, else an expression. The
+	// DISTINCT ON expressions are bound the same way (PostgreSQL's
+	// findTargetlistEntrySQL92) and lead the list until the projection
+	// splits them off.
 	type orderKey struct {
 		key    SortKey
 		outIdx int // >= 0 when it names an output column
 		loc    int32
 	}
 	var orders []orderKey
-	for _, o := range s.SortClause {
+	distinctOn := len(s.DistinctClause) > 0 && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil
+	nDistinctOn := 0
+	items := s.SortClause
+	if distinctOn {
+		nDistinctOn = len(s.DistinctClause)
+		items = make([]*pg_query.Node, 0, nDistinctOn+len(s.SortClause))
+		for _, d := range s.DistinctClause {
+			items = append(items, &pg_query.Node{Node: &pg_query.Node_SortBy{SortBy: &pg_query.SortBy{Node: d, Location: -1}}})
+		}
+		items = append(items, s.SortClause...)
+	}
+	for i, o := range items {
+		clause := "ORDER BY"
+		if i < nDistinctOn {
+			clause = "DISTINCT ON"
+		}
 		sb := o.GetSortBy()
 		if len(sb.UseOp) > 0 {
 			return nil, nil, b.errAt(sb.Location, pgerror.FeatureNotSupported, "ORDER BY … USING is not supported")
@@ -217,7 +235,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			if iv, ok := c.Val.(*pg_query.A_Const_Ival); ok {
 				n := int(iv.Ival.Ival)
 				if n < 1 || n > len(targets) {
-					return nil, nil, b.errAt(c.Location, pgerror.InvalidColumnReference, "ORDER BY position %d is not in select list", n)
+					return nil, nil, b.errAt(c.Location, pgerror.InvalidColumnReference, "%s position %d is not in select list", clause, n)
 				}
 				k.outIdx = n - 1
 				orders = append(orders, k)
@@ -230,7 +248,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 			for i, t := range targets {
 				if t.name == name {
 					if match >= 0 && !sameExpr(targets[match].e, t.e) {
-						return nil, nil, b.errAt(cr.Location, pgerror.AmbiguousColumn, "ORDER BY \"%s\" is ambiguous", name)
+						return nil, nil, b.errAt(cr.Location, pgerror.AmbiguousColumn, "%s \"%s\" is ambiguous", clause, name)
 					}
 					if match < 0 {
 						match = i
@@ -243,7 +261,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				continue
 			}
 		}
-		e, err := b.bindExpr(sb.Node, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: "ORDER BY"})
+		e, err := b.bindExpr(sb.Node, &exprCtx{sc: sc, aggs: aggs, wins: wins, clause: clause})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -427,40 +445,58 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		cols = append(cols, c)
 	}
 	var node Node = proj
-	var sortKeys []SortKey
 	distinct := len(s.DistinctClause) > 0
-	if distinct && s.DistinctClause[0] != nil && s.DistinctClause[0].Node != nil {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "DISTINCT ON is not supported yet")
-	}
-	for _, o := range orders {
-		k := o.key
+	// outCol is the projection column of an ORDER BY or DISTINCT ON key,
+	// appended as a hidden column when the select list lacks it.
+	outCol := func(o orderKey) (int, error) {
 		if o.outIdx >= 0 {
-			k.E = &ColRef{Idx: o.outIdx, T: cols[o.outIdx].T}
-		} else {
-			found := -1
-			for i, pe := range proj.Exprs[:len(cols)] {
-				if sameExpr(pe, k.E) {
-					found = i
-					break
-				}
-			}
-			if found < 0 {
-				if distinct {
-					return nil, nil, b.errAt(o.loc, pgerror.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
-				}
-				proj.Exprs = append(proj.Exprs, k.E)
-				proj.Cols = append(proj.Cols, Column{Name: "?order?", T: k.E.Type()})
-				found = len(proj.Exprs) - 1
-			}
-			k.E = &ColRef{Idx: found, T: k.E.Type()}
+			return o.outIdx, nil
 		}
+		for i, pe := range proj.Exprs[:len(cols)] {
+			if sameExpr(pe, o.key.E) {
+				return i, nil
+			}
+		}
+		for i := len(cols); i < len(proj.Exprs); i++ {
+			if sameExpr(proj.Exprs[i], o.key.E) {
+				return i, nil
+			}
+		}
+		if distinct && !distinctOn {
+			return 0, b.errAt(o.loc, pgerror.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		proj.Exprs = append(proj.Exprs, o.key.E)
+		proj.Cols = append(proj.Cols, Column{Name: "?order?", T: o.key.E.Type()})
+		return len(proj.Exprs) - 1, nil
+	}
+	var sortKeys []SortKey
+	for _, o := range orders {
+		idx, err := outCol(o)
+		if err != nil {
+			return nil, nil, err
+		}
+		k := o.key
+		k.E = &ColRef{Idx: idx, T: proj.Cols[idx].T}
 		sortKeys = append(sortKeys, k)
 	}
-	if distinct {
-		node = &Distinct{Input: node}
-	}
-	if len(sortKeys) > 0 {
-		node = &Sort{Input: node, Keys: sortKeys}
+	if distinctOn {
+		locs := make([]int32, len(orders))
+		for i, o := range orders {
+			locs[i] = o.loc
+		}
+		keys, sorted, err := b.distinctOnKeys(sortKeys[:nDistinctOn], locs[:nDistinctOn], sortKeys[nDistinctOn:])
+		if err != nil {
+			return nil, nil, err
+		}
+		sortKeys = sorted
+		node = &DistinctOn{Input: &Sort{Input: node, Keys: sortKeys}, Keys: keys}
+	} else {
+		if distinct {
+			node = &Distinct{Input: node}
+		}
+		if len(sortKeys) > 0 {
+			node = &Sort{Input: node, Keys: sortKeys}
+		}
 	}
 	node, err = b.bindLimit(node, s)
 	if err != nil {

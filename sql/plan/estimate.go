@@ -115,6 +115,8 @@ func (e *Estimator) rows(n Node) float64 {
 		return in
 	case *Distinct:
 		return e.groups(x.Input, allColRefs(x.Input.Columns()))
+	case *DistinctOn:
+		return e.groups(x.Input, x.Keys)
 	case *Aggregate:
 		if len(x.GroupBy) == 0 {
 			return 1

@@ -128,6 +128,8 @@ func (e *Estimator) rowWidth(n Node) int {
 		return e.rowWidth(x.Input)
 	case *Distinct:
 		return e.rowWidth(x.Input)
+	case *DistinctOn:
+		return e.rowWidth(x.Input)
 	case *KeyIn:
 		return e.rowWidth(x.Input)
 	case *CTEScan:

@@ -57,6 +57,8 @@ func ownExprs(n Node) []Expr {
 		}
 	case *Limit:
 		add(x.Count, x.Offset)
+	case *DistinctOn:
+		add(x.Keys...)
 	case *Join:
 		add(x.LeftKeys...)
 		add(x.RightKeys...)
@@ -227,6 +229,10 @@ func mapOwnExprs(n Node, fn func(Expr) (Expr, error)) (Node, bool, error) {
 	case *Limit:
 		c := *x
 		c.Count, c.Offset = one(x.Count), one(x.Offset)
+		cp = &c
+	case *DistinctOn:
+		c := *x
+		c.Keys = all(x.Keys)
 		cp = &c
 	case *Join:
 		c := *x

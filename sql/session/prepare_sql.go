@@ -44,7 +44,8 @@ func (s *Session) prepareSQL(p *prepared, st *parse.Statement, ps *pg_query.Prep
 	if _, ok := inner.AST.Node.(*pg_query.Node_PrepareStmt); ok {
 		return nil, pgerror.New(pgerror.SyntaxError, "PREPARE cannot prepare a PREPARE")
 	}
-	ip, err := s.prepare(inner, paramTypes)
+	// A write prepared in a READ ONLY transaction fails at EXECUTE.
+	ip, err := s.prepareIn(inner, paramTypes, false)
 	if err != nil {
 		return nil, err
 	}

@@ -309,6 +309,18 @@ func (o seqOps) LastVal() (int64, error) {
 	return o.CurrVal(o.s.lastSeq)
 }
 
+func (o seqOps) Written(oid uint32) (int64, bool, error) {
+	t, err := o.s.sequenceByOID(oid)
+	if err != nil {
+		return 0, false, err
+	}
+	if o.s.requireAny(t, catalog.PrivSelect, catalog.PrivUsage) != nil {
+		return 0, false, nil
+	}
+	last, _, called, err := o.s.eng.seqs.current(o.s.eng.DB, t)
+	return last, called, err
+}
+
 func (o seqOps) SetVal(oid uint32, v int64, called bool) (int64, error) {
 	t, err := o.s.sequenceByOID(oid)
 	if err != nil {

@@ -74,13 +74,21 @@ func (s *Session) binder(st *parse.Statement, paramTypes []types.T) *plan.Binder
 
 // prepare binds st against s.cat.
 func (s *Session) prepare(st *parse.Statement, paramTypes []types.T) (*prepared, error) {
+	return s.prepareIn(st, paramTypes, true)
+}
+
+// prepareIn binds st; readOnlyCheck fails a write in a READ ONLY
+// transaction now (SQL PREPARE defers that to EXECUTE, as PostgreSQL does).
+func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyCheck bool) (*prepared, error) {
 	p := &prepared{st: st, paramTypes: paramTypes}
 	if c := classifyTxn(st); c != notTxnControl {
 		p.ctl = c
 		return p, nil
 	}
-	if err := s.checkReadOnly(st); err != nil {
-		return nil, err
+	if readOnlyCheck {
+		if err := s.checkReadOnly(st); err != nil {
+			return nil, err
+		}
 	}
 	if st.Ext != nil {
 		return s.prepareExt(p)
@@ -596,7 +604,20 @@ func (s *Session) checkReadOnly(st *parse.Statement) error {
 			return nil
 		}
 	}
-	return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandWords(st.Text))
+	words := commandWords(st.Text)
+	// A statement PREPAREd by SQL shares the PREPARE's text: name the
+	// write itself.
+	switch st.AST.Node.(type) {
+	case *pg_query.Node_InsertStmt:
+		words = "INSERT"
+	case *pg_query.Node_UpdateStmt:
+		words = "UPDATE"
+	case *pg_query.Node_DeleteStmt:
+		words = "DELETE"
+	case *pg_query.Node_MergeStmt:
+		words = "MERGE"
+	}
+	return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", words)
 }
 
 // readOnlyExt reports whether an mvserver statement only reads.
