@@ -184,10 +184,17 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// does not refuse builds the change.
 	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
 		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID), sizes: sizes}
+	// The plans the differentiation runs are priced as they go, and stop
+	// at a full recompute's estimate (budget.go).
+	run.df.budget.sizes = sizes
+	if mayGoFull {
+		p.estimateFull(in, sizes)
+		run.df.budget.limit = fullLimit(ckpt, p.fullCost)
+	}
 	// A technique whose Run is the work (GROUP_AGGREGATE folds the
 	// change as it runs) weighs itself against a full recompute first.
 	run.weigh = func(tech TechniqueName, units, writes float64) *refusal {
-		p.incrCost, p.writes = units, writes
+		p.incrCost, p.writes = units+run.df.budget.spent, writes
 		p.estimateFull(in, sizes)
 		if why, ok := p.weigh(ckpt, tech, mayGoFull); ok {
 			return &refusal{why: why, full: true}
@@ -207,6 +214,11 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		case errors.As(err, &rf) && rf.full:
 			if rf.spent {
 				p.spent = t.Name()
+			}
+			if run.df.budget.over {
+				// Priced, not run: as when the estimates send it full.
+				p.priced, p.incrCost = true, run.df.budget.spent
+				p.candidates = append(p.candidates, Candidate{Technique: t.Name(), Cost: p.incrCost, Reason: rf.why})
 			}
 			return full(rf.why)
 		case errors.As(err, &rf) && rf.next:
@@ -248,7 +260,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// Cost model (R-I6, costmodel.go).
 	if !run.weighed {
 		ch := &change{plus: p.plus, minus: p.minus}
-		p.incrCost = chosen.Estimate(sizes, run, ch)
+		p.incrCost = chosen.Estimate(sizes, run, ch) + run.df.budget.spent
 		p.writes = sizes.rowsOf(p.plus) + sizes.rowsOf(p.minus)
 		p.estimateFull(in, sizes)
 	}
@@ -286,6 +298,23 @@ func (p *refreshPlan) estimateFull(in *Input, s *sizer) {
 		writes = s.rowsOf(q) // an empty view: every row is written
 	}
 	p.fullCost = s.fullCost(q, viewRows, writes)
+}
+
+// fullLimit is a full recompute's estimate fullCost in the incremental
+// kind's units, at the view's learned rates (costmodel.go): the most the
+// plans of a change may cost before the refresh goes full (budget.go).
+func fullLimit(ckpt *Checkpoint, fullCost float64) float64 {
+	if fullCost <= 0 {
+		return 0
+	}
+	var r CostRates
+	if ckpt != nil && ckpt.Rates != nil {
+		r = *ckpt.Rates
+	}
+	if r.Incremental > 0 && r.Full > 0 {
+		return fullCost * r.Full / r.Incremental
+	}
+	return fullCost
 }
 
 // weigh compares the incremental estimate of tech with the full one, in
