@@ -368,7 +368,24 @@ type sizer struct {
 	txn   *storage.Txn
 	est   *plan.Estimator // rows driving an index nested-loop join
 	cache map[uint32]int64
-	err   error // the first read error (its count reads as 0)
+	// keyCosts caches indexKeyCost per table and column (the statistics
+	// are read once per refresh, not once per plan priced).
+	keyCosts map[[2]uint32]int64
+	err      error // the first read error (its count reads as 0)
+}
+
+// keyCost is indexKeyCost of col of t at the sizer's snapshot (cached).
+func (s *sizer) keyCost(t *catalog.Table, col catalog.Column) int64 {
+	k := [2]uint32{t.ID, col.ID}
+	if c, ok := s.keyCosts[k]; ok {
+		return c
+	}
+	c := indexKeyCost(s.txn, t, col, s.rows(t.ID))
+	if s.keyCosts == nil {
+		s.keyCosts = map[[2]uint32]int64{}
+	}
+	s.keyCosts[k] = c
+	return c
 }
 
 func (s *sizer) rows(id uint32) int64 {
@@ -399,7 +416,7 @@ func (s *sizer) cost(n plan.Node) int64 {
 		if x.In != nil && x.Index != nil && len(x.Index.Columns) > 0 {
 			per := int64(indexRowsPerKey)
 			if i := x.Table.ColumnByID(x.Index.Columns[0].Col); i >= 0 {
-				per = indexKeyCost(s.txn, x.Table, x.Table.Columns[i], s.rows(x.Table.ID))
+				per = s.keyCost(x.Table, x.Table.Columns[i])
 			}
 			return int64(len(x.In)) * per
 		}
