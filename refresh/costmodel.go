@@ -21,8 +21,11 @@ import (
 //     change into the touched groups' states (estimated from the view's
 //     groups and the change rows) and rewrites those groups' view rows.
 //
-// An incremental technique's estimate counts the change plans it runs, as
-// the optimizer plans them (inputWork): for a view over joins, or with an
+// An incremental technique's estimate counts the plans the
+// differentiation ran to build its change (budget.go: each priced before
+// it runs, the refresh sent full once they pass a full recompute's
+// estimate) and the change plans it runs, as the optimizer plans them
+// (inputWork): for a view over joins, or with an
 // aggregate under GROUP_AGGREGATE or TOP_K, differentiating the input is
 // most of the work, not the change rows themselves. The estimates decide
 // for any change size (planner.go); only tiny sources and STRICT keep the

@@ -154,6 +154,8 @@ type differ struct {
 	// then is the time of the checkpoint: time functions in WHERE read it
 	// for the old side (R-I5).
 	then time.Time
+	// budget prices the plans the differentiation itself runs (budget.go).
+	budget changeBudget
 }
 
 func unchanged(n plan.Node) *diffResult { return &diffResult{old: n} }
@@ -664,7 +666,7 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 		if n == nil {
 			continue
 		}
-		op, err := buildOptimized(df.ctx, df.est, &plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
+		op, err := df.build(&plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -817,7 +819,7 @@ func (df *differ) crossed(n plan.Node, c1, c2 plan.Expr) (agedIn, agedOut plan.N
 	if err != nil {
 		return nil, nil, err
 	}
-	op, err := buildOptimized(df.ctx, df.est, n)
+	op, err := df.build(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -857,8 +859,12 @@ func (df *differ) crossed(n plan.Node, c1, c2 plan.Expr) (agedIn, agedOut plan.N
 	return agedIn, agedOut, nil
 }
 
-// materializeChange replaces d's change plans by their rows.
+// materializeChange replaces d's change plans by their rows. Both are
+// priced before either runs (budget.go): a change that would cost more
+// than a full recompute is not computed at all.
 func (df *differ) materializeChange(d *diffResult) error {
+	var todo []*plan.Node
+	var opt []plan.Node
 	for _, p := range []*plan.Node{&d.plus, &d.minus} {
 		if *p == nil {
 			continue
@@ -866,7 +872,17 @@ func (df *differ) materializeChange(d *diffResult) error {
 		if _, done := (*p).(*plan.Given); done {
 			continue
 		}
-		g, err := df.materialize(*p)
+		o, err := optimizeWith(df.est, *p)
+		if err != nil {
+			return err
+		}
+		todo, opt = append(todo, p), append(opt, o)
+	}
+	if err := df.budget.charge(opt...); err != nil {
+		return err
+	}
+	for i, p := range todo {
+		g, err := df.drain(opt[i], (*p).Columns())
 		if err != nil {
 			return err
 		}
@@ -880,11 +896,23 @@ func (df *differ) materializeChange(d *diffResult) error {
 
 // materialize runs n and returns its rows as a plan.
 func (df *differ) materialize(n plan.Node) (*plan.Given, error) {
-	op, err := buildOptimized(df.ctx, df.est, n)
+	o, err := optimizeWith(df.est, n)
 	if err != nil {
 		return nil, err
 	}
-	g := &plan.Given{Cols: n.Columns()}
+	if err := df.budget.charge(o); err != nil {
+		return nil, err
+	}
+	return df.drain(o, n.Columns())
+}
+
+// drain runs the optimized plan o and returns its rows as a plan of cols.
+func (df *differ) drain(o plan.Node, cols []plan.Column) (*plan.Given, error) {
+	op, err := exec.Build(df.ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	g := &plan.Given{Cols: cols}
 	err = exec.Drain(op, func(b []exec.Row) error {
 		g.Rows = append(g.Rows, b...)
 		return nil

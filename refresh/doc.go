@@ -23,7 +23,10 @@
 //     input's change into stored per-group states (groupagg.go); the cost
 //     model (costmodel.go: the planner's statistics for both candidates,
 //     in seconds at the rates the view's own earlier refreshes ran at,
-//     kept in its checkpoint) weighs it against a full recompute, and
+//     kept in its checkpoint) weighs it against a full recompute; the
+//     plans the differentiation itself runs are priced before they run
+//     and stop it at a full recompute's estimate (budget.go), so choosing
+//     never costs more than the refresh chosen against;
 //     planning_information records each estimate and the actual time;
 //     what is analyzed and differentiated is the query as bound; what is
 //     evaluated — the full recompute, the change plans, the invariants

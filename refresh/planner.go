@@ -184,10 +184,17 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// does not refuse builds the change.
 	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
 		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID), sizes: sizes}
+	// The plans the differentiation runs are priced as they go, and stop
+	// at a full recompute's estimate (budget.go).
+	run.df.budget.sizes = sizes
+	if mayGoFull {
+		p.estimateFull(in, sizes)
+		run.df.budget.limit = fullLimit(ckpt, p.fullCost)
+	}
 	// A technique whose Run is the work (GROUP_AGGREGATE folds the
 	// change as it runs) weighs itself against a full recompute first.
 	run.weigh = func(tech TechniqueName, units, writes float64) *refusal {
-		p.incrCost, p.writes = units, writes
+		p.incrCost, p.writes = units+run.df.budget.spent, writes
 		p.estimateFull(in, sizes)
 		if why, ok := p.weigh(ckpt, tech, mayGoFull); ok {
 			return &refusal{why: why, full: true}
@@ -207,6 +214,11 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		case errors.As(err, &rf) && rf.full:
 			if rf.spent {
 				p.spent = t.Name()
+			}
+			if run.df.budget.over {
+				// Priced, not run: as when the estimates send it full.
+				p.priced, p.incrCost = true, run.df.budget.spent
+				p.candidates = append(p.candidates, Candidate{Technique: t.Name(), Cost: p.incrCost, Reason: rf.why})
 			}
 			return full(rf.why)
 		case errors.As(err, &rf) && rf.next:
@@ -248,7 +260,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// Cost model (R-I6, costmodel.go).
 	if !run.weighed {
 		ch := &change{plus: p.plus, minus: p.minus}
-		p.incrCost = chosen.Estimate(sizes, run, ch)
+		p.incrCost = chosen.Estimate(sizes, run, ch) + run.df.budget.spent
 		p.writes = sizes.rowsOf(p.plus) + sizes.rowsOf(p.minus)
 		p.estimateFull(in, sizes)
 	}
@@ -286,6 +298,23 @@ func (p *refreshPlan) estimateFull(in *Input, s *sizer) {
 		writes = s.rowsOf(q) // an empty view: every row is written
 	}
 	p.fullCost = s.fullCost(q, viewRows, writes)
+}
+
+// fullLimit is a full recompute's estimate fullCost in the incremental
+// kind's units, at the view's learned rates (costmodel.go): the most the
+// plans of a change may cost before the refresh goes full (budget.go).
+func fullLimit(ckpt *Checkpoint, fullCost float64) float64 {
+	if fullCost <= 0 {
+		return 0
+	}
+	var r CostRates
+	if ckpt != nil && ckpt.Rates != nil {
+		r = *ckpt.Rates
+	}
+	if r.Incremental > 0 && r.Full > 0 {
+		return fullCost * r.Full / r.Incremental
+	}
+	return fullCost
 }
 
 // weigh compares the incremental estimate of tech with the full one, in
@@ -339,7 +368,24 @@ type sizer struct {
 	txn   *storage.Txn
 	est   *plan.Estimator // rows driving an index nested-loop join
 	cache map[uint32]int64
-	err   error // the first read error (its count reads as 0)
+	// keyCosts caches indexKeyCost per table and column (the statistics
+	// are read once per refresh, not once per plan priced).
+	keyCosts map[[2]uint32]int64
+	err      error // the first read error (its count reads as 0)
+}
+
+// keyCost is indexKeyCost of col of t at the sizer's snapshot (cached).
+func (s *sizer) keyCost(t *catalog.Table, col catalog.Column) int64 {
+	k := [2]uint32{t.ID, col.ID}
+	if c, ok := s.keyCosts[k]; ok {
+		return c
+	}
+	c := indexKeyCost(s.txn, t, col, s.rows(t.ID))
+	if s.keyCosts == nil {
+		s.keyCosts = map[[2]uint32]int64{}
+	}
+	s.keyCosts[k] = c
+	return c
 }
 
 func (s *sizer) rows(id uint32) int64 {
@@ -370,7 +416,7 @@ func (s *sizer) cost(n plan.Node) int64 {
 		if x.In != nil && x.Index != nil && len(x.Index.Columns) > 0 {
 			per := int64(indexRowsPerKey)
 			if i := x.Table.ColumnByID(x.Index.Columns[0].Col); i >= 0 {
-				per = indexKeyCost(s.txn, x.Table, x.Table.Columns[i], s.rows(x.Table.ID))
+				per = s.keyCost(x.Table, x.Table.Columns[i])
 			}
 			return int64(len(x.In)) * per
 		}

@@ -228,7 +228,7 @@ func (df *differ) keyTuples(keys []plan.Expr, nodes ...plan.Node) ([][]types.Dat
 		if n == nil {
 			continue
 		}
-		op, err := buildOptimized(df.ctx, df.est, &plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
+		op, err := df.build(&plan.Project{Input: n, Exprs: keys, Cols: make([]plan.Column, len(keys))})
 		if err != nil {
 			return nil, err
 		}

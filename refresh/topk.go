@@ -65,6 +65,15 @@ const topKMax = 10000
 
 type topK struct{}
 
+// topKCost is TOP_K's estimate (costmodel.go) with input the work of the
+// input's change plans, changed source rows, held view rows and k, and
+// the view rows it writes: the held rows are read and ranked with the
+// change, and at most k of them rewritten.
+func topKCost(input float64, changed, held, k int64) (units, writes float64) {
+	writes = 2 * math.Min(float64(held), float64(k))
+	return input + float64(changeRowCost*changed) + resultRowCost*float64(held) + viewWriteCost*writes, writes
+}
+
 func (topK) Name() TechniqueName { return TopK }
 
 func (topK) Applies(an *Analysis) (bool, string) {
@@ -86,11 +95,9 @@ func (topK) Run(ctx context.Context, r *techRun) (*change, error) {
 	// the top k recomputes its touched groups): weigh it first, with the
 	// view's rows read and rewritten.
 	if r.weigh != nil {
-		held := float64(r.viewRows)
-		units := r.inputWork(d) + float64(changeRowCost*r.changed) + resultRowCost*held
-		writes := 2 * math.Min(held, float64(s.k))
+		units, writes := topKCost(r.inputWork(d), r.changed, r.viewRows, s.k)
 		r.weighed = true
-		if rf := r.weigh(TopK, units+viewWriteCost*writes, writes); rf != nil {
+		if rf := r.weigh(TopK, units, writes); rf != nil {
 			return nil, rf
 		}
 	}
