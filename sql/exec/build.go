@@ -38,6 +38,7 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 		}
 		return &filterOp{c: c, in: in, cond: cond}, nil
 	case *plan.Project:
+		windowNeeds(c, x)
 		in, err := Build(c, x.Input)
 		if err != nil {
 			return nil, err
@@ -49,6 +50,7 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 		}
 		return &projectOp{in: in, fns: fns, mem: c.account("projection"), plain: c.RowAtATime}, nil
 	case *plan.Aggregate:
+		windowNeeds(c, x)
 		if v := newVecAggregate(c, x); v != nil {
 			return v, nil
 		}

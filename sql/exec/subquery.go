@@ -13,6 +13,9 @@ type stmtState struct {
 	subq map[*plan.Subquery]*subResult
 	// ctes holds the rows of shared WITH queries (computed once).
 	ctes map[*plan.CTE][]Row
+	// windowNeeds holds, per window, the output columns its parent reads
+	// (window_columnar.go).
+	windowNeeds map[*plan.Window][]bool
 	// work holds, per WITH RECURSIVE evaluation, the rows of its previous
 	// round, read by its WorkTableScan.
 	work map[*plan.WorkTable][]Row

@@ -115,6 +115,9 @@ func newWindow(c *Ctx, w *plan.Window, in Operator) (Operator, error) {
 		}
 		spec.calls = append(spec.calls, wc)
 	}
+	if cw := newColWindow(c, w, in, op); cw != nil {
+		return cw, nil
+	}
 	return op, nil
 }
 
