@@ -121,18 +121,9 @@ func (s *scanOp) nextFiltered() ([]Row, error) {
 		if err != nil || b == nil {
 			return nil, err
 		}
-		out := b[:0]
-		for _, row := range b {
-			d, err := s.post(row)
-			if err != nil {
-				return nil, err
-			}
-			if d.K == types.KindBool && d.I != 0 {
-				out = append(out, row)
-			}
-		}
-		if len(out) > 0 {
-			return out, nil
+		out, err := keepPassing(b, s.post)
+		if err != nil || len(out) > 0 {
+			return out, err
 		}
 		if err := s.c.Context.Err(); err != nil {
 			return nil, err
