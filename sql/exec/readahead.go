@@ -101,7 +101,9 @@ func (ra *readahead) run() {
 // next returns the next batch read ahead; nil at the end. When s reuses
 // its batches, the one it handed out last goes back to the reader.
 func (ra *readahead) next(s *scanOp) ([]Row, error) {
-	if s.reuse && s.last.backing != nil {
+	if s.reuse && cap(s.last.rows) == BatchSize {
+		// The reader fills a batch to its capacity: only full-size ones
+		// go back (the scan's last own batch may be smaller).
 		select {
 		case ra.free <- s.last:
 		default:

@@ -18,23 +18,30 @@ func (f *filterOp) Next() ([]Row, error) {
 		if err != nil || b == nil {
 			return nil, err
 		}
-		out := b[:0]
-		for _, r := range b {
-			d, err := f.cond(r)
-			if err != nil {
-				return nil, err
-			}
-			if d.K == types.KindBool && d.I != 0 {
-				out = append(out, r)
-			}
-		}
-		if len(out) > 0 {
-			return out, nil
+		out, err := keepPassing(b, f.cond)
+		if err != nil || len(out) > 0 {
+			return out, err
 		}
 		if err := f.c.Context.Err(); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// keepPassing keeps, in place and in order, the rows of b for which cond
+// is true.
+func keepPassing(b []Row, cond evalFn) ([]Row, error) {
+	out := b[:0]
+	for _, r := range b {
+		d, err := cond(r)
+		if err != nil {
+			return nil, err
+		}
+		if d.K == types.KindBool && d.I != 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 func (f *filterOp) Close() { f.in.Close() }

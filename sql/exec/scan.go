@@ -40,6 +40,10 @@ type scanOp struct {
 	predDec *types.RowDecoder
 	scratch Row
 	dropped int64
+	passed  int64
+	// post is pred once the scan reads ahead (scan_filter.go): the
+	// reader decodes whole rows and the condition runs here on them.
+	post evalFn
 	// reuse: the consumer keeps nothing of a batch past its next Next,
 	// so the batch's memory is reused (scan_reuse.go); last is it.
 	reuse bool
@@ -218,6 +222,9 @@ func (s *scanOp) Next() ([]Row, error) {
 		return []Row{row}, nil
 	}
 	if s.ra != nil {
+		if s.post != nil {
+			return s.nextFiltered()
+		}
 		return s.ra.next(s)
 	}
 	// Batches start small and double up to BatchSize: a scan that finds a
@@ -250,8 +257,14 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if len(out) == size {
 		s.full++
-		if s.full == readaheadAfter && s.pred == nil && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
-			s.ra = startReadahead(s)
+		if s.full == readaheadAfter && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
+			if s.pred == nil {
+				s.ra = startReadahead(s)
+			} else if s.passed > s.dropped {
+				s.post, s.pred = s.pred, nil
+				s.ra = startReadahead(s)
+				filteredReadaheads.Add(1)
+			}
 		}
 	}
 	if len(out) == 0 {

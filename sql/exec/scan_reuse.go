@@ -36,10 +36,13 @@ func (s *scanOp) buffers(size int) ([]Row, []types.Datum) {
 	if !s.reuse {
 		return make([]Row, 0, size), make([]types.Datum, size*s.width)
 	}
-	if cap(s.last.rows) < BatchSize {
-		// Reused batches are full-size from the start: reuse is asked for
-		// by consumers that read the whole input.
-		s.last = scanBatch{rows: make([]Row, 0, BatchSize), backing: make([]types.Datum, BatchSize*s.width)}
+	if cap(s.last.rows) < size {
+		// Reused batches grow as the plain ones do (Next doubles size up
+		// to BatchSize): a scan rebuilt per outer row of a nested loop
+		// (a correlated aggregate over an index scan, TPC-H Q20's ~800)
+		// reads a few rows each time, and a full-size batch allocated
+		// and cleared per scan was most of its CPU.
+		s.last = scanBatch{rows: make([]Row, 0, size), backing: make([]types.Datum, size*s.width)}
 	}
 	return s.last.rows[:0], s.last.backing
 }
