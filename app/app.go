@@ -90,6 +90,10 @@ type Config struct {
 	// Pebble in DataDir; "tikv://pd-host:2379[,…]" a TiKV cluster (a build
 	// with -tags tikv), DataDir then holding only local files (spills).
 	Store string
+	// RefreshLease is the refresh-runner lease time on a shared store
+	// (shared.go): a server that dies hands its views' refreshes to
+	// another within it. 0 = DefaultRefreshLease.
+	RefreshLease time.Duration
 	// FullDiffLimit is the largest view (rows) whose full refresh is
 	// written as a difference (refresh.Runner.DiffLimit): 0 = the
 	// default, negative = none.
@@ -230,6 +234,7 @@ func Start(cfg Config) (*Server, error) {
 	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir, RewriteThreshold: cfg.RewriteThreshold, DiffLimit: cfg.FullDiffLimit}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	sched.optimalRefreshOff = cfg.OptimalRefreshOff
+	sched.leaseTTL = cfg.RefreshLease
 	sched.onResult = mon.OnResult
 	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
 		Refresher:         runner,

@@ -147,3 +147,12 @@ func (t *Txn) syncStates(plans []*tablePlan) error {
 	}
 	return nil
 }
+
+// Shared reports whether other processes may commit to this store (TiKV,
+// a named mock cluster): the SQL layer then follows their commits by
+// reading the store (app/shared.go); on Pebble it need not.
+func (db *DB) Shared() bool { return db.sharedStore }
+
+// Node is this open's node number on a shared store (0 on Pebble): unique
+// among the opens of the store, it names this process as a lease holder.
+func (db *DB) Node() int64 { return db.node }
