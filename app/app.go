@@ -189,6 +189,9 @@ type Server struct {
 	console *web.Console
 	mon     *web.Monitor
 	closing atomic.Bool
+	// stopNotices ends relaying NOTIFY through a shared store
+	// (shared_notify.go; nil on Pebble).
+	stopNotices func()
 }
 
 // Start opens the data directory and starts serving. It fails at once when
@@ -311,6 +314,9 @@ func Start(cfg Config) (*Server, error) {
 	if !cfg.AutoAnalyzeOff && db.ReadOnly() == nil {
 		s.auto = stats.StartAuto(db, cat, cfg.Logger)
 	}
+	if db.Shared() {
+		s.stopNotices = startSharedNotices(db, hub, cfg.Logger)
+	}
 	go func() { s.served <- wire.Serve(ln) }()
 	if s.console != nil {
 		cfg.Logger.Info("mvserver console listening", "url", "http://"+s.console.Addr().String()+"/")
@@ -384,6 +390,9 @@ func (s *Server) Shutdown(grace time.Duration) error {
 		werr = nil // statements were canceled, as asked
 	}
 	<-s.served
+	if s.stopNotices != nil {
+		s.stopNotices()
+	}
 	if err := s.db.Close(); err != nil {
 		return err
 	}

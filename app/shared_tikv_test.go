@@ -164,3 +164,39 @@ func TestSharedThreeServers(t *testing.T) {
 		t.Fatalf("B reads n = %d, want 4", n)
 	}
 }
+
+// TestSharedNotify: a NOTIFY committed on one server reaches a listener
+// on another (and a listener on its own), once each.
+func TestSharedNotify(t *testing.T) {
+	c := startShared(t, 2)
+	a, b := c[0], c[1]
+	ctx := context.Background()
+	mustExec(t, a, "LISTEN ch")
+	mustExec(t, b, "LISTEN ch")
+	mustExec(t, a, "NOTIFY ch, 'from a'")
+	mustExec(t, b, "BEGIN")
+	mustExec(t, b, "NOTIFY ch, 'from b'")
+	mustExec(t, b, "COMMIT")
+	for name, conn := range map[string]*pgx.Conn{"A": a, "B": b} {
+		got := map[string]int{}
+		for len(got) < 2 {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			n, err := conn.WaitForNotification(wctx)
+			cancel()
+			if err != nil {
+				t.Fatalf("%s: %v (got %v)", name, err, got)
+			}
+			got[n.Payload]++
+		}
+		if got["from a"] != 1 || got["from b"] != 1 {
+			t.Fatalf("%s got %v", name, got)
+		}
+		// No duplicate arrives later.
+		wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err == nil {
+			t.Fatalf("%s: a further notification %q", name, n.Payload)
+		}
+	}
+}
