@@ -197,34 +197,19 @@ func specOf(c *catalog.Catalog, t *catalog.Table) scheduler.ViewSpec {
 	if v, ok := t.Property("pipelines.performanceMode"); ok && strings.EqualFold(v, "optimized") {
 		spec.Optimized = true
 	}
-	seen := map[uint32]bool{}
-	var walk func(ids []uint32)
-	walk = func(ids []uint32) {
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			src, ok := c.Table(id)
-			if !ok {
-				continue
-			}
-			switch src.Kind {
-			case catalog.KindView:
-				walk(src.DependsOn)
-			case catalog.KindMaterializedView, catalog.KindStreamingTable:
-				spec.Views = append(spec.Views, id)
-			default:
-				spec.Tables = append(spec.Tables, id)
-			}
-		}
-	}
 	sources := t.DependsOn
 	if t.Kind == catalog.KindStreamingTable {
 		// Only a stream's commits can give a streaming table new rows;
 		// the relations it reads whole do not trigger it (R-ST2).
 		sources = ds.Streams
 	}
-	walk(sources)
+	for _, src := range c.StoredSources(sources) {
+		switch src.Kind {
+		case catalog.KindMaterializedView, catalog.KindStreamingTable:
+			spec.Views = append(spec.Views, src.ID)
+		default:
+			spec.Tables = append(spec.Tables, src.ID)
+		}
+	}
 	return spec
 }

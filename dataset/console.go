@@ -56,35 +56,18 @@ type FeatureChange struct {
 // feed or row tracking, in the order the statement visits them (R-I9).
 func EnableIncrementalChanges(cat *catalog.Catalog, v *catalog.Table) []FeatureChange {
 	var out []FeatureChange
-	seen := map[uint32]bool{}
-	var walk func(ids []uint32)
-	walk = func(ids []uint32) {
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			t, ok := cat.Table(id)
-			if !ok {
-				continue
-			}
-			if t.Kind == catalog.KindView {
-				walk(t.DependsOn)
-				continue
-			}
-			var keys []string
-			if !t.ChangeDataFeed() {
-				keys = append(keys, catalog.PropChangeDataFeed)
-			}
-			if !t.RowTracking() {
-				keys = append(keys, catalog.PropRowTracking)
-			}
-			if len(keys) > 0 {
-				out = append(out, FeatureChange{ID: t.ID, Table: cat.QualifiedName(t), Kind: KindName(t.Kind), Keys: keys})
-			}
+	for _, t := range cat.StoredSources(v.DependsOn) {
+		var keys []string
+		if !t.ChangeDataFeed() {
+			keys = append(keys, catalog.PropChangeDataFeed)
+		}
+		if !t.RowTracking() {
+			keys = append(keys, catalog.PropRowTracking)
+		}
+		if len(keys) > 0 {
+			out = append(out, FeatureChange{ID: t.ID, Table: cat.QualifiedName(t), Kind: KindName(t.Kind), Keys: keys})
 		}
 	}
-	walk(v.DependsOn)
 	return out
 }
 

@@ -140,26 +140,16 @@ func SourceFeatures(cat *catalog.Catalog, t *catalog.Table) string {
 		return KindName(t.Kind) + "; " + features(t)
 	}
 	var under []string
-	seen := map[uint32]bool{}
-	var walk func(ids []uint32)
-	walk = func(ids []uint32) {
-		for _, id := range ids {
-			u, ok := cat.Table(id)
-			if !ok || seen[id] {
-				continue
-			}
-			seen[id] = true
-			switch {
-			case catalog.IsSystem(u):
-				under = append(under, u.Name+" (system view, no change data feed)")
-			case u.Kind == catalog.KindView:
-				walk(u.DependsOn)
-			default:
-				under = append(under, cat.QualifiedName(u)+" ("+features(u)+")")
-			}
+	_ = cat.WalkSources(t.DependsOn, func(_ uint32, u *catalog.Table, _ bool) error {
+		switch {
+		case u == nil:
+		case catalog.IsSystem(u):
+			under = append(under, u.Name+" (system view, no change data feed)")
+		case u.Kind != catalog.KindView:
+			under = append(under, cat.QualifiedName(u)+" ("+features(u)+")")
 		}
-	}
-	walk(t.DependsOn)
+		return nil
+	})
 	if len(under) == 0 {
 		return "view; reads no table"
 	}

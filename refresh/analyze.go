@@ -234,30 +234,9 @@ func Analyze(cat *catalog.Catalog, v *catalog.Table, q plan.Node, sources []uint
 // the sources' own definitions (R-I2).
 func featureBlockers(cat *catalog.Catalog, v *catalog.Table, sources []uint32) []Blocker {
 	var out []Blocker
-	seen := map[uint32]bool{}
-	var ids []uint32
-	var walk func(list []uint32, viaView bool)
-	walk = func(list []uint32, viaView bool) {
-		for _, id := range list {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			t, ok := cat.Table(id)
-			if !ok {
-				continue
-			}
-			if t.Kind == catalog.KindView {
-				walk(t.DependsOn, true)
-				continue
-			}
-			ids = append(ids, id)
-		}
-	}
-	walk(sources, false)
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		t, _ := cat.Table(id)
+	stored := cat.StoredSources(sources)
+	sort.Slice(stored, func(i, j int) bool { return stored[i].ID < stored[j].ID })
+	for _, t := range stored {
 		name := cat.QualifiedName(t)
 		kind := "TABLE"
 		if t.Kind == catalog.KindMaterializedView {

@@ -171,27 +171,7 @@ func writeRun(txn *storage.Txn, r *Run) error {
 func forgetLog(txn *storage.Txn, view uint32) error {
 	for _, p := range []string{eventPrefix, runPrefix} {
 		prefix := binary.BigEndian.AppendUint32([]byte(p), view)
-		if err := deleteMetaRange(txn, prefix, storage.PrefixEnd(prefix)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// deleteMetaRange deletes the meta keys in [start, end).
-func deleteMetaRange(txn *storage.Txn, start, end []byte) error {
-	it := txn.ScanMetaRange(start, end)
-	var keys [][]byte
-	for it.Next() {
-		keys = append(keys, append([]byte(nil), it.Row().Key...))
-	}
-	err := it.Err()
-	it.Close()
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := txn.DeleteMeta(k); err != nil {
+		if err := txn.DeleteMetaRange(prefix, storage.PrefixEnd(prefix)); err != nil {
 			return err
 		}
 	}
@@ -211,7 +191,7 @@ func pruneLog(txn *storage.Txn, view uint32, cutoff time.Time) error {
 	for _, p := range []string{eventPrefix, runPrefix} {
 		start := binary.BigEndian.AppendUint32([]byte(p), view)
 		end := binary.BigEndian.AppendUint64(append([]byte(nil), start...), uint64(cutoff.UnixNano()))
-		if err := deleteMetaRange(txn, start, end); err != nil {
+		if err := txn.DeleteMetaRange(start, end); err != nil {
 			return err
 		}
 	}

@@ -482,7 +482,7 @@ func (r *groupAggRun) apply(p exec.Row, sign int, load bool) error {
 // clearStates deletes every stored group state of the view.
 func clearGroupStates(txn *storage.Txn, view uint32) error {
 	prefix := groupStatePrefix(view)
-	return deleteMetaRange(txn, prefix, storage.PrefixEnd(prefix))
+	return txn.DeleteMetaRange(prefix, storage.PrefixEnd(prefix))
 }
 
 // full computes every group from the input, stores the states and returns

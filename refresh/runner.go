@@ -679,33 +679,18 @@ func bindQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env, checked b
 // materialized view v reads, through plain views.
 func SourceVersions(txn *storage.Txn, cat *catalog.Catalog, v *catalog.Table) (map[uint32]int64, error) {
 	out := map[uint32]int64{}
-	seen := map[uint32]bool{}
-	var walk func(ids []uint32) error
-	walk = func(ids []uint32) error {
-		for _, id := range ids {
-			if seen[id] {
-				continue
-			}
-			seen[id] = true
-			t, ok := cat.Table(id)
-			if !ok {
-				return pgerror.New(pgerror.UndefinedTable, "a source of %s \"%s\" no longer exists", datasetNoun(v), v.Name)
-			}
-			if t.Kind == catalog.KindView {
-				if err := walk(t.DependsOn); err != nil {
-					return err
-				}
-				continue
-			}
-			ver, err := txn.TableVersion(storage.TableID(id))
-			if err != nil {
-				return err
-			}
-			out[id] = ver
+	err := cat.WalkSources(v.DependsOn, func(id uint32, t *catalog.Table, _ bool) error {
+		switch {
+		case t == nil:
+			return pgerror.New(pgerror.UndefinedTable, "a source of %s \"%s\" no longer exists", datasetNoun(v), v.Name)
+		case t.Kind == catalog.KindView:
+			return nil
 		}
-		return nil
-	}
-	return out, walk(v.DependsOn)
+		ver, err := txn.TableVersion(storage.TableID(id))
+		out[id] = ver
+		return err
+	})
+	return out, err
 }
 
 // datasetNoun names v's kind in messages.

@@ -26,3 +26,24 @@ func (t *Txn) ScanMetaRange(start, end []byte) *Iterator {
 	t.track(it)
 	return it
 }
+
+// DeleteMetaRange deletes the meta keys k with start <= k < end (nil end:
+// every meta key from start on), as the transaction sees them.
+func (t *Txn) DeleteMetaRange(start, end []byte) error {
+	it := t.ScanMetaRange(start, end)
+	var keys [][]byte
+	for it.Next() {
+		keys = append(keys, cloneBytes(it.Row().Key))
+	}
+	err := it.Err()
+	it.Close()
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if err := t.DeleteMeta(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -290,27 +290,15 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 			return "", err
 		}
 	}
-	tag := "CREATE MATERIALIZED VIEW"
-	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.resolvePath())
+	const tag = "CREATE MATERIALIZED VIEW"
+	schema, name, old, skip, err := s.datasetTarget(c, catalog.KindMaterializedView, "")
 	if err != nil {
-		return "", withPos(err, c.Name.Pos)
+		return "", err
 	}
-	old, exists := s.cat.LookupTable(schema.ID, name)
-	if !exists && s.cat.IndexNameTaken(schema.ID, name) {
-		return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
+	if skip {
+		return tag, nil
 	}
-	if exists {
-		if old.Kind != catalog.KindMaterializedView {
-			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
-		}
-		switch c.Mode {
-		case parse.CreatePlain:
-			return "", pgerror.New(pgerror.DuplicateTable, "materialized view \"%s\" already exists", name).WithPosition(c.Name.Pos)
-		case parse.CreateIfNotExists:
-			s.notice("materialized view \"%s\" already exists, skipping", name)
-			return tag, nil
-		}
-	}
+	exists := old != nil
 	ids, err := s.references(c.Query)
 	if err != nil {
 		return "", err
@@ -348,22 +336,9 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		return s.refreshInTxn(ctx, id, false)
 	}
 	dataset.ClausesToCatalog(&c.Clauses, ds)
-	if err := s.datasetColumns(t, c, q.Cols, "CREATE MATERIALIZED VIEW"); err != nil {
+	if err := s.datasetDefinition(t, c, q.Cols, tag); err != nil {
 		return "", err
 	}
-	for _, pc := range t.PartitionBy {
-		if t.ColumnIndex(pc) < 0 {
-			return "", pgerror.New(pgerror.UndefinedColumn, "partition column \"%s\" is not a column of materialized view \"%s\"", pc, name)
-		}
-	}
-	for _, p := range c.Clauses.Properties {
-		np, err := catalog.NormalizeProperty(p.Key, p.Value)
-		if err != nil {
-			return "", err
-		}
-		t.SetProperty(np)
-	}
-	t.ApplyDefaults(s.eng.Defaults)
 	// R-I7: REFRESH POLICY INCREMENTAL [STRICT] needs a query that can be
 	// maintained incrementally; what blocks it now or later is said in
 	// NOTICEs after the first refresh (R-I9).
@@ -435,19 +410,89 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 		}
 		return done(populate(t.ID))
 	}
+	if err := s.storeNewDataset(cat, t, tag); err != nil {
+		return "", err
+	}
+	return done(populate(t.ID))
+}
+
+// storeNewDataset gives the new materialized view or streaming table t an
+// id in cat, stores cat and creates t's storage, recording version 0 with
+// the statement tag and t's query.
+func (s *Session) storeNewDataset(cat *catalog.Catalog, t *catalog.Table, tag string) error {
 	t.ID = cat.AllocID()
 	s.datasets = append(s.datasets, t.ID)
 	cat.PutTable(t)
 	if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
-		return "", err
+		return err
 	}
 	if err := s.logUserAction(t, "created"); err != nil {
-		return "", err
+		return err
 	}
-	if err := s.txn.CreateTable(t.StorageInfo(), "CREATE MATERIALIZED VIEW", map[string]string{"query": text}); err != nil {
-		return "", mapStorageErr(err)
+	if err := s.txn.CreateTable(t.StorageInfo(), tag, map[string]string{"query": t.Query}); err != nil {
+		return mapStorageErr(err)
 	}
-	return done(populate(t.ID))
+	return nil
+}
+
+// datasetTarget resolves the name a CREATE of a materialized view or
+// streaming table (kind) gives: its schema, the name, and the dataset of
+// that kind the name holds already (nil: none). skip is true for IF NOT
+// EXISTS over an existing one, whose NOTICE is sent. Another relation or
+// index of that name, or an existing dataset under a plain CREATE (with
+// existsHint, if any), is 42P07.
+func (s *Session) datasetTarget(c *parse.CreateMaterializedView, kind catalog.ObjectKind, existsHint string) (schema *catalog.Schema, name string, old *catalog.Table, skip bool, err error) {
+	schema, name, err = s.cat.TargetSchema(c.Name.Parts, s.resolvePath())
+	if err != nil {
+		return nil, "", nil, false, withPos(err, c.Name.Pos)
+	}
+	old, exists := s.cat.LookupTable(schema.ID, name)
+	taken := func() error {
+		return pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
+	}
+	switch {
+	case !exists && s.cat.IndexNameTaken(schema.ID, name), exists && old.Kind != kind:
+		return nil, "", nil, false, taken()
+	case !exists:
+		return schema, name, nil, false, nil
+	}
+	noun := dataset.KindName(kind)
+	switch c.Mode {
+	case parse.CreatePlain:
+		e := pgerror.New(pgerror.DuplicateTable, "%s \"%s\" already exists", noun, name).WithPosition(c.Name.Pos)
+		if existsHint != "" {
+			e = e.WithHint("%s", existsHint)
+		}
+		return nil, "", nil, false, e
+	case parse.CreateIfNotExists:
+		s.notice("%s \"%s\" already exists, skipping", noun, name)
+		return nil, "", nil, true, nil
+	}
+	return schema, name, old, false, nil
+}
+
+// datasetDefinition completes a new materialized view or streaming table
+// t from its CREATE statement (stmt is its tag): its columns, its
+// partition columns, which must be among them, its properties and the
+// server's default properties.
+func (s *Session) datasetDefinition(t *catalog.Table, c *parse.CreateMaterializedView, qcols []plan.Column, stmt string) error {
+	if err := s.datasetColumns(t, c, qcols, stmt); err != nil {
+		return err
+	}
+	for _, pc := range t.PartitionBy {
+		if t.ColumnIndex(pc) < 0 {
+			return pgerror.New(pgerror.UndefinedColumn, "partition column \"%s\" is not a column of %s \"%s\"", pc, dataset.KindName(t.Kind), t.Name)
+		}
+	}
+	for _, p := range c.Clauses.Properties {
+		np, err := catalog.NormalizeProperty(p.Key, p.Value)
+		if err != nil {
+			return err
+		}
+		t.SetProperty(np)
+	}
+	t.ApplyDefaults(s.eng.Defaults)
+	return nil
 }
 
 // datasetColumns gives a new materialized view or streaming table t its

@@ -625,27 +625,8 @@ func (s *Session) dropSequences(ds *pg_query.DropStmt) (string, error) {
 // dropSequence removes a sequence and its counter.
 func (s *Session) dropSequence(c *catalog.Catalog, t *catalog.Table) error {
 	c.DropTable(t.ID)
-	return deleteMetaPrefix(s.txn, seqPrefix(t.ID))
-}
-
-// deleteMetaPrefix deletes every meta key under prefix in txn.
-func deleteMetaPrefix(txn *storage.Txn, prefix []byte) error {
-	it := txn.ScanMeta(prefix)
-	var keys [][]byte
-	for it.Next() {
-		keys = append(keys, append([]byte(nil), it.Row().Key...))
-	}
-	err := it.Err()
-	it.Close()
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := txn.DeleteMeta(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	p := seqPrefix(t.ID)
+	return s.txn.DeleteMetaRange(p, storage.PrefixEnd(p))
 }
 
 // usesSequence reports whether a column default calls nextval on seq.

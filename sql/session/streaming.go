@@ -30,27 +30,15 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 			WithHint("Use CREATE OR REFRESH STREAMING TABLE (it keeps the rows; a new definition applies to new rows), or DROP STREAMING TABLE and CREATE it again.")
 	}
 	const tag = "CREATE STREAMING TABLE"
-	schema, name, err := s.cat.TargetSchema(c.Name.Parts, s.resolvePath())
+	schema, name, old, skip, err := s.datasetTarget(c, catalog.KindStreamingTable,
+		"CREATE OR REFRESH STREAMING TABLE refreshes it (and applies a changed definition to new rows).")
 	if err != nil {
-		return "", withPos(err, c.Name.Pos)
+		return "", err
 	}
-	old, exists := s.cat.LookupTable(schema.ID, name)
-	if !exists && s.cat.IndexNameTaken(schema.ID, name) {
-		return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
+	if skip {
+		return tag, nil
 	}
-	if exists {
-		if old.Kind != catalog.KindStreamingTable {
-			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", name).WithPosition(c.Name.Pos)
-		}
-		switch c.Mode {
-		case parse.CreatePlain:
-			return "", pgerror.New(pgerror.DuplicateTable, "streaming table \"%s\" already exists", name).WithPosition(c.Name.Pos).
-				WithHint("CREATE OR REFRESH STREAMING TABLE refreshes it (and applies a changed definition to new rows).")
-		case parse.CreateIfNotExists:
-			s.notice("streaming table \"%s\" already exists, skipping", name)
-			return tag, nil
-		}
-	}
+	exists := old != nil
 	refs, err := parse.ExtractStreams(c.Query)
 	if err != nil {
 		return "", err
@@ -87,22 +75,9 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 	t, ds := s.newDataset(catalog.KindStreamingTable, schema.ID, name, text, ids, c)
 	ds.Streams = streams
 	dataset.ClausesToCatalog(&c.Clauses, ds)
-	if err := s.datasetColumns(t, c, q.Cols, tag); err != nil {
+	if err := s.datasetDefinition(t, c, q.Cols, tag); err != nil {
 		return "", err
 	}
-	for _, pc := range t.PartitionBy {
-		if t.ColumnIndex(pc) < 0 {
-			return "", pgerror.New(pgerror.UndefinedColumn, "partition column \"%s\" is not a column of streaming table \"%s\"", pc, name)
-		}
-	}
-	for _, p := range c.Clauses.Properties {
-		np, err := catalog.NormalizeProperty(p.Key, p.Value)
-		if err != nil {
-			return "", err
-		}
-		t.SetProperty(np)
-	}
-	t.ApplyDefaults(s.eng.Defaults)
 	if err := dataset.CheckStreamingProperties(t); err != nil {
 		return "", err
 	}
@@ -153,17 +128,8 @@ func (s *Session) createStreamingTable(ctx context.Context, c *parse.CreateMater
 		}
 		return tag, s.refreshInTxn(ctx, t.ID, false)
 	}
-	t.ID = cat.AllocID()
-	s.datasets = append(s.datasets, t.ID)
-	cat.PutTable(t)
-	if err := s.persist(cat, []uint32{t.ID}, nil); err != nil {
+	if err := s.storeNewDataset(cat, t, tag); err != nil {
 		return "", err
-	}
-	if err := s.logUserAction(t, "created"); err != nil {
-		return "", err
-	}
-	if err := s.txn.CreateTable(t.StorageInfo(), tag, map[string]string{"query": text}); err != nil {
-		return "", mapStorageErr(err)
 	}
 	return tag, s.refreshInTxn(ctx, t.ID, false)
 }
