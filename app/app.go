@@ -90,6 +90,10 @@ type Config struct {
 	// Pebble in DataDir; "tikv://pd-host:2379[,…]" a TiKV cluster (a build
 	// with -tags tikv), DataDir then holding only local files (spills).
 	Store string
+	// RefreshLease is the refresh-runner lease time on a shared store
+	// (shared.go): a server that dies hands its views' refreshes to
+	// another within it. 0 = DefaultRefreshLease.
+	RefreshLease time.Duration
 	// FullDiffLimit is the largest view (rows) whose full refresh is
 	// written as a difference (refresh.Runner.DiffLimit): 0 = the
 	// default, negative = none.
@@ -185,6 +189,9 @@ type Server struct {
 	console *web.Console
 	mon     *web.Monitor
 	closing atomic.Bool
+	// stopNotices ends relaying NOTIFY through a shared store
+	// (shared_notify.go; nil on Pebble).
+	stopNotices func()
 }
 
 // Start opens the data directory and starts serving. It fails at once when
@@ -230,6 +237,7 @@ func Start(cfg Config) (*Server, error) {
 	}, MemoryLimit: memoryLimit(cfg.RefreshMemoryLimit), TempDir: tempDir, RewriteThreshold: cfg.RewriteThreshold, DiffLimit: cfg.FullDiffLimit}
 	sched := newScheduling(db, cat, runner, cfg.TriggerMinInterval, cfg.Logger)
 	sched.optimalRefreshOff = cfg.OptimalRefreshOff
+	sched.leaseTTL = cfg.RefreshLease
 	sched.onResult = mon.OnResult
 	eng := &session.Engine{DB: db, Catalog: cat, Database: cfg.Database, Defaults: cfg.TableDefaults, Logger: cfg.Logger,
 		Refresher:         runner,
@@ -306,6 +314,9 @@ func Start(cfg Config) (*Server, error) {
 	if !cfg.AutoAnalyzeOff && db.ReadOnly() == nil {
 		s.auto = stats.StartAuto(db, cat, cfg.Logger)
 	}
+	if db.Shared() {
+		s.stopNotices = startSharedNotices(db, hub, cfg.Logger)
+	}
 	go func() { s.served <- wire.Serve(ln) }()
 	if s.console != nil {
 		cfg.Logger.Info("mvserver console listening", "url", "http://"+s.console.Addr().String()+"/")
@@ -379,6 +390,9 @@ func (s *Server) Shutdown(grace time.Duration) error {
 		werr = nil // statements were canceled, as asked
 	}
 	<-s.served
+	if s.stopNotices != nil {
+		s.stopNotices()
+	}
 	if err := s.db.Close(); err != nil {
 		return err
 	}

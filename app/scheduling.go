@@ -28,6 +28,10 @@ type scheduling struct {
 	// onResult hears of every completed refresh, manual or scheduled
 	// (the console's metrics of rows read and written).
 	onResult func(*refresh.Result)
+	// leaseTTL is the refresh-runner lease time on a shared store;
+	// shared follows the other servers there (shared.go; nil on Pebble).
+	leaseTTL time.Duration
+	shared   *sharedRunners
 }
 
 func newScheduling(db *storage.DB, cat *catalog.Manager, runner *refresh.Runner, triggerMin time.Duration, log *slog.Logger) *scheduling {
@@ -51,8 +55,18 @@ func (sc *scheduling) skipped(view uint32, cause scheduler.Cause, due time.Time)
 }
 
 // run is the scheduler's RunFunc: one refresh through the runner.
+// On a shared store only the holder of the view's refresh-runner lease
+// runs it, fenced by the lease's token.
 func (sc *scheduling) run(ctx context.Context, view uint32, cause scheduler.Cause) error {
-	res, err := sc.runner.Refresh(ctx, view, refresh.Options{Cause: string(cause), Env: &types.Env{Loc: time.UTC}, OptimalRefreshOff: sc.optimalRefreshOff})
+	opt := refresh.Options{Cause: string(cause), Env: &types.Env{Loc: time.UTC}, OptimalRefreshOff: sc.optimalRefreshOff}
+	if sc.shared != nil {
+		l, ok := sc.shared.lease(view)
+		if !ok {
+			return nil // another server runs it
+		}
+		opt.Lease = &l
+	}
+	res, err := sc.runner.Refresh(ctx, view, opt)
 	if err != nil {
 		sc.log.Warn("scheduled refresh failed", "view", view, "cause", cause, "err", err)
 		return err
@@ -81,6 +95,7 @@ func (sc *scheduling) start() error {
 	if err != nil {
 		return err
 	}
+	views := map[uint32]scheduler.ViewSpec{}
 	for _, t := range c.Tables() {
 		if t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
 			continue
@@ -93,6 +108,11 @@ func (sc *scheduling) start() error {
 		if err := sc.sched.Upsert(spec); err != nil {
 			sc.log.Warn("cannot schedule view", "view", t.Name, "err", err)
 		}
+		spec.CatchUp = false
+		views[t.ID] = spec
+	}
+	if sc.db.Shared() {
+		sc.shared = newSharedRunners(sc, sc.leaseTTL)
 	}
 	sc.unsub = sc.db.Subscribe(func(events []storage.CommitEvent) {
 		m := make(map[uint32]int64, len(events))
@@ -102,10 +122,16 @@ func (sc *scheduling) start() error {
 			}
 		}
 		if len(m) > 0 {
+			if sc.shared != nil {
+				sc.shared.committed(m)
+			}
 			sc.sched.Committed(m)
 		}
 	})
 	sc.sched.Start()
+	if sc.shared != nil {
+		sc.shared.start(c.Gen, views)
+	}
 	return nil
 }
 
@@ -138,7 +164,11 @@ func (sc *scheduling) stop(ctx context.Context) error {
 	if sc.unsub != nil {
 		sc.unsub()
 	}
-	return sc.sched.Stop(ctx)
+	err := sc.sched.Stop(ctx)
+	if sc.shared != nil {
+		sc.shared.stop(true)
+	}
+	return err
 }
 
 // validateDataset checks a view's schedule or trigger before its CREATE or

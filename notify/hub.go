@@ -35,7 +35,19 @@ type Hub struct {
 	// channels maps a channel to the subscribers listening on it.
 	channels map[string]map[uint64]*Subscriber
 	next     uint64
+	// relay, when set, also hands every notification published here to
+	// the other servers of a shared store (app/shared_notify.go), which
+	// Deliver it to their own listeners.
+	relay func(Notification)
 }
+
+// SetRelay sets the hook that hands this hub's published notifications to
+// other servers (nil: none). Call it before the hub is in use.
+func (h *Hub) SetRelay(relay func(Notification)) { h.relay = relay }
+
+// Deliver queues a notification another server published for the
+// listeners of this hub (it is not relayed again).
+func (h *Hub) Deliver(n Notification) { h.publish(n) }
 
 // New returns an empty hub.
 func New() *Hub {
@@ -160,14 +172,21 @@ func Check(channel, payload string) error {
 // Publish delivers a notification to every subscriber listening on channel,
 // the sender included (PostgreSQL delivers a session's own NOTIFYs to it).
 func (h *Hub) Publish(channel, payload string, senderPID uint32) {
-	h.publish(Notification{PID: senderPID, Channel: channel, Payload: payload})
+	h.publishRelayed(Notification{PID: senderPID, Channel: channel, Payload: payload})
 }
 
 // PublishRestricted delivers a server notification whose payload tells
 // details of dataset view: each subscriber's session gives its client
 // payload or, if its role may not see them, redacted.
 func (h *Hub) PublishRestricted(channel, payload, redacted string, view uint32) {
-	h.publish(Notification{Channel: channel, Payload: payload, View: view, Redacted: redacted})
+	h.publishRelayed(Notification{Channel: channel, Payload: payload, View: view, Redacted: redacted})
+}
+
+func (h *Hub) publishRelayed(n Notification) {
+	if h != nil && h.relay != nil {
+		h.relay(n)
+	}
+	h.publish(n)
 }
 
 func (h *Hub) publish(n Notification) {

@@ -134,6 +134,11 @@ type Options struct {
 	// its rows in the transaction's write set instead of writing a new
 	// generation (rewrite.go).
 	InTransactionBlock bool
+	// Lease, when set, is the view's refresh-runner lease on a shared
+	// store (app/shared.go): the refresh commits only while its holder
+	// still has it (storage.Txn.CheckLease, a fencing token), else fails
+	// with storage.ErrLeaseLost and changes nothing.
+	Lease *storage.Lease
 }
 
 // Result is what a refresh did.
@@ -178,6 +183,9 @@ func (r *Runner) Refresh(ctx context.Context, view uint32, opt Options) (*Result
 		r.OnRun(ev)
 	}
 	res, err := r.RefreshIn(ctx, txn, cat, view, opt)
+	if err == nil && opt.Lease != nil {
+		err = txn.CheckLease(*opt.Lease)
+	}
 	if err == nil {
 		// A cancel while the commit builds its batch still stops the
 		// refresh, changing nothing.

@@ -32,10 +32,14 @@ import (
 //     per insert (they are stable, not dense, R-T6). Rows ids of rewrites
 //     (generation.go) are taken from their counter key the same way.
 //
-// Not built yet: the catalog's and the refresh runner's own in-memory
-// caches (the SQL layer's), commit notifications of other processes'
-// commits (subscribe.go sees this process's), triggers and LISTEN across
-// processes, and the finer conflict rules of the design.
+//   - The SQL layer follows other processes by reading the store: Txn.
+//     StateSeq is never ok here, so the catalog reads its generation per
+//     snapshot; app/shared.go follows schedules, triggers and refresh-
+//     runner leases, app/shared_notify.go relays NOTIFY.
+//
+// Not built yet: commit notifications of other processes' commits
+// (subscribe.go sees this process's; app polls table versions instead),
+// and the finer conflict rules of the design.
 
 // rowIDNodeShift: a node's row ids are node<<rowIDNodeShift + 1, … (2^40
 // ids per table per open; 2^23 opens).
@@ -147,3 +151,12 @@ func (t *Txn) syncStates(plans []*tablePlan) error {
 	}
 	return nil
 }
+
+// Shared reports whether other processes may commit to this store (TiKV,
+// a named mock cluster): the SQL layer then follows their commits by
+// reading the store (app/shared.go); on Pebble it need not.
+func (db *DB) Shared() bool { return db.sharedStore }
+
+// Node is this open's node number on a shared store (0 on Pebble): unique
+// among the opens of the store, it names this process as a lease holder.
+func (db *DB) Node() int64 { return db.node }

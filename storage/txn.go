@@ -201,8 +201,11 @@ func (db *DB) begin(serializable bool) *Txn {
 // skip re-reading its generation). ok is false for an ended transaction
 // and once a commit failed inside Pebble, whose batch may be visible
 // without having advanced the sequence: no caller should lean on it then.
+// ok is always false on a shared store (shared.go): other processes'
+// commits do not move this process's sequence, so equal sequences may see
+// different data, and the catalog reads its generation key per snapshot.
 func (t *Txn) StateSeq() (seq uint64, ok bool) {
-	return t.beginSeq, t.err == nil && t.db.WriteFailure() == nil
+	return t.beginSeq, t.err == nil && !t.db.sharedStore && t.db.WriteFailure() == nil
 }
 
 func (t *Txn) alive() error {
