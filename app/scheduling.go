@@ -97,14 +97,11 @@ func (sc *scheduling) start() error {
 	}
 	views := map[uint32]scheduler.ViewSpec{}
 	for _, t := range c.Tables() {
-		if t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
+		spec, ok := scheduledSpec(txn, c, t)
+		if !ok {
 			continue
 		}
-		spec := specOf(c, t)
 		spec.CatchUp = true
-		if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
-			spec.LastRun = last.Start
-		}
 		if err := sc.sched.Upsert(spec); err != nil {
 			sc.log.Warn("cannot schedule view", "view", t.Name, "err", err)
 		}
@@ -146,18 +143,28 @@ func (sc *scheduling) datasetsChanged(ids []uint32) {
 	}
 	for _, id := range ids {
 		t, ok := c.Table(id)
-		if !ok || t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
+		spec, scheduled := scheduledSpec(txn, c, t)
+		if !ok || !scheduled {
 			sc.sched.Remove(id)
 			continue
-		}
-		spec := specOf(c, t)
-		if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
-			spec.LastRun = last.Start
 		}
 		if err := sc.sched.Upsert(spec); err != nil {
 			sc.log.Warn("cannot schedule view", "view", t.Name, "err", err)
 		}
 	}
+}
+
+// scheduledSpec is what the scheduler needs of t, with its last run read
+// at txn; false when t (nil: gone) has no schedule and no trigger.
+func scheduledSpec(txn *storage.Txn, c *catalog.Catalog, t *catalog.Table) (scheduler.ViewSpec, bool) {
+	if t == nil || t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
+		return scheduler.ViewSpec{}, false
+	}
+	spec := specOf(c, t)
+	if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
+		spec.LastRun = last.Start
+	}
+	return spec, true
 }
 
 func (sc *scheduling) stop(ctx context.Context) error {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
-	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/scheduler"
 	"github.com/mvserver/mvserver/storage"
 )
@@ -158,7 +157,7 @@ func (sr *sharedRunners) follow() {
 		if spec.Trigger == nil {
 			continue
 		}
-		for _, src := range append(append([]uint32(nil), spec.Tables...), spec.Views...) {
+		for _, src := range specSources(spec) {
 			v, err := txn.TableVersion(storage.TableID(src))
 			if err != nil {
 				continue
@@ -189,7 +188,7 @@ func (sr *sharedRunners) follow() {
 		if err == nil && (!had || prev.Token != l.Token) && spec.Trigger != nil {
 			// Taken over: the commits the last holder may not have
 			// refreshed for fire this view's trigger.
-			for _, src := range append(append([]uint32(nil), spec.Tables...), spec.Views...) {
+			for _, src := range specSources(spec) {
 				if v, err := txn.TableVersion(storage.TableID(src)); err == nil && v >= 0 {
 					fire[src] = max(fire[src], v)
 				}
@@ -206,14 +205,9 @@ func (sr *sharedRunners) follow() {
 func (sr *sharedRunners) resync(txn *storage.Txn, c *catalog.Catalog) {
 	next := map[uint32]scheduler.ViewSpec{}
 	for _, t := range c.Tables() {
-		if t.Dataset == nil || (t.Dataset.Schedule == nil && t.Dataset.Trigger == nil) {
-			continue
+		if spec, ok := scheduledSpec(txn, c, t); ok {
+			next[t.ID] = spec
 		}
-		spec := specOf(c, t)
-		if last, err := refresh.ReadLastRun(txn, t.ID); err == nil && last != nil {
-			spec.LastRun = last.Start
-		}
-		next[t.ID] = spec
 	}
 	sr.mu.Lock()
 	prev := sr.views
@@ -239,6 +233,11 @@ func (sr *sharedRunners) resync(txn *storage.Txn, c *catalog.Catalog) {
 			}
 		}
 	}
+}
+
+// specSources lists the tables and views whose commits trigger spec.
+func specSources(spec scheduler.ViewSpec) []uint32 {
+	return append(append([]uint32(nil), spec.Tables...), spec.Views...)
 }
 
 // sameSpec: the scheduler already has spec (its last run aside).
