@@ -11,6 +11,7 @@ import (
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/sequence"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -95,7 +96,7 @@ func (s *Session) identityColumn(c *catalog.Catalog, t *catalog.Table, col *cata
 		seq.Name = seqName
 		col.Default = "nextval('" + strings.ReplaceAll(seqName, "'", "''") + "'::regclass)"
 	}
-	if _, _, err := seqOptions(seq.Sequence, opts, true); err != nil {
+	if _, _, err := sequence.ApplyOptions(seq.Sequence, opts, true); err != nil {
 		return nil, err
 	}
 	col.Identity = 'd'

@@ -18,6 +18,7 @@ import (
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/pgcatalog"
+	"github.com/mvserver/mvserver/sql/sequence"
 	pgsettings "github.com/mvserver/mvserver/sql/settings"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -76,7 +77,7 @@ type Engine struct {
 	// process id (temp.go).
 	tempSeq atomic.Uint32
 	// seqs hands out sequence values (nextval).
-	seqs sequences
+	seqs sequence.Store
 }
 
 func (e *Engine) now() time.Time {
