@@ -454,6 +454,13 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 		}
 		add(&plus, ap)
 		add(&minus, am)
+	case plan.JoinAntiNullAware:
+		ap, am, err := df.antiNullAware(j, l, r)
+		if err != nil {
+			return nil, err
+		}
+		add(&plus, ap)
+		add(&minus, am)
 	default:
 		return nil, &blockedError{Blocker{Code: ReasonUnsupported, Message: "this join kind cannot be maintained incrementally", Permanent: true}}
 	}
