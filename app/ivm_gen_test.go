@@ -1244,8 +1244,8 @@ func (g *ivmGen) genAggStarJoin() (ivmQuery, bool) {
 		}
 	}
 	vol := g.pick(ad+" * (1 - b.d)", ad+" * b.k - b.d", ad+" - b.d", ad+" * b.d")
-	els := g.pick(" ELSE 0", " ELSE 0", " ELSE 1.5", " ELSE b.k", "")
-	inner := fmt.Sprintf("SELECT %s AS key, %s AS vol, %s AS flag FROM %s AS a %s %s AS b ON %s", key, vol, g.pred(sc), a.src.from, g.pick("JOIN", "INNER JOIN"), b.src.from, on)
+	els := g.pick(" ELSE 0", " ELSE 0", " ELSE 1.5", " ELSE s.alt", "")
+	inner := fmt.Sprintf("SELECT %s AS key, %s AS vol, %s AS flag, b.k AS alt FROM %s AS a %s %s AS b ON %s", key, vol, g.pred(sc), a.src.from, g.pick("JOIN", "INNER JOIN"), b.src.from, on)
 	if g.p(0.4) {
 		inner += " WHERE " + g.pred(sc)
 	}
