@@ -86,7 +86,11 @@ func loadVecTable(t *testing.T, rng *rand.Rand, n int, odd bool) *storage.DB {
 }
 
 // vecGen builds random expressions over vecTable's columns.
-type vecGen struct{ rng *rand.Rand }
+type vecGen struct {
+	rng *rand.Rand
+	// plainBuild: joinQuery's build side is the whole dimension table
+	plainBuild bool
+}
 
 func (g *vecGen) intExpr(depth int) plan.Expr {
 	r := g.rng.Intn(6)
