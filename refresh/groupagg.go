@@ -493,9 +493,7 @@ func clearGroupStates(txn *storage.Txn, view uint32) error {
 // full computes every group from the input, stores the states and returns
 // the view's rows as a plan.
 func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
-	if r.scalar() {
-		r.group(nil, false)
-	} else {
+	if !r.scalar() {
 		// About as many groups as the view had rows: sized once, the
 		// maps do not grow by rehashing.
 		n, err := r.in.Txn.RowCount(storage.TableID(r.in.View.ID))
@@ -507,7 +505,13 @@ func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
 		r.byInt = make(map[int64]*aggGroup, n)
 		r.order = make([]string, 0, n)
 	}
-	read, err := r.fold(ctx, r.g.agg.Input, false)
+	read, byQuery, err := r.foldByQuery(ctx)
+	if err == nil && !byQuery {
+		if r.scalar() {
+			r.group(nil, false)
+		}
+		read, err = r.fold(ctx, r.g.agg.Input, false)
+	}
 	r.byInt = nil
 	if err != nil {
 		return nil, 0, err
