@@ -1,5 +1,7 @@
 package plan
 
+import "slices"
+
 // The semi-join-to-inner rule. A semi join whose right side has at most
 // one row per value of its join keys — a table's primary key or unique
 // index, a grouping by the keys, a DISTINCT over them — matches each left
@@ -63,14 +65,14 @@ func uniqueOnColumns(n Node, cols []int) bool {
 	case *Aggregate:
 		// Its rows are one per group: the group columns come first.
 		for g := range x.GroupBy {
-			if !containsInt(cols, g) {
+			if !slices.Contains(cols, g) {
 				return false
 			}
 		}
 		return true
 	case *Distinct:
 		for c := range x.Columns() {
-			if !containsInt(cols, c) {
+			if !slices.Contains(cols, c) {
 				return false
 			}
 		}
@@ -107,22 +109,9 @@ func uniqueWithin(key, ids []uint32) bool {
 		return false
 	}
 	for _, k := range key {
-		found := false
-		for _, id := range ids {
-			found = found || id == k
-		}
-		if !found {
+		if !slices.Contains(ids, k) {
 			return false
 		}
 	}
 	return true
-}
-
-func containsInt(xs []int, v int) bool {
-	for _, x := range xs {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
