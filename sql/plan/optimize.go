@@ -40,6 +40,10 @@ var Rules = []Rule{
 	// Semi and anti joins go down to the input of an inner join their
 	// condition reads (semijoin_push.go), so the join order sees them.
 	{Name: "semi-join-pushdown", Apply: pushSemiJoins},
+	// A semi join whose right side is unique on its keys becomes an
+	// inner join the join order can drive from either side
+	// (semijoin_unique.go).
+	{Name: "semi-join-to-inner", Apply: semiJoinsToInner},
 	// Join order: each island of inner joins is ordered by cost, its
 	// equalities closed transitively (joinorder.go).
 	{Name: "join-order", Apply: orderJoins},
