@@ -321,6 +321,44 @@
 // DeleteRange, outside any transaction, once no snapshot reads it:
 // after the GC safe point passes the switch).
 //
+// # Past one process: refresh work split by key range (the design; not built)
+//
+// Today each view's refresh is one transaction of one process, the holder
+// of its refresh lease. A view whose full recompute (or a change too big
+// to apply incrementally) does not fit one process would be refreshed by
+// several, on the pieces already here:
+//
+//  1. The lease holder coordinates. It takes the run's snapshot timestamp
+//     (a TiKV start_ts: every process reading at it sees the same rows)
+//     and cuts the work into ranges with SplitKeys: the driving source's
+//     row keys for a join or a filter, or ranges of the view's own key (a
+//     group key's hash, or its partition columns) for an aggregate, so
+//     that each group belongs to exactly one range.
+//  2. It writes one task key per range (refresh/<view>/run/<run>/<i>:
+//     range, snapshot, technique) and a fresh rows id for the view's new
+//     generation. Processes take tasks under leases of their own, with
+//     fencing tokens, as they take refresh leases.
+//  3. A worker evaluates its range of the plan at the run's snapshot and
+//     writes its output rows, and its range's diff against the view's
+//     current rows (the view's change feed), as chunks of the new
+//     generation in transactions of their own, each within TiKV's limits.
+//     Chunk keys carry the task's token, so a worker whose lease was taken
+//     over cannot add to the run: the switch names the token it accepts
+//     for each range.
+//  4. When every range is done, the coordinator commits the switch: the
+//     view's state key names the new generation, with the source versions
+//     read and the refresh's history row, fenced by its own lease. Readers
+//     see the old generation or the new, never a mix; a concurrent manual
+//     REFRESH conflicts with the switch as with any commit.
+//  5. A coordinator that dies loses its lease; the next holder finds the
+//     run's task keys and resumes it at the same snapshot, or abandons it,
+//     and the abandoned generation is deleted (DeleteRange) once the GC
+//     safe point passes it.
+//
+// An incremental refresh of an ordinary change stays one transaction: its
+// size is that of the change, and the cost model sends a change too big
+// for it to the split full path.
+//
 // Visibility versus durability: a commit is visible to transactions that
 // begin after its batch is applied, which is just before its (shared) fsync
 // completes. A commit that read such data is later in the WAL, so it cannot

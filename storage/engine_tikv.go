@@ -90,7 +90,7 @@ func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
 	}
 	var commits *commitTracker
 	hijack := func(c tikv.Client) tikv.Client {
-		commits = newCommitTracker(mockHandle{c})
+		commits = newCommitTracker(m.faults.wrap(mockHandle{c}))
 		return commits
 	}
 	store, err := tikv.NewTestTiKVStore(m.client, m.pd, hijack, nil, 0)
@@ -107,7 +107,8 @@ type mockCluster struct {
 	client  *testutils.MockClient
 	cluster *testutils.MockCluster
 	pd      pd.Client
-	refs    int // guarded by mockClustersMu
+	faults  *RegionFaults // off until a test turns it on
+	refs    int           // guarded by mockClustersMu
 }
 
 var (
@@ -133,7 +134,7 @@ func sharedMock(name string, opts *Options) (*mockCluster, error) {
 		return nil, err
 	}
 	testutils.BootstrapWithSingleStore(cluster)
-	m := &mockCluster{name: name, client: client, cluster: cluster, pd: pdc, refs: 1}
+	m := &mockCluster{name: name, client: client, cluster: cluster, pd: pdc, faults: &RegionFaults{cluster: cluster}, refs: 1}
 	if name != "" {
 		mockClusters[name] = m
 	}

@@ -73,6 +73,12 @@ func run(args []string) int {
 		return 2
 	}
 	trigMin := fs.Duration("trigger-min-interval", trigMinDef, "shortest TRIGGER ON UPDATE … AT MOST EVERY window (env MVSERVER_TRIGGER_MIN_INTERVAL); lower it only for tests")
+	leaseDef, err := time.ParseDuration(envDefault("refresh-lease", app.DefaultRefreshLease.String()))
+	if err != nil || leaseDef <= 0 {
+		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_REFRESH_LEASE must be a positive duration such as 10s")
+		return 2
+	}
+	lease := fs.Duration("refresh-lease", leaseDef, "on a store several servers share (TiKV): how long a server holds a view's refresh-runner lease without renewing it; when the holder dies another server takes the view over within this time (env MVSERVER_REFRESH_LEASE)")
 	retDef, err := time.ParseDuration(envDefault("history-retention", "720h"))
 	if err != nil || retDef <= 0 {
 		fmt.Fprintln(os.Stderr, "mvserver: MVSERVER_HISTORY_RETENTION must be a positive duration such as 720h")
@@ -145,6 +151,11 @@ func run(args []string) int {
 		cfg.DiskReserve = -1
 	}
 	cfg.TriggerMinInterval = *trigMin
+	if *lease <= 0 {
+		fmt.Fprintln(os.Stderr, "mvserver: --refresh-lease must be a positive duration such as 10s")
+		return 2
+	}
+	cfg.RefreshLease = *lease
 	cfg.HistoryRetention = *retention
 	cfg.HTTP = strings.TrimSpace(*httpAddr)
 	cfg.HBAFile, cfg.Superuser, cfg.SuperuserPassword = *hba, *superuser, *superuserPassword
