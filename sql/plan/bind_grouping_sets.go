@@ -93,7 +93,7 @@ func (b *Binder) bindGroupingSets(s *pg_query.SelectStmt) (Node, []Column, error
 			if br.HavingClause, err = b.groupingRewrite(br.HavingClause, set, absent, all, false); err != nil {
 				return nil, nil, err
 			}
-		} else {
+		} else if len(set) == 0 {
 			// An empty set is still one group, with or without aggregates.
 			br.HavingClause = &pg_query.Node{Node: &pg_query.Node_AConst{AConst: &pg_query.A_Const{Val: &pg_query.A_Const_Boolval{Boolval: &pg_query.Boolean{Boolval: true}}, Location: -1}}}
 		}
