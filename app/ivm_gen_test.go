@@ -135,6 +135,10 @@ var ivmShapes = []ivmShape{
 	{"count_distinct", true, (*ivmGen).genCountDistinct, true, nil},
 	{"agg_join", true, (*ivmGen).genAggJoin, true, nil},
 	{"min_max", true, (*ivmGen).genMinMax, true, nil},
+	// A fact joined with a dimension in a derived table, grouped by a
+	// computed key, summing a CASE whose branches differ in scale (TPC-H
+	// Q7, Q8, Q9, Q14).
+	{"agg_star_join", true, (*ivmGen).genAggStarJoin, true, nil},
 	// R-I2: SUM/AVG over REAL/DOUBLE are not incremental.
 	{"agg_float", false, (*ivmGen).genAggFloat, false, nil},
 	{"agg_float_partitioned", true, (*ivmGen).genAggFloatPartitioned, false, nil},
@@ -1213,6 +1217,46 @@ func (g *ivmGen) genAggJoin() (ivmQuery, bool) {
 		keys, kinds = []string{k}, []ivmKind{kind}
 	}
 	return g.groupQuery(sc, from, keys, kinds, false), true
+}
+
+// genAggStarJoin is TPC-H Q8's shape: SELECT key, sum(CASE WHEN flag THEN
+// volume ELSE 0 END), sum(volume) FROM (SELECT extract(… FROM ts) AS key,
+// a.d * (1 - b.d) AS volume, pred AS flag FROM a JOIN b …) GROUP BY key.
+// The CASE's values have two scales (4 and 0), so a group that loses its
+// last flagged row prints its sum as a fresh group would.
+func (g *ivmGen) genAggStarJoin() (ivmQuery, bool) {
+	a := ivmRef{"a", g.pickSource()}
+	b := ivmRef{"b", g.tableSource()}
+	on, ok := g.joinCond(a, b)
+	if !ok {
+		return ivmQuery{}, false
+	}
+	sc := ivmScope{a, b}
+	ad, ok := g.colOf(a, ivmDec, "d")
+	if !ok {
+		return ivmQuery{}, false
+	}
+	key, kind := g.groupKey(a)
+	for _, r := range []ivmRef{b, a} {
+		if ts, ok := g.colOf(r, ivmTS, "ts"); ok && g.p(0.7) {
+			key, kind = "extract("+g.pick("year", "month", "day", "hour", "minute")+" FROM "+ts+")", ivmDec
+			break
+		}
+	}
+	vol := g.pick(ad+" * (1 - b.d)", ad+" * b.k - b.d", ad+" - b.d", ad+" * b.d")
+	els := g.pick(" ELSE 0", " ELSE 0", " ELSE 1.5", " ELSE s.alt", "")
+	inner := fmt.Sprintf("SELECT %s AS key, %s AS vol, %s AS flag, b.k AS alt FROM %s AS a %s %s AS b ON %s", key, vol, g.pred(sc), a.src.from, g.pick("JOIN", "INNER JOIN"), b.src.from, on)
+	if g.p(0.4) {
+		inner += " WHERE " + g.pred(sc)
+	}
+	q := fmt.Sprintf("SELECT s.key AS c0, sum(CASE WHEN s.flag THEN s.vol%s END) AS c1, sum(s.vol) AS c2, count(*) AS c3 FROM (%s) AS s GROUP BY s.key", els, inner)
+	cols := []ivmCol{{"c0", kind}, {"c1", ivmNum}, {"c2", ivmDec}, {"c3", ivmInt}}
+	if g.p(0.3) {
+		// Q14: one group, the ratio of the two sums above it.
+		q = fmt.Sprintf("SELECT 100.00 * sum(CASE WHEN s.flag THEN s.vol%s END) / nullif(sum(s.vol), 0) AS c0, count(*) AS c1 FROM (%s) AS s", els, inner)
+		cols = []ivmCol{{"c0", ivmNum}, {"c1", ivmInt}}
+	}
+	return ivmQuery{sql: q, cols: cols, incr: true}, true
 }
 
 func (g *ivmGen) genMinMax() (ivmQuery, bool) {

@@ -361,8 +361,8 @@ func localBlockers(n plan.Node) []*Blocker {
 	case *plan.Window:
 		add(windowBlocker(x))
 	case *plan.Join:
-		if x.Kind == plan.JoinAntiNullAware {
-			add(&Blocker{Code: ReasonUnsupported, Object: "NOT IN", Message: "NOT IN (subquery) cannot be maintained incrementally yet",
+		if x.Kind == plan.JoinAntiNullAware && notInCorrelated(x) {
+			add(&Blocker{Code: ReasonUnsupported, Object: "NOT IN", Message: "a NOT IN (subquery) correlated with the outer query cannot be maintained incrementally yet",
 				Fix: "write NOT EXISTS (SELECT … WHERE col = outer_col), which differs only when NULLs occur", Permanent: true})
 		}
 	case *plan.ProjectSet:

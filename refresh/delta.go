@@ -266,11 +266,18 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 	}
 	res := &diffResult{changed: true}
 	cols := s.Columns()
-	if len(d.ins) > 0 {
-		res.plus = &plan.Given{Cols: cols, Rows: masked(d.ins, s.Needed)}
+	ins, del := masked(d.ins, s.Needed), masked(d.del, s.Needed)
+	// The old side (below) is built from every lost row: new = old +
+	// plus − minus holds with or without the pairs that cancel.
+	plus, minus := cancelRows(ins, del)
+	if len(plus) == 0 && len(minus) == 0 && !timed {
+		return unchanged(s)
 	}
-	if len(d.del) > 0 {
-		res.minus = &plan.Given{Cols: cols, Rows: masked(d.del, s.Needed)}
+	if len(plus) > 0 {
+		res.plus = &plan.Given{Cols: cols, Rows: plus}
+	}
+	if len(minus) > 0 {
+		res.minus = &plan.Given{Cols: cols, Rows: minus}
 	}
 	old := *s
 	old.Exclude = d.changed
@@ -278,8 +285,8 @@ func (df *differ) scan(s *plan.Scan) *diffResult {
 		old.ClearKeyBounds()
 	}
 	res.old = &old
-	if len(d.del) > 0 {
-		res.old = unionAll(cols, &old, res.minus)
+	if len(del) > 0 {
+		res.old = unionAll(cols, &old, &plan.Given{Cols: cols, Rows: del})
 	}
 	return res
 }
@@ -449,6 +456,13 @@ func (df *differ) join(j *plan.Join) (*diffResult, error) {
 			}
 		}
 		ap, am, err := df.antiSemi(j, j.Kind, j.Left, l, j.Right, r)
+		if err != nil {
+			return nil, err
+		}
+		add(&plus, ap)
+		add(&minus, am)
+	case plan.JoinAntiNullAware:
+		ap, am, err := df.antiNullAware(j, l, r)
 		if err != nil {
 			return nil, err
 		}

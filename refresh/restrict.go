@@ -166,7 +166,9 @@ func (df *differ) pushKeys(n plan.Node, conds []keyCond) plan.Node {
 func (df *differ) pushKeysJoin(j *plan.Join, conds []keyCond) plan.Node {
 	nl := len(j.Left.Columns())
 	var left, right []keyCond
-	leftOK := j.Kind == plan.JoinInner || j.Kind == plan.JoinCross || j.Kind == plan.JoinLeft || j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti
+	// (a null-aware anti join keeps or drops a left row by the whole
+	// right side: its left rows may be restricted, its right side not)
+	leftOK := j.Kind == plan.JoinInner || j.Kind == plan.JoinCross || j.Kind == plan.JoinLeft || j.Kind == plan.JoinSemi || j.Kind == plan.JoinAnti || j.Kind == plan.JoinAntiNullAware
 	rightOK := j.Kind == plan.JoinInner || j.Kind == plan.JoinCross || j.Kind == plan.JoinRight
 	across := func(from, to []plan.Expr, idx int) plan.Expr {
 		for k, f := range from {
@@ -183,7 +185,7 @@ func (df *differ) pushKeysJoin(j *plan.Join, conds []keyCond) plan.Node {
 			}
 			return nil
 		})...)
-		if j.Kind != plan.JoinCross {
+		if j.Kind != plan.JoinCross && j.Kind != plan.JoinAntiNullAware {
 			right = append(right, colConds(conds, func(i int) plan.Expr {
 				if i < nl {
 					return across(j.LeftKeys, j.RightKeys, i)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
 )
 
 // ZSet is a change of a bag of rows (STYLE.md's Z-set vocabulary): each row
@@ -123,4 +124,47 @@ func planRows(ctx context.Context, xc *exec.Ctx, n plan.Node) rowSource {
 			return ctx.Err()
 		})
 	}
+}
+
+// cancelRows takes the rows both gained and lost out of a scan's change:
+// an UPDATE of columns the view does not read leaves the masked images of
+// the row equal (TPC-H's balance and retail-price updates under Q7–Q9), and
+// the pair is no change to anything above the scan. Rows are compared by
+// their stored encoding, which keeps a decimal's scale. The rows left keep
+// their order.
+func cancelRows(plus, minus [][]types.Datum) (p, m [][]types.Datum) {
+	if len(plus) == 0 || len(minus) == 0 {
+		return plus, minus
+	}
+	var ids []uint32
+	var buf []byte
+	key := func(r []types.Datum) string {
+		for len(ids) < len(r) {
+			ids = append(ids, uint32(len(ids)+1))
+		}
+		buf = types.AppendRowValue(buf[:0], ids[:len(r)], r)
+		return string(buf)
+	}
+	lost := make(map[string]int, len(minus))
+	for _, r := range minus {
+		lost[key(r)]++
+	}
+	gained := make(map[string]int, len(plus))
+	for _, r := range plus {
+		k := key(r)
+		if lost[k] > gained[k] {
+			gained[k]++ // cancelled against one lost copy
+			continue
+		}
+		p = append(p, r)
+	}
+	for _, r := range minus {
+		k := key(r)
+		if gained[k] > 0 {
+			gained[k]--
+			continue
+		}
+		m = append(m, r)
+	}
+	return p, m
 }

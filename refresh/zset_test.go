@@ -3,6 +3,8 @@ package refresh
 import (
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -49,5 +51,26 @@ func TestConsolidate(t *testing.T) {
 	}
 	if z.Weight("absent") != 0 {
 		t.Error("an absent key has a weight")
+	}
+}
+
+func TestCancelRowsTakesOutPairs(t *testing.T) {
+	d := func(s string) types.Datum { return types.NewText(s) }
+	plus := [][]types.Datum{{d("a")}, {d("b")}, {d("b")}, {d("c")}}
+	minus := [][]types.Datum{{d("b")}, {d("x")}, {d("a")}, {d("a")}}
+	p, m := cancelRows(plus, minus)
+	// a: 1 gained, 2 lost → 1 lost; b: 2 gained, 1 lost → 1 gained.
+	if len(p) != 2 || p[0][0].S != "b" || p[1][0].S != "c" {
+		t.Fatalf("plus = %v", p)
+	}
+	if len(m) != 2 || m[0][0].S != "x" || m[1][0].S != "a" {
+		t.Fatalf("minus = %v", m)
+	}
+	// A decimal's scale tells images apart.
+	n1 := apd.New(15, -1)
+	n2 := apd.New(150, -2)
+	p, m = cancelRows([][]types.Datum{{types.NewNumeric(n1)}}, [][]types.Datum{{types.NewNumeric(n2)}})
+	if len(p) != 1 || len(m) != 1 {
+		t.Fatalf("1.5 and 1.50 cancelled: %v %v", p, m)
 	}
 }

@@ -86,7 +86,11 @@ func loadVecTable(t *testing.T, rng *rand.Rand, n int, odd bool) *storage.DB {
 }
 
 // vecGen builds random expressions over vecTable's columns.
-type vecGen struct{ rng *rand.Rand }
+type vecGen struct {
+	rng *rand.Rand
+	// plainBuild: joinQuery's build side is the whole dimension table
+	plainBuild bool
+}
 
 func (g *vecGen) intExpr(depth int) plan.Expr {
 	r := g.rng.Intn(6)
@@ -96,8 +100,48 @@ func (g *vecGen) intExpr(depth int) plan.Expr {
 		}
 		return col(1, types.Int4)
 	}
+	if r == 5 {
+		// CASE WHEN … THEN … [ELSE …] END (vexpr_in.go)
+		c := &plan.Case{Whens: []plan.When{{Cond: g.boolExpr(depth - 1), Result: g.intExpr(depth - 1)}}, T: types.Int4}
+		if g.rng.Intn(2) == 0 {
+			c.Whens = append(c.Whens, plan.When{Cond: g.boolExpr(depth - 1), Result: g.intExpr(depth - 1)})
+		}
+		if g.rng.Intn(3) > 0 {
+			c.Else = g.intExpr(depth - 1)
+		}
+		return c
+	}
 	ops := []plan.Op{plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpMod}
 	return &plan.Binary{Op: ops[g.rng.Intn(len(ops))], L: g.intExpr(depth - 1), R: g.intExpr(depth - 1), T: types.Int4}
+}
+
+// inExpr is an IN (or NOT IN) list of constants, sometimes with a NULL,
+// over k, s or the CHAR(3) c (vexpr_in.go).
+func (g *vecGen) inExpr() plan.Expr {
+	x := &plan.In{Not: g.rng.Intn(3) == 0}
+	n := 1 + g.rng.Intn(3)
+	switch g.rng.Intn(3) {
+	case 0:
+		x.E = col(1, types.Int4)
+		for range n {
+			x.List = append(x.List, &plan.Const{D: types.NewInt4(int64(g.rng.Intn(41) - 20)), T: types.Int4})
+		}
+	case 1:
+		x.E = col(5, types.Text)
+		for range n {
+			x.List = append(x.List, &plan.Const{D: types.NewText(fmt.Sprintf("s%d", g.rng.Intn(30))), T: types.Text})
+		}
+	default:
+		ct := vecTable.Columns[7].Type
+		x.E = col(7, ct)
+		for range n {
+			x.List = append(x.List, &plan.Const{D: types.Datum{K: types.KindChar, S: []string{"a", "ab ", "b", "a  ", "zz"}[g.rng.Intn(5)]}, T: ct})
+		}
+	}
+	if g.rng.Intn(4) == 0 {
+		x.List = append(x.List, &plan.Const{D: types.NullDatum, T: x.E.Type()})
+	}
+	return x
 }
 
 func (g *vecGen) decExpr(depth int) plan.Expr {
@@ -124,6 +168,13 @@ func (g *vecGen) boolExpr(depth int) plan.Expr {
 		return &plan.Binary{Op: cmps[g.rng.Intn(6)], L: g.intExpr(2), R: g.intExpr(1), T: types.Bool}
 	case r < 4:
 		return &plan.Binary{Op: cmps[g.rng.Intn(6)], L: g.decExpr(2), R: g.decExpr(1), T: types.Bool}
+	case r == 4 && g.rng.Intn(3) == 0:
+		return g.inExpr()
+	case r == 4 && g.rng.Intn(2) == 0:
+		// CHAR(3) = / <> a constant written with other trailing spaces
+		ct := vecTable.Columns[7].Type
+		c := &plan.Const{D: types.Datum{K: types.KindChar, S: []string{"a", "ab  ", "b", ""}[g.rng.Intn(4)]}, T: ct}
+		return &plan.Binary{Op: cmps[g.rng.Intn(2)], L: col(7, ct), R: c, T: types.Bool}
 	case r == 4:
 		s := &plan.Const{D: types.NewText(fmt.Sprintf("s%d", g.rng.Intn(30))), T: types.Text}
 		return &plan.Binary{Op: cmps[g.rng.Intn(2)], L: col(5, types.Text), R: s, T: types.Bool}
@@ -296,5 +347,30 @@ func TestVectorFallsBack(t *testing.T) {
 	got, _, v = runVec(t, db2, p, false, 0, 2)
 	if !v || !slices.Equal(got, want) {
 		t.Fatalf("20000 groups without a limit: vectorized %v, rows equal %v", v, slices.Equal(got, want))
+	}
+}
+
+// TestVectorCharInCase: a TPC-H Q12-shaped aggregate — a CHAR IN list in
+// the filter, sum(CASE WHEN CHAR = … OR CHAR = … THEN 1 ELSE 0 END) —
+// runs vectorized and gives the row path's rows.
+func TestVectorCharInCase(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	db := loadVecTable(t, rng, 4000, false)
+	ct := vecTable.Columns[7].Type
+	cc := func(s string) plan.Expr { return &plan.Const{D: types.Datum{K: types.KindChar, S: s}, T: ct} }
+	eq := func(s string) plan.Expr { return &plan.Binary{Op: plan.OpEq, L: col(7, ct), R: cc(s), T: types.Bool} }
+	one, zero := &plan.Const{D: types.NewInt4(1), T: types.Int4}, &plan.Const{D: types.NewInt4(0), T: types.Int4}
+	hi := &plan.Case{Whens: []plan.When{{Cond: &plan.Or{Args: []plan.Expr{eq("a"), eq("b  ")}}, Result: one}}, Else: zero, T: types.Int4}
+	s := plan.NewScan(vecTable)
+	for i := range vecTable.Columns {
+		s.Needed[i] = true
+	}
+	in := &plan.Filter{Input: s, Cond: &plan.In{E: col(7, ct), List: []plan.Expr{cc("a  "), cc("ab"), cc("b")}}}
+	p := &plan.Aggregate{Input: in, GroupBy: []plan.Expr{col(7, ct)},
+		Aggs: []plan.AggCall{aggCall(t, "sum", false, hi), aggCall(t, "count", false)}, Cols: make([]plan.Column, 3)}
+	want, _, _ := runVec(t, db, p, true, 0, 0)
+	got, code, v := runVec(t, db, p, false, 0, 1)
+	if !v || code != "" || !slices.Equal(got, want) {
+		t.Fatalf("vectorized %v, err %q, got %v, want %v", v, code, got, want)
 	}
 }

@@ -123,6 +123,10 @@ func (vc *vcompiler) compile(e plan.Expr) (vexpr, vtype, bool) {
 			vec.IsNull(a, not, sel, b.N, out)
 			return out, nil
 		}, vtype{t: vec.Bool}, true
+	case *plan.In:
+		return vc.in(x)
+	case *plan.Case:
+		return vc.caseWhen(x)
 	case *plan.And:
 		return vc.logic(x.Args, true)
 	case *plan.Or:
@@ -193,8 +197,17 @@ func (vc *vcompiler) binary(x *plan.Binary) (vexpr, vtype, bool) {
 		return nil, vtype{}, false
 	}
 	r, rt, ok := vc.compile(x.R)
-	if !ok || lt.t != rt.t || lt.char || rt.char {
+	if !ok || lt.t != rt.t {
 		return nil, vtype{}, false
+	}
+	if lt.char || rt.char {
+		// CHAR(n) = / <> compares without trailing spaces when the left
+		// operand is CHAR (types.Compare); other orders and text on the
+		// left stay row at a time.
+		if !lt.char || (x.Op != plan.OpEq && x.Op != plan.OpNe) {
+			return nil, vtype{}, false
+		}
+		return vc.charCompare(x.Op == plan.OpNe, l, r)
 	}
 	lk, rk := x.L.Type().Kind, x.R.Type().Kind
 	// As the row path does, the right operand is evaluated only on the

@@ -81,12 +81,7 @@ func (jb *vjoinBuild) build(c *Ctx, mem *memAccount) error {
 	if err != nil {
 		return err
 	}
-	right, err := Build(c, jb.node.Right)
-	if err != nil {
-		return err
-	}
-	var rows []Row
-	err = Drain(right, func(b []Row) error {
+	charge := func(b []Row) error {
 		size := rowsBytes(b) + int64(len(b))*(int64(len(jb.rtype))*8+mapEntryOverhead+24)
 		if err := mem.grow(size); err != nil {
 			if c.canSpill() {
@@ -94,12 +89,30 @@ func (jb *vjoinBuild) build(c *Ctx, mem *memAccount) error {
 			}
 			return err
 		}
-		rows = append(rows, b...)
-		return c.Context.Err()
-	})
-	right.Close()
-	if err != nil {
-		return err
+		return nil
+	}
+	var rows []Row
+	if vs := newVecFilterScan(c, jb.node.Right); vs != nil {
+		// a filtered whole-table scan: by kernels, in parallel (vscan_rows.go)
+		if rows, err = vs.rows(charge); err != nil {
+			return err
+		}
+	} else {
+		right, err := Build(c, jb.node.Right)
+		if err != nil {
+			return err
+		}
+		err = Drain(right, func(b []Row) error {
+			if err := charge(b); err != nil {
+				return err
+			}
+			rows = append(rows, b...)
+			return c.Context.Err()
+		})
+		right.Close()
+		if err != nil {
+			return err
+		}
 	}
 	n := len(rows)
 	jb.cols = make([]*vec.Vec, len(jb.rtype))

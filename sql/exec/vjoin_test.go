@@ -77,8 +77,9 @@ func (g *vecGen) joinQuery(t *testing.T) plan.Node {
 		d.Needed[i] = true
 	}
 	var right plan.Node = d
-	if g.rng.Intn(3) == 0 {
-		right = &plan.Filter{Input: d, Cond: &plan.Binary{Op: plan.OpGt, L: col(2, types.Int4), R: &plan.Const{D: types.NewInt4(0), T: types.Int4}, T: types.Bool}}
+	if g.rng.Intn(3) > 0 && !g.plainBuild {
+		// read by kernels in parallel parts when it has them (vscan_rows.go)
+		right = &plan.Filter{Input: d, Cond: g.dimCond(2)}
 	}
 	ch := vecTable.Columns[7].Type
 	// rc is right column i's index in the joined row.
@@ -146,10 +147,41 @@ func TestVectorJoinMatchesRowPath(t *testing.T) {
 
 	db2 := loadVecTable(t, rng, 2000, false)
 	loadVecDim(t, db2, rng, 200, true)
+	g.plainBuild = true // the row at scale 1 reaches the build
 	p := g.joinQuery(t)
 	want, _, _ := runVec(t, db2, p, true, 0, 0)
 	got, _, v := runVec(t, db2, p, false, 0, 2)
 	if v || !slices.Equal(got, want) {
 		t.Fatalf("an m at scale 1 on the build side: vectorized %v, rows equal %v", v, slices.Equal(got, want))
 	}
+}
+
+// dimCond is a random condition over vdTable's columns: integer, CHAR,
+// text and decimal comparisons, IN lists, IS NULL, AND, OR and NOT.
+func (g *vecGen) dimCond(depth int) plan.Expr {
+	ch, mt := vdTable.Columns[4].Type, vdTable.Columns[5].Type
+	i4 := func(v int) plan.Expr { return &plan.Const{D: types.NewInt4(int64(v)), T: types.Int4} }
+	cmps := []plan.Op{plan.OpEq, plan.OpNe, plan.OpLt, plan.OpLe, plan.OpGt, plan.OpGe}
+	switch r := g.rng.Intn(8); {
+	case depth <= 0 || r == 0:
+		return &plan.Binary{Op: cmps[g.rng.Intn(6)], L: col(2, types.Int4), R: i4(g.rng.Intn(20) - 5), T: types.Bool}
+	case r == 1:
+		c := &plan.Const{D: types.Datum{K: types.KindChar, S: []string{"a", "ab ", "b"}[g.rng.Intn(3)]}, T: ch}
+		return &plan.Binary{Op: cmps[g.rng.Intn(2)], L: col(4, ch), R: c, T: types.Bool}
+	case r == 2:
+		x := &plan.In{E: col(1, types.Int4), Not: g.rng.Intn(2) == 0}
+		for range 3 {
+			x.List = append(x.List, i4(g.rng.Intn(150)-75))
+		}
+		return x
+	case r == 3:
+		return &plan.Binary{Op: cmps[g.rng.Intn(6)], L: col(5, mt), R: &plan.Const{D: numeric(int64(g.rng.Intn(200)-100), -1), T: types.Numeric}, T: types.Bool}
+	case r == 4:
+		return &plan.IsNull{E: []plan.Expr{col(3, types.Text), col(5, mt)}[g.rng.Intn(2)], Not: g.rng.Intn(2) == 0}
+	case r == 5:
+		return &plan.Not{E: g.dimCond(depth - 1)}
+	case r == 6:
+		return &plan.And{Args: []plan.Expr{g.dimCond(depth - 1), g.dimCond(depth - 1)}}
+	}
+	return &plan.Or{Args: []plan.Expr{g.dimCond(depth - 1), g.dimCond(depth - 1)}}
 }

@@ -32,6 +32,7 @@ func (rd *RowDecoder) DecodeRaw(value []byte, out []RawValue) error {
 	for i := range out {
 		out[i] = RawValue{}
 	}
+	last := uint32(len(rd.pos) - 1)
 	id := uint32(0)
 	b := value
 	for len(b) > 0 {
@@ -52,6 +53,9 @@ func (rd *RowDecoder) DecodeRaw(value []byte, out []RawValue) error {
 				return err
 			}
 			b = rest
+			if id >= last {
+				return nil
+			}
 			continue
 		}
 		v := &out[want-1]
@@ -92,6 +96,9 @@ func (rd *RowDecoder) DecodeRaw(value []byte, out []RawValue) error {
 			}
 			v.B = b[m : m+int(l)]
 			b = b[m+int(l):]
+		}
+		if id >= last {
+			return nil
 		}
 	}
 	return nil

@@ -1,0 +1,180 @@
+package exec
+
+import (
+	"github.com/mvserver/mvserver/sql/exec/vec"
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
+
+// Vector kernels for CHAR(n) equality, IN lists of constants and
+// searched CASE: what TPC-H Q12's aggregate arguments (CASE WHEN
+// o_orderpriority = '1-URGENT' OR … THEN 1 ELSE 0 END) and filters
+// (l_shipmode IN ('MAIL', 'SHIP')) need to leave the row path. Each
+// gives the row path's values and NULLs (compile in expr.go,
+// in_hash.go): CHAR compares without trailing spaces when its left side
+// is CHAR; an IN list's NULL makes a value not found NULL; a CASE
+// evaluates a branch's result only on the rows that take the branch.
+
+func (vc *vcompiler) charCompare(ne bool, l, r vexpr) (vexpr, vtype, bool) {
+	out := &vec.Vec{}
+	var nn []int32
+	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
+		a, err := l(b, sel)
+		if err != nil {
+			return nil, err
+		}
+		// As binary: the right side only where the left is not NULL.
+		rs := sel
+		if len(a.Nulls) > 0 {
+			nn = vec.NotNull(a, sel, nn[:0])
+			rs = nn
+		}
+		if len(rs) == 0 {
+			return vec.AllNull(vec.Bool, sel, b.N, out), nil
+		}
+		c, err := r(b, rs)
+		if err != nil {
+			return nil, err
+		}
+		vec.CompareChar(ne, a, c, sel, b.N, out)
+		return out, nil
+	}, vtype{t: vec.Bool}, true
+}
+
+// in compiles E [NOT] IN (constants) over integers (and dates,
+// timestamps) or text and CHAR.
+func (vc *vcompiler) in(x *plan.In) (vexpr, vtype, bool) {
+	e, et, ok := vc.compile(x.E)
+	if !ok || (et.t != vec.Int && et.t != vec.Bytes) {
+		return nil, vtype{}, false
+	}
+	ek := x.E.Type().Kind
+	set := &vec.InSet{Not: x.Not, Char: et.char}
+	if et.t == vec.Int {
+		set.Ints = map[int64]struct{}{}
+	}
+	for _, item := range x.List {
+		c, ok := item.(*plan.Const)
+		if !ok {
+			return nil, vtype{}, false
+		}
+		d := constDatum(c)
+		if d.IsNull() {
+			set.HasNull = true
+			continue
+		}
+		switch {
+		case et.t == vec.Int && (d.K == ek || intKind(d.K) && intKind(ek)):
+			set.Ints[d.I] = struct{}{}
+		case et.t == vec.Bytes && textKind(d.K):
+			v := []byte(d.S)
+			if et.char {
+				v = vec.TrimSpace(v)
+			}
+			set.Bytes = append(set.Bytes, v)
+		default:
+			return nil, vtype{}, false
+		}
+	}
+	out := &vec.Vec{}
+	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
+		a, err := e(b, sel)
+		if err != nil {
+			return nil, err
+		}
+		vec.In(a, set, sel, b.N, out)
+		return out, nil
+	}, vtype{t: vec.Bool}, true
+}
+
+func intKind(k types.Kind) bool {
+	return k == types.KindInt2 || k == types.KindInt4 || k == types.KindInt8
+}
+
+func textKind(k types.Kind) bool {
+	return k == types.KindText || k == types.KindVarchar || k == types.KindChar
+}
+
+// caseWhen compiles a searched CASE whose results share one vector type
+// (not bytes) and, for decimals, one scale: the row path's values keep
+// their own scales, so branches of two scales stay row at a time.
+func (vc *vcompiler) caseWhen(x *plan.Case) (vexpr, vtype, bool) {
+	type branch struct{ cond, res vexpr }
+	var bs []branch
+	var rt vtype
+	first := true
+	result := func(e plan.Expr) (vexpr, bool) {
+		f, t, ok := vc.compile(e)
+		if !ok || t.t == vec.Bytes || (!first && t != rt) {
+			return nil, false
+		}
+		rt, first = t, false
+		return f, true
+	}
+	for _, w := range x.Whens {
+		c, ct, ok := vc.compile(w.Cond)
+		if !ok || ct.t != vec.Bool {
+			return nil, vtype{}, false
+		}
+		r, ok := result(w.Result)
+		if !ok {
+			return nil, vtype{}, false
+		}
+		bs = append(bs, branch{c, r})
+	}
+	var elseF vexpr
+	if x.Else != nil {
+		var ok bool
+		if elseF, ok = result(x.Else); !ok {
+			return nil, vtype{}, false
+		}
+	}
+	if rt.t != vec.Int && rt.t != vec.Decimal && rt.t != vec.Bool {
+		return nil, vtype{}, false
+	}
+	// The result's SQL type must be the branches' (an integer CASE of
+	// int4 branches is int4; a CASE that mixes kinds casts them).
+	if want, ok := vecTypeOf(x.T); !ok || want.t != rt.t || (rt.t == vec.Decimal && x.T.Precision > 0 && want.scale != rt.scale) {
+		return nil, vtype{}, false
+	}
+	out := &vec.Vec{}
+	var rest, take, left []int32
+	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
+		out.T, out.Scale = rt.t, rt.scale
+		out.Reset(b.N)
+		rest = append(rest[:0], sel...)
+		for _, br := range bs {
+			if len(rest) == 0 {
+				break
+			}
+			c, err := br.cond(b, rest)
+			if err != nil {
+				return nil, err
+			}
+			take = vec.True(c, rest, take)
+			left = vec.NotTrue(c, rest, left)
+			if len(take) > 0 {
+				r, err := br.res(b, take)
+				if err != nil {
+					return nil, err
+				}
+				vec.Pick(r, take, out)
+			}
+			rest = append(rest[:0], left...)
+		}
+		if len(rest) > 0 {
+			if elseF == nil {
+				for _, i := range rest {
+					out.SetNull(i)
+				}
+			} else {
+				r, err := elseF(b, rest)
+				if err != nil {
+					return nil, err
+				}
+				vec.Pick(r, rest, out)
+			}
+		}
+		return out, nil
+	}, rt, true
+}
