@@ -13,8 +13,11 @@ package catalog
 // PostgreSQL's OIDs, and cannot be altered or dropped:
 // pg_read_all_stats sees every session's pg_stat_activity row in full,
 // and pg_signal_backend may cancel and terminate the backends of roles
-// that are not superusers. PostgreSQL's other predefined roles are
-// absent: mvserver would not do what they promise.
+// that are not superusers. pg_database_owner's one member is, implicitly,
+// the database's owner (here a superuser, who holds every privilege
+// anyway); it cannot be granted, and owns the public schema as in
+// PostgreSQL 15. PostgreSQL's other predefined roles are absent: mvserver
+// would not do what they promise.
 
 // Membership is one grant of a role to the member holding it.
 type Membership struct {
@@ -27,11 +30,13 @@ type Membership struct {
 const (
 	RoleReadAllStats  uint32 = 3375
 	RoleSignalBackend uint32 = 4200
+	RoleDatabaseOwner uint32 = 6171
 )
 
 var predefinedRoles = []*Role{
 	{ID: RoleReadAllStats, Name: "pg_read_all_stats", Inherit: true, ConnLimit: -1},
 	{ID: RoleSignalBackend, Name: "pg_signal_backend", Inherit: true, ConnLimit: -1},
+	{ID: RoleDatabaseOwner, Name: "pg_database_owner", Inherit: true, ConnLimit: -1},
 }
 
 // IsPredefinedRole reports whether id is one of the predefined roles.

@@ -14,7 +14,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-var oracleFiles = flag.String("oracle-files", "", "comma-separated testdata files (without .slt) whose expectations TestOracleRewrite takes from PostgreSQL")
+var (
+	oracleFiles  = flag.String("oracle-files", "", "comma-separated testdata files (without .slt) whose expectations TestOracleRewrite takes from PostgreSQL")
+	oraclePrefix = flag.String("oracle-db-prefix", "oracle_", "prefix of the database each file runs in (on a shared PostgreSQL, one's own prefix)")
+)
 
 // TestOracleRewrite takes the expected results of the files named by
 // -oracle-files from a real PostgreSQL at PGORACLE_DSN (a superuser), each
@@ -32,7 +35,7 @@ func TestOracleRewrite(t *testing.T) {
 	for _, name := range strings.Split(*oracleFiles, ",") {
 		path := filepath.Join(testdataDir, name+".slt")
 		f := parseForRun(t, path)
-		db := "oracle_" + strings.NewReplacer("/", "_", "-", "_").Replace(name)
+		db := *oraclePrefix + strings.NewReplacer("/", "_", "-", "_").Replace(name)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		admin, err := pgconn.Connect(ctx, dsn)
 		if err != nil {

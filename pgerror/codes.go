@@ -96,6 +96,7 @@ const (
 	OutOfMemory                       = "53200"
 	ProgramLimitExceeded              = "54000"
 	StatementTooComplex               = "54001"
+	TooManyArguments                  = "54023"
 	ObjectNotInPrerequisiteState      = "55000"
 	ObjectInUse                       = "55006"
 	LockNotAvailable                  = "55P03"

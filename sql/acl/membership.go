@@ -52,6 +52,10 @@ func ApplyRoleGrant(c *catalog.Catalog, actor uint32, g RoleGrant) (changed []ui
 			return nil, nil, err
 		}
 		switch {
+		case g.Grant && role.ID == catalog.RoleDatabaseOwner:
+			// Its one member is the database's owner, implicitly.
+			// PostgreSQL 15 raises this without a code of its own (XX000).
+			return nil, nil, pgerror.New(pgerror.InternalError, "role \"%s\" cannot have explicit members", role.Name)
 		case role.Superuser && !super:
 			return nil, nil, pgerror.New(pgerror.InsufficientPrivilege, "must be superuser to alter superusers")
 		case !role.Superuser && !createRole && !c.IsAdminOfRole(actor, role.ID):

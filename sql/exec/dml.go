@@ -306,10 +306,30 @@ func execUpdate(c *Ctx, up *plan.Update, written *[]Row) (int64, error) {
 		}
 		news[r] = nw
 	}
+	mark := 0
+	if written != nil {
+		mark = len(*written)
+	}
 	if err := updateRows(c, t, rows, news, kept, written); err != nil {
 		return 0, err
 	}
+	if written != nil && up.Joined {
+		joinedReturning((*written)[mark:], rows, len(t.Columns))
+	}
 	return int64(len(rows)), c.Context.Err()
+}
+
+// joinedReturning extends each new row of an UPDATE … FROM (news[i]
+// written for input row rows[i]) with the columns of the FROM items it was
+// joined with, for a RETURNING list that names them. The hidden
+// row-tracking columns between them read NULL, as without FROM.
+func joinedReturning(news, rows []Row, width int) {
+	for i, nw := range news {
+		full := make(Row, len(rows[i]))
+		copy(full, nw[:width])
+		copy(full[width+2:], rows[i][width+2:]) // full[width:width+2] stay NULL
+		news[i] = full
+	}
 }
 
 // updateRows replaces rows (t's scan layout, row id included) by news:

@@ -88,6 +88,10 @@ func (v *View) schemaOwner(n namespace) uint32 {
 	if n.schema != nil && n.schema.Owner != 0 {
 		return n.schema.Owner
 	}
+	if n.name == "public" {
+		// PostgreSQL 15: public belongs to pg_database_owner.
+		return catalog.RoleDatabaseOwner
+	}
 	return v.ownerOID()
 }
 

@@ -91,7 +91,7 @@ func (b *Binder) BindInsert(s *pg_query.InsertStmt) (*Insert, error) {
 		return nil, err
 	}
 	ins := &Insert{Table: t}
-	if ins.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
+	if ins.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t, nil); err != nil {
 		return nil, err
 	}
 	if s.OnConflictClause != nil {
@@ -364,6 +364,15 @@ func (b *Binder) tableInput(rv *pg_query.RangeVar, from []*pg_query.Node, where 
 	return t, input, sc, nil
 }
 
+// fromNeeded marks every column of the FROM / USING items in sc (those
+// from index from on, past the target's scan layout) as read: the
+// RETURNING list, bound over its own copy of them, may show any of them.
+func fromNeeded(sc *scope, from int) {
+	for i := from; i < len(sc.cols); i++ {
+		sc.markNeeded(i)
+	}
+}
+
 // BindUpdate binds UPDATE … SET … WHERE.
 func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 	b.init()
@@ -380,8 +389,11 @@ func (b *Binder) BindUpdate(s *pg_query.UpdateStmt) (*Update, error) {
 		return nil, err
 	}
 	up := &Update{Table: t, Input: input, Joined: len(s.FromClause) > 0}
-	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
+	if up.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t, s.FromClause); err != nil {
 		return nil, err
+	}
+	if up.Returning != nil {
+		fromNeeded(sc, len(t.Columns)+2)
 	}
 	if up.Sets, err = b.bindSetClauses(s.TargetList, t, sc); err != nil {
 		return nil, err
@@ -413,13 +425,16 @@ func (b *Binder) BindDelete(s *pg_query.DeleteStmt) (*Delete, error) {
 		}
 		defer pop()
 	}
-	t, input, _, err := b.tableInput(s.Relation, s.UsingClause, s.WhereClause)
+	t, input, sc, err := b.tableInput(s.Relation, s.UsingClause, s.WhereClause)
 	if err != nil {
 		return nil, err
 	}
 	del := &Delete{Table: t, Input: input, Joined: len(s.UsingClause) > 0}
-	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t); err != nil {
+	if del.Returning, err = b.bindReturning(s.ReturningList, s.Relation, t, s.UsingClause); err != nil {
 		return nil, err
+	}
+	if del.Returning != nil {
+		fromNeeded(sc, len(t.Columns)+2)
 	}
 	if b.Optimize {
 		if del.Input, err = Optimize(del.Input, b.estimator()); err != nil {

@@ -9,7 +9,9 @@ import (
 
 // Returning is the RETURNING list of an INSERT, UPDATE or DELETE: Project
 // computes it over Rows, which the statement fills with the rows it wrote
-// (the new rows; the old ones for DELETE) in the table's scan layout.
+// (the new rows; the old ones for DELETE) in the table's scan layout,
+// followed, for UPDATE … FROM and DELETE … USING, by the columns of the
+// FROM items the row was joined with (the statement's Input layout).
 type Returning struct {
 	Project *Project
 	Rows    *Given
@@ -19,24 +21,26 @@ type Returning struct {
 func (r *Returning) Columns() []Column { return r.Project.Cols }
 
 // bindReturning binds a RETURNING list over table rv's rows, as the target
-// list of SELECT list FROM rv would be (so *, aliases, expressions and
-// subqueries work as there).
+// list of SELECT list FROM rv, from... would be (so *, aliases, expressions
+// and subqueries work as there). from is UPDATE's FROM or DELETE's USING
+// list: as in PostgreSQL, the list may name their columns too, and *
+// expands to the target's columns and then theirs.
 //
 // The list's subqueries read t, the table written, as it was at the
 // statement's start, as PostgreSQL's do (the statement's snapshot); the
 // list's own FROM item reads the rows written instead.
-func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar, t *catalog.Table) (*Returning, error) {
+func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar, t *catalog.Table, from []*pg_query.Node) (*Returning, error) {
 	if len(list) == 0 {
 		return nil, nil
 	}
-	from := &pg_query.Node{Node: &pg_query.Node_RangeVar{RangeVar: rv}}
+	items := append([]*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rv}}}, from...)
 	var q Node
 	var cols []Column
 	err := b.withWritten(t.ID, func() error {
 		// The FROM item is bound first: it is the scan target exempts.
 		b.mod.target = true
 		var err error
-		q, cols, err = b.bindSelect(&pg_query.SelectStmt{TargetList: list, FromClause: []*pg_query.Node{from},
+		q, cols, err = b.bindSelect(&pg_query.SelectStmt{TargetList: list, FromClause: items,
 			Op: pg_query.SetOperation_SETOP_NONE, LimitOption: pg_query.LimitOption_LIMIT_OPTION_DEFAULT})
 		b.mod.target = false
 		return err
@@ -48,11 +52,13 @@ func (b *Binder) bindReturning(list []*pg_query.Node, rv *pg_query.RangeVar, t *
 	if !ok {
 		return nil, b.errAt(nodeLocation(list[0]), pgerror.FeatureNotSupported, "this RETURNING list is not supported")
 	}
-	scan, ok := proj.Input.(*Scan)
-	if !ok {
+	// Without FROM items the input is the target's scan; with them, the
+	// target's scan joined with them in FROM order, the layout of the
+	// statement's Input (tableInput).
+	if _, ok := proj.Input.(*Scan); !ok && len(from) == 0 {
 		return nil, b.errAt(nodeLocation(list[0]), pgerror.FeatureNotSupported, "this RETURNING list is not supported")
 	}
-	given := &Given{Cols: scan.Columns()}
+	given := &Given{Cols: proj.Input.Columns()}
 	proj.Input = given
 	proj.Cols = cols
 	return &Returning{Project: proj, Rows: given}, nil

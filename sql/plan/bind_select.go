@@ -60,6 +60,9 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 	if s.Op != pg_query.SetOperation_SETOP_NONE {
 		return b.bindSetOp(s)
 	}
+	if hasGroupingSets(s.GroupClause) {
+		return b.bindGroupingSets(s)
+	}
 	qualifyNode, windowDefs, err := b.splitQualify(s.WindowClause)
 	if err != nil {
 		return nil, nil, err
