@@ -683,28 +683,8 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 			if err := op.dec.DecodeRaw(r.Value, raw); err != nil {
 				return nil, err
 			}
-			for j, v := range b.Cols {
-				x := &raw[j]
-				if v.T == vec.Bytes {
-					v.Data = append(v.Data, x.B...)
-					v.Off = append(v.Off, int32(len(v.Data)))
-					if x.K == types.KindNull {
-						v.SetNull(int32(n))
-					}
-					continue
-				}
-				switch {
-				case x.K == types.KindNull:
-					v.I[n] = 0
-					v.SetNull(int32(n))
-				case v.T == vec.Decimal:
-					if !x.Small || x.Exp != -v.Scale {
-						return nil, errVecFallback
-					}
-					v.I[n] = x.I
-				default:
-					v.I[n] = x.I
-				}
+			if err := putRawRow(b, n, raw); err != nil {
+				return nil, err
 			}
 			n++
 		}
@@ -869,4 +849,34 @@ func (op *vaggOp) result(a int, st *vstates, g int32) (types.Datum, error) {
 		return types.Datum{}, err
 	}
 	return types.NewNumeric(r), nil
+}
+
+// putRawRow puts a decoded stored row (raw, one value per column of b) at
+// row n of b's vectors; errVecFallback when a decimal is not at its
+// vector's scale.
+func putRawRow(b *vec.Batch, n int, raw []types.RawValue) error {
+	for j, v := range b.Cols {
+		x := &raw[j]
+		if v.T == vec.Bytes {
+			v.Data = append(v.Data, x.B...)
+			v.Off = append(v.Off, int32(len(v.Data)))
+			if x.K == types.KindNull {
+				v.SetNull(int32(n))
+			}
+			continue
+		}
+		switch {
+		case x.K == types.KindNull:
+			v.I[n] = 0
+			v.SetNull(int32(n))
+		case v.T == vec.Decimal:
+			if !x.Small || x.Exp != -v.Scale {
+				return errVecFallback
+			}
+			v.I[n] = x.I
+		default:
+			v.I[n] = x.I
+		}
+	}
+	return nil
 }

@@ -210,28 +210,8 @@ func (vs *vecFilterScan) part(ctx context.Context, it *storage.Iterator, grow fu
 			if err := vs.dec.DecodeRaw(r.Value, raw); err != nil {
 				return nil, err
 			}
-			for j, v := range b.Cols {
-				x := &raw[j]
-				if v.T == vec.Bytes {
-					v.Data = append(v.Data, x.B...)
-					v.Off = append(v.Off, int32(len(v.Data)))
-					if x.K == types.KindNull {
-						v.SetNull(int32(n))
-					}
-					continue
-				}
-				switch {
-				case x.K == types.KindNull:
-					v.I[n] = 0
-					v.SetNull(int32(n))
-				case v.T == vec.Decimal:
-					if !x.Small || x.Exp != -v.Scale {
-						return nil, errVecFallback
-					}
-					v.I[n] = x.I
-				default:
-					v.I[n] = x.I
-				}
+			if err := putRawRow(b, n, raw); err != nil {
+				return nil, err
 			}
 			vals = append(vals, r.Value...)
 			offs = append(offs, int32(len(vals)))
