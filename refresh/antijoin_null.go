@@ -51,6 +51,9 @@ func (df *differ) antiNullAware(j *plan.Join, l, r *diffResult) (plus, minus pla
 		if err := df.materializeChange(r); err != nil {
 			return nil, nil, err
 		}
+	}
+	// (materializeChange drops a side that came out empty)
+	if r.changed && (r.plus != nil || r.minus != nil) {
 		a, err := df.notInTouched(j, l.old, r)
 		if err != nil {
 			return nil, nil, err
