@@ -30,8 +30,7 @@
 //  3. Every normalization is named, commented and scoped to one client's
 //     steps; the oracle's own setup (oracle_test.go) only removes what a
 //     fresh PostgreSQL cluster has and a fresh mvserver cannot (other
-//     databases, the pg_database_owner role as owner of public) and adds
-//     what mvserver always has (its system schema).
+//     databases) and adds what mvserver always has (its system schema).
 //  4. When the mvserver binary offers password authentication and TLS
 //     (--superuser-password, --tls-cert), both servers demand SCRAM-SHA-256
 //     (checked: both refuse a wrong password with 28P01) and offer TLS with

@@ -46,8 +46,8 @@ func TestLogicOnPostgres(t *testing.T) {
 		}
 		total += f.Records("postgresql")
 		// Each file starts from an empty public schema (the test has its
-		// PostgreSQL to itself).
-		if err := execAll(pg, []string{"DROP SCHEMA public CASCADE", "CREATE SCHEMA public"}); err != nil {
+		// PostgreSQL to itself), owned as a fresh database's is.
+		if err := execAll(pg, []string{"DROP SCHEMA public CASCADE", "CREATE SCHEMA public", "ALTER SCHEMA public OWNER TO pg_database_owner"}); err != nil {
 			t.Fatal(err)
 		}
 		t.Run(strings.TrimSuffix(name, ".slt"), func(t *testing.T) {

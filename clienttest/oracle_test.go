@@ -63,9 +63,6 @@ var oraclePrelude = []string{
 	"DROP DATABASE template1",
 	"ALTER DATABASE template0 IS_TEMPLATE false",
 	"DROP DATABASE template0",
-	// PostgreSQL 15 gives public to the pg_database_owner role; in mvserver
-	// every object belongs to the bootstrap superuser (the client user).
-	"ALTER SCHEMA public OWNER TO " + clientUser,
 	// mvserver always has its schema "system" (its system views, R-O1); the
 	// oracle gets an empty one so that schema lists agree.
 	"CREATE SCHEMA system",
