@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -208,6 +209,21 @@ func bagDiff(got, want []string) (missing, extra []string) {
 	return missing, extra
 }
 
+// decimalsByValue rewrites each row's decimal fields without trailing
+// fractional zeros ("0.00" and "0.0" become "0").
+func decimalsByValue(rows []string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = decimalField.ReplaceAllStringFunc(r, func(f string) string {
+			d := strings.TrimRight(strings.Trim(f, `"`), "0")
+			return strconv.Quote(strings.TrimSuffix(d, "."))
+		})
+	}
+	return out
+}
+
+var decimalField = regexp.MustCompile(`"-?[0-9]+\.[0-9]+"`)
+
 func firstRows(rows []string) string {
 	const max = 25
 	if len(rows) == 0 {
@@ -233,6 +249,15 @@ func (h *ivmCase) compare(v *ivmView, when string) {
 	}
 	h.st.comparisons++
 	missing, extra := bagDiff(got, want)
+	if len(missing)+len(extra) > 0 && strings.Contains(v.query, " LIMIT ") {
+		// Decimals equal in value but printed at different scales (0.0
+		// and 0.00, from a UNION of columns of two scales) are peers in
+		// ORDER BY: at the LIMIT's edge either may be kept, in
+		// PostgreSQL too.
+		if m, e := bagDiff(decimalsByValue(got), decimalsByValue(want)); len(m)+len(e) == 0 {
+			return
+		}
+	}
 	if len(missing)+len(extra) > 0 {
 		h.t.Fatalf("%s\nview %s [%s] differs from its query %s: %d rows in the view, %d from the query\n  query: %s\n  missing from the view (%d):\n    %s\n  extra in the view (%d):\n    %s\n%s",
 			h.header(), v.name, v.shape, when, len(got), len(want), v.query, len(missing), firstRows(missing), len(extra), firstRows(extra), h.context())
