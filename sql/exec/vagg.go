@@ -506,10 +506,7 @@ func (op *vaggOp) merge(a int, p *vstates, t int32, q *vstates, g int32) {
 func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mutex) (*vpart, error) {
 	c, s := op.c, op.scan
 	ncol := len(op.colIdx)
-	b := &vec.Batch{Cols: make([]*vec.Vec, ncol)}
-	for j, t := range op.ctypes {
-		b.Cols[j] = &vec.Vec{T: t.t, Scale: t.scale}
-	}
+	b := newScanBatch(op.ctypes)
 	ex := op.exprs()
 	raw := make([]types.RawValue, ncol)
 	var sel []int32
@@ -659,12 +656,7 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 			return nil, err
 		}
 		// Decode up to a batch.
-		for _, v := range b.Cols {
-			v.Reset(BatchSize)
-			if v.T == vec.Bytes {
-				v.Off = v.Off[:1]
-			}
-		}
+		resetScanBatch(b)
 		n := 0
 		for n < BatchSize {
 			if !it.Next() {
@@ -691,12 +683,7 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 		if n == 0 {
 			break
 		}
-		b.N = n
-		for _, v := range b.Cols {
-			if v.T != vec.Bytes {
-				v.I = v.I[:n]
-			}
-		}
+		endScanBatch(b, n)
 		sel = vec.All(sel, n)
 		if err := run(0, b, sel); err != nil {
 			return nil, err
@@ -849,34 +836,4 @@ func (op *vaggOp) result(a int, st *vstates, g int32) (types.Datum, error) {
 		return types.Datum{}, err
 	}
 	return types.NewNumeric(r), nil
-}
-
-// putRawRow puts a decoded stored row (raw, one value per column of b) at
-// row n of b's vectors; errVecFallback when a decimal is not at its
-// vector's scale.
-func putRawRow(b *vec.Batch, n int, raw []types.RawValue) error {
-	for j, v := range b.Cols {
-		x := &raw[j]
-		if v.T == vec.Bytes {
-			v.Data = append(v.Data, x.B...)
-			v.Off = append(v.Off, int32(len(v.Data)))
-			if x.K == types.KindNull {
-				v.SetNull(int32(n))
-			}
-			continue
-		}
-		switch {
-		case x.K == types.KindNull:
-			v.I[n] = 0
-			v.SetNull(int32(n))
-		case v.T == vec.Decimal:
-			if !x.Small || x.Exp != -v.Scale {
-				return errVecFallback
-			}
-			v.I[n] = x.I
-		default:
-			v.I[n] = x.I
-		}
-	}
-	return nil
 }

@@ -177,10 +177,7 @@ func (vs *vecFilterScan) rows(grow func([]Row) error) ([]Row, error) {
 // part reads one key range.
 func (vs *vecFilterScan) part(ctx context.Context, it *storage.Iterator, grow func([]Row) error, mu *sync.Mutex) ([]Row, error) {
 	cond, _ := vs.compile()
-	b := &vec.Batch{Cols: make([]*vec.Vec, len(vs.colIdx))}
-	for j, t := range vs.ctypes {
-		b.Cols[j] = &vec.Vec{T: t.t, Scale: t.scale}
-	}
+	b := newScanBatch(vs.ctypes)
 	raw := make([]types.RawValue, len(vs.colIdx))
 	var sel, pass []int32
 	var vals []byte  // the batch's encoded rows
@@ -190,12 +187,7 @@ func (vs *vecFilterScan) part(ctx context.Context, it *storage.Iterator, grow fu
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for _, v := range b.Cols {
-			v.Reset(BatchSize)
-			if v.T == vec.Bytes {
-				v.Off = v.Off[:1]
-			}
-		}
+		resetScanBatch(b)
 		vals, offs = vals[:0], append(offs[:0], 0)
 		n := 0
 		for n < BatchSize {
@@ -220,12 +212,7 @@ func (vs *vecFilterScan) part(ctx context.Context, it *storage.Iterator, grow fu
 		if n == 0 {
 			break
 		}
-		b.N = n
-		for _, v := range b.Cols {
-			if v.T != vec.Bytes {
-				v.I = v.I[:n]
-			}
-		}
+		endScanBatch(b, n)
 		sel = vec.All(sel, n)
 		r, err := cond(b, sel)
 		if err != nil {
