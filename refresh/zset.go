@@ -2,6 +2,7 @@ package refresh
 
 import (
 	"context"
+	"slices"
 
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -129,42 +130,43 @@ func planRows(ctx context.Context, xc *exec.Ctx, n plan.Node) rowSource {
 // cancelRows takes the rows both gained and lost out of a scan's change:
 // an UPDATE of columns the view does not read leaves the masked images of
 // the row equal (TPC-H's balance and retail-price updates under Q7–Q9), and
-// the pair is no change to anything above the scan. Rows are compared by
-// their stored encoding, which keeps a decimal's scale. The rows left keep
-// their order.
+// the pair is no change to anything above the scan. It sums the change as
+// a Z-set keyed by the rows' stored encoding, which keeps a decimal's
+// scale; the rows left come in the order they were first seen, each
+// copy a row of its own.
 func cancelRows(plus, minus [][]types.Datum) (p, m [][]types.Datum) {
 	if len(plus) == 0 || len(minus) == 0 {
 		return plus, minus
 	}
 	var ids []uint32
 	var buf []byte
-	key := func(r []types.Datum) string {
-		for len(ids) < len(r) {
-			ids = append(ids, uint32(len(ids)+1))
+	z := NewZSet()
+	add := func(rows [][]types.Datum, w int64) {
+		for _, r := range rows {
+			for len(ids) < len(r) {
+				ids = append(ids, uint32(len(ids)+1))
+			}
+			buf = types.AppendRowValue(buf[:0], ids[:len(r)], r)
+			z.Add(buf, r, w)
 		}
-		buf = types.AppendRowValue(buf[:0], ids[:len(r)], r)
-		return string(buf)
 	}
-	lost := make(map[string]int, len(minus))
-	for _, r := range minus {
-		lost[key(r)]++
-	}
-	gained := make(map[string]int, len(plus))
-	for _, r := range plus {
-		k := key(r)
-		if lost[k] > gained[k] {
-			gained[k]++ // cancelled against one lost copy
-			continue
+	add(minus, -1)
+	add(plus, 1)
+	for _, e := range z.Entries() {
+		// The Z-set holds a copy of each distinct row; further copies
+		// are cloned.
+		switch {
+		case e.Weight > 0:
+			p = append(p, e.Row)
+			for w := e.Weight; w > 1; w-- {
+				p = append(p, slices.Clone(e.Row))
+			}
+		case e.Weight < 0:
+			m = append(m, e.Row)
+			for w := e.Weight; w < -1; w++ {
+				m = append(m, slices.Clone(e.Row))
+			}
 		}
-		p = append(p, r)
-	}
-	for _, r := range minus {
-		k := key(r)
-		if gained[k] > 0 {
-			gained[k]--
-			continue
-		}
-		m = append(m, r)
 	}
 	return p, m
 }
