@@ -121,14 +121,16 @@ GROUP BY r.name`,
 		}
 		return strings.TrimSpace(s)
 	}
-	// waitFor evaluates expr until it is true; a page being replaced (a
-	// form's POST and its redirect) only makes it try again.
+	// waitFor evaluates expr until it is true on a page that has finished
+	// loading; a page being replaced (a form's POST and its redirect) only
+	// makes it try again. A screenshot of a page still loading has no
+	// width, so the page must be complete, not only show the element.
 	waitFor := func(what, expr string) {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		var last error
 		for time.Now().Before(deadline) {
-			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && (`+expr+`)`))
 			if err == nil && ok {
 				return
 			}
