@@ -11,7 +11,8 @@ import (
 )
 
 // TABLESAMPLE (R-Q2): `FROM t TABLESAMPLE BERNOULLI (p)` or `SYSTEM (p)`
-// reads each row of the table or materialized view with probability p/100,
+// reads each row of the table, materialized view or catalog table with
+// probability p/100,
 // independently, as a filter `random() * 100 < p` right above its scan.
 // PostgreSQL's SYSTEM samples whole pages; mvserver has no pages to pick,
 // so SYSTEM samples rows as BERNOULLI does: the same expected size, a
@@ -46,16 +47,22 @@ func (b *Binder) bindTableSample(ts *pg_query.RangeTableSample, lat *scope) (Nod
 	if rv == nil {
 		return nil, nil, b.errAt(ts.Location, pgerror.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views")
 	}
-	isCTE := rv.Schemaname == "" && rv.Catalogname == "" && b.ctes.lookup(rv.Relname) != nil
-	if isCTE || b.systemRelation(rv) != nil {
-		return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views")
+	notTable := b.errAt(rv.Location, pgerror.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views")
+	if rv.Schemaname == "" && rv.Catalogname == "" && b.ctes.lookup(rv.Relname) != nil {
+		return nil, nil, notTable
 	}
-	t, err := b.resolveTable(rv)
-	if err != nil {
-		return nil, nil, err
-	}
-	if t.Kind != catalog.KindTable && t.Kind != catalog.KindMaterializedView {
-		return nil, nil, b.errAt(rv.Location, pgerror.FeatureNotSupported, "TABLESAMPLE clause can only be applied to tables and materialized views")
+	if sr := b.systemRelation(rv); sr != nil {
+		if sr.Noun != "table" { // a catalog view (pg_tables, information_schema)
+			return nil, nil, notTable
+		}
+	} else {
+		t, err := b.resolveTable(rv)
+		if err != nil {
+			return nil, nil, err
+		}
+		if t.Kind != catalog.KindTable && t.Kind != catalog.KindMaterializedView {
+			return nil, nil, notTable
+		}
 	}
 	node, sc, err := b.bindFrom(ts.Relation, lat)
 	if err != nil {
