@@ -30,6 +30,7 @@ const (
 type target struct {
 	name string // "postgres" or "mvserver"
 	conn connSettings
+	log  *syncBuffer // mvserver's output (nil for PostgreSQL)
 }
 
 // sessionOpts are a test's choices about its sessions.
@@ -65,10 +66,10 @@ func startTargets(t *testing.T, opts sessionOpts) []target {
 	pgConn := base
 	startPostgres(t, tmpl, filepath.Join(dir, "pgdata"), &pgConn)
 	mvConn := base
-	startMvserver(t, bin, feat, filepath.Join(dir, "mvdata"), &mvConn)
+	mvLog := startMvserver(t, bin, feat, filepath.Join(dir, "mvdata"), &mvConn)
 	t.Logf("postgres: %s; mvserver: %s", pgConn, mvConn)
 
-	targets := []target{{"postgres", pgConn}, {"mvserver", mvConn}}
+	targets := []target{{"postgres", pgConn, nil}, {"mvserver", mvConn, mvLog}}
 	if feat.password {
 		// Authentication is really on: a wrong password is refused alike.
 		for _, tg := range targets {
@@ -172,7 +173,8 @@ var listeningRE = regexp.MustCompile(`msg="mvserver listening" addr=127\.0\.0\.1
 // kernel picks, and fills c.Port. With password support the bootstrap
 // superuser is the client user with the client password (SCRAM-SHA-256
 // from loopback); with TLS support it gets the suite's certificate.
-func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *connSettings) {
+// It returns the server's output (its log) as it grows.
+func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *connSettings) *syncBuffer {
 	t.Helper()
 	args := []string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--http", "", "--database", c.Database}
 	env := cleanServerEnv()
@@ -230,6 +232,7 @@ func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *c
 	if err := waitConnectable(*c, exited, deadline); err != nil {
 		t.Fatalf("mvserver: %v\n%s", err, log.String())
 	}
+	return log
 }
 
 // cleanServerEnv is the environment without a developer's MVSERVER_* and

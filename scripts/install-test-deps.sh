@@ -68,6 +68,7 @@ need_pkg odbc-postgresql /usr/lib/x86_64-linux-gnu/odbc/psqlodbcw.so # psqlODBC
 need_pkg unixodbc /usr/bin/isql                                     # unixODBC's isql
 need_pkg nodejs /usr/bin/node
 need_pkg npm /usr/bin/npm
+need_pkg sqlsmith /usr/bin/sqlsmith                                 # random queries (TestSqlsmith)
 if ((${#client_pkgs[@]})); then
 	echo "install-test-deps: installing ${client_pkgs[*]} (the client suite needs them)"
 	apt_install "${client_pkgs[@]}"
