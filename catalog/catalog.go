@@ -217,7 +217,8 @@ type Catalog struct {
 	tables   map[uint32]*Table
 	byName   map[uint32]map[string]*Table // schema id → name → table
 	nextID   uint32
-	roles    roleSet // roles.go
+	roles    roleSet              // roles.go
+	enums    map[uint32]*EnumType // enum.go
 }
 
 func newCatalog(db string) *Catalog {
@@ -247,6 +248,12 @@ func (c *Catalog) Clone() *Catalog {
 		n.byName[k] = mm
 	}
 	n.roles = c.roles.clone()
+	if len(c.enums) > 0 {
+		n.enums = make(map[uint32]*EnumType, len(c.enums))
+		for k, v := range c.enums {
+			n.enums[k] = v
+		}
+	}
 	return n
 }
 
@@ -399,6 +406,9 @@ func (c *Catalog) DropSchema(s *Schema) {
 
 // PutTable adds or replaces a table in a clone.
 func (c *Catalog) PutTable(t *Table) {
+	if len(c.enums) > 0 {
+		t = c.linkEnums(t)
+	}
 	if old, ok := c.tables[t.ID]; ok {
 		delete(c.byName[old.SchemaID], old.Name)
 	}

@@ -27,10 +27,11 @@ func DescriptorKey(id uint32) []byte { return descKey(id) }
 
 // descriptor is the persisted form of an object.
 type descriptor struct {
-	Kind   string  `json:"kind"`
-	Schema *Schema `json:"schema,omitempty"`
-	Table  *Table  `json:"table,omitempty"`
-	Role   *Role   `json:"role,omitempty"`
+	Kind   string    `json:"kind"`
+	Schema *Schema   `json:"schema,omitempty"`
+	Table  *Table    `json:"table,omitempty"`
+	Role   *Role     `json:"role,omitempty"`
+	Enum   *EnumType `json:"enum,omitempty"`
 }
 
 // Manager caches the latest catalog and loads the one matching a
@@ -169,6 +170,8 @@ func (m *Manager) load(txn *storage.Txn) (*Catalog, error) {
 			tables = append(tables, d.Table)
 		case d.Role != nil:
 			c.PutRole(d.Role)
+		case d.Enum != nil:
+			c.PutEnum(d.Enum)
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -191,6 +194,8 @@ func (m *Manager) Persist(txn *storage.Txn, c *Catalog, changed, dropped []uint3
 			d = descriptor{Kind: "schema", Schema: s}
 		} else if r, ok := c.RoleByID(id); ok {
 			d = descriptor{Kind: "role", Role: r}
+		} else if e, ok := c.Enum(id); ok {
+			d = descriptor{Kind: "enum", Enum: e}
 		} else {
 			return fmt.Errorf("catalog: object %d not in catalog", id)
 		}

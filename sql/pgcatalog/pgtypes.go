@@ -20,6 +20,7 @@ type pgType struct {
 	align    byte
 	storage  byte
 	coll     uint32
+	owner    uint32  // 0: the bootstrap superuser
 	t        types.T // the type it is, KindNull for pseudo and row types
 }
 
@@ -77,6 +78,7 @@ func (v *View) pgTypes() []pgType {
 				elem: b.oid, input: "array_in", output: "array_out", align: b.align, storage: 'x', coll: b.coll, t: types.ArrayOf(b.t)})
 		}
 	}
+	out = append(out, v.enumTypes()...)
 	for _, r := range v.relations() {
 		if r.kind == 'i' {
 			continue

@@ -119,7 +119,11 @@ func init() {
 	pg("pg_type", func(v *View, b *builder) {
 		procs := v.procOIDs()
 		for _, t := range v.pgTypes() {
-			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": v.ownerOID(),
+			owner := t.owner
+			if owner == 0 {
+				owner = v.ownerOID()
+			}
+			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": owner,
 				"typlen": t.length, "typbyval": t.byVal, "typtype": string(t.typtype), "typcategory": string(t.category),
 				"typispreferred": t.pref, "typisdefined": true, "typdelim": ",", "typrelid": t.relid, "typelem": t.elem,
 				"typarray": t.array, "typinput": procs[t.input], "typoutput": procs[t.output],
@@ -490,6 +494,9 @@ func init() {
 				for k, x := range typeFacts(c.t) {
 					row[k] = x
 				}
+				if e, ok := v.enumOf(c.t); ok {
+					row["udt_schema"], _ = v.namespaceName(e.SchemaID)
+				}
 				b.add(row)
 			}
 		}
@@ -671,7 +678,7 @@ func dataType(t types.T) string {
 	if t.Kind == types.KindArray {
 		return "ARRAY"
 	}
-	if t.Kind == types.KindName || t.Kind == types.KindInternalChar || t.IsOidAlias() || t.Kind == types.KindInt2Vector || t.Kind == types.KindOidVector {
+	if t.Kind == types.KindName || t.Kind == types.KindInternalChar || t.IsOidAlias() || t.Kind == types.KindInt2Vector || t.Kind == types.KindOidVector || t.Kind == types.KindEnum {
 		return "USER-DEFINED"
 	}
 	return types.T{Kind: t.Kind}.String()

@@ -290,6 +290,9 @@ func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
 		parts = append(parts, strVal(n))
 	}
 	name := parts[len(parts)-1]
+	if t, ok, err := b.userType(tn, parts); ok || err != nil {
+		return t, err
+	}
 	if len(parts) > 1 && parts[0] != "pg_catalog" && parts[0] != "public" {
 		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", strings.Join(parts, "."))
 	}
@@ -354,7 +357,7 @@ func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
 			}
 			// Parse as the bare type, then apply the modifiers as an explicit
 			// cast does ('abcdef'::varchar(3) truncates).
-			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind, Elem: t.Elem}, b.Env)
+			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind, Elem: t.Elem, Enum: t.Enum}, b.Env)
 			if err != nil {
 				return nil, withPos(err, b, loc)
 			}

@@ -10,6 +10,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/ddl"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -96,6 +97,10 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 	b := s.binder(st, paramTypes)
 	b.Optimize = true // statements run here, not views refresh analyzes
 	b.AllowModifyingWith = true
+	if a, ok := ddl.Statement(st.AST); ok {
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.applyDDL(st, a) }
+		return p, nil
+	}
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
