@@ -221,6 +221,15 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 			n, err := exec.ExecDelete(c, del)
 			return fmt.Sprintf("DELETE %d", n), err
 		}
+	case *pg_query.Node_MergeStmt:
+		q, err := b.BindMerge(n.MergeStmt)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.requireModifying(q.With); err != nil {
+			return nil, err
+		}
+		p.action = s.merge(q)
 	case *pg_query.Node_ConstraintsSetStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
 			return s.setConstraints(ctx, n.ConstraintsSetStmt)
