@@ -219,6 +219,7 @@ type Catalog struct {
 	nextID   uint32
 	roles    roleSet              // roles.go
 	enums    map[uint32]*EnumType // enum.go
+	funcs    map[uint32]*Function // function.go
 }
 
 func newCatalog(db string) *Catalog {
@@ -252,6 +253,12 @@ func (c *Catalog) Clone() *Catalog {
 		n.enums = make(map[uint32]*EnumType, len(c.enums))
 		for k, v := range c.enums {
 			n.enums[k] = v
+		}
+	}
+	if len(c.funcs) > 0 {
+		n.funcs = make(map[uint32]*Function, len(c.funcs))
+		for k, v := range c.funcs {
+			n.funcs[k] = v
 		}
 	}
 	return n

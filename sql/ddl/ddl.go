@@ -40,9 +40,14 @@ func Statement(n *pg_query.Node) (Action, bool) {
 	case *pg_query.Node_AlterEnumStmt:
 		return func(e *Env) (Result, error) { return alterEnum(e, x.AlterEnumStmt) }, true
 	case *pg_query.Node_DropStmt:
-		if x.DropStmt.RemoveType == pg_query.ObjectType_OBJECT_TYPE {
+		switch x.DropStmt.RemoveType {
+		case pg_query.ObjectType_OBJECT_TYPE:
 			return func(e *Env) (Result, error) { return dropTypes(e, x.DropStmt) }, true
+		case pg_query.ObjectType_OBJECT_FUNCTION:
+			return func(e *Env) (Result, error) { return dropFunctions(e, x.DropStmt) }, true
 		}
+	case *pg_query.Node_CreateFunctionStmt:
+		return func(e *Env) (Result, error) { return createFunction(e, x.CreateFunctionStmt) }, true
 	}
 	return nil, false
 }

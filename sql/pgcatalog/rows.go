@@ -377,6 +377,7 @@ func init() {
 			}
 			b.add(row)
 		}
+		v.sqlFunctionRows(b)
 	})
 	pg("pg_language", func(v *View, b *builder) {
 		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": v.ownerOID()})

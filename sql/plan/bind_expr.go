@@ -94,6 +94,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	loc := nodeLocation(n)
 	switch x := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
+		if e, ok := b.inlinedArg(n); ok {
+			return e, nil
+		}
 		var parts []string
 		for _, f := range x.ColumnRef.Fields {
 			if _, ok := f.Node.(*pg_query.Node_AStar); ok {
@@ -115,6 +118,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	case *pg_query.Node_AConst:
 		return b.bindConst(x.AConst)
 	case *pg_query.Node_ParamRef:
+		if e, ok := b.inlinedArg(n); ok {
+			return e, nil
+		}
 		num := int(x.ParamRef.Number)
 		if num < 1 || num > 65535 {
 			return nil, b.errAt(loc, pgerror.UndefinedParameter, "there is no parameter $%d", num)
@@ -1029,6 +1035,13 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		return &Const{D: types.NewInt(types.KindRegtype, oid), T: types.Regtype}, nil
 	}
 	f, ok := funcs.Lookup(name)
+	if len(parts) > 1 && parts[0] != "pg_catalog" || !ok {
+		// A SQL function (CREATE FUNCTION): a qualified name outside
+		// pg_catalog, or a name no built-in has.
+		if e, found, err := b.sqlFunctionCall(fc, parts, ec); found {
+			return e, err
+		}
+	}
 	if !ok {
 		var ts []string
 		for _, a := range fc.Args {

@@ -41,6 +41,9 @@ type Binder struct {
 	AllowModifyingWith bool
 	// mod tracks the statement's data-modifying WITH queries.
 	mod modifyingState
+	// inline holds the arguments of the SQL functions whose bodies are
+	// being bound (bind_sqlfunc.go), innermost last.
+	inline []inlineFrame
 	// assignTo names the column an assignment coercion targets (messages).
 	assignTo string
 	// consts hands out the constants of literals (newConst).
