@@ -46,6 +46,8 @@ func Statement(n *pg_query.Node) (Action, bool) {
 		case pg_query.ObjectType_OBJECT_FUNCTION:
 			return func(e *Env) (Result, error) { return dropFunctions(e, x.DropStmt) }, true
 		}
+	case *pg_query.Node_CommentStmt:
+		return func(e *Env) (Result, error) { return comment(e, x.CommentStmt) }, true
 	case *pg_query.Node_CreateFunctionStmt:
 		return func(e *Env) (Result, error) { return createFunction(e, x.CreateFunctionStmt) }, true
 	}

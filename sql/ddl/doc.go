@@ -2,7 +2,7 @@
 // DESIGN.md target where sql/session keeps the connection and hands DDL
 // here. Each statement is one file (enum.go: CREATE TYPE … AS ENUM,
 // ALTER TYPE … ADD VALUE, DROP TYPE; function.go: CREATE and DROP
-// FUNCTION) with its test beside it; logic tests in testdata/ run them
+// FUNCTION; comment.go: COMMENT ON) with its test beside it; logic tests in testdata/ run them
 // over the wire.
 //
 // Invariants:

@@ -90,11 +90,20 @@ func (s *Session) runModifyingSelect(c *exec.Ctx, q *plan.Query) ([]exec.Row, er
 
 // merge runs a MERGE bound as a SELECT over its data-modifying WITH
 // queries (plan.BindMerge), whose one row is the count for the tag.
-func (s *Session) merge(q *plan.Query) func(context.Context, []types.Datum) (string, error) {
+func (s *Session) merge(q, check *plan.Query) func(context.Context, []types.Datum) (string, error) {
 	return func(ctx context.Context, params []types.Datum) (string, error) {
 		c, err := s.execCtx(ctx, params)
 		if err != nil {
 			return "", err
+		}
+		if check != nil {
+			twice, err := s.runModifyingSelect(c, check)
+			if err != nil {
+				return "", err
+			}
+			if len(twice) > 0 {
+				return "", plan.ErrMergeTwice()
+			}
 		}
 		rows, err := s.runModifyingSelect(c, q)
 		if err != nil || len(rows) != 1 {

@@ -222,14 +222,14 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 			return fmt.Sprintf("DELETE %d", n), err
 		}
 	case *pg_query.Node_MergeStmt:
-		q, err := b.BindMerge(n.MergeStmt)
+		q, check, err := b.BindMerge(n.MergeStmt)
 		if err != nil {
 			return nil, err
 		}
 		if err := s.requireModifying(q.With); err != nil {
 			return nil, err
 		}
-		p.action = s.merge(q)
+		p.action = s.merge(q, check)
 	case *pg_query.Node_ConstraintsSetStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
 			return s.setConstraints(ctx, n.ConstraintsSetStmt)
@@ -292,8 +292,6 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.createSequence(st, n.CreateSeqStmt) }
 	case *pg_query.Node_AlterSeqStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSequence(n.AlterSeqStmt) }
-	case *pg_query.Node_CommentStmt:
-		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
 		if a := s.roleAction(st.AST); a != nil {
