@@ -99,6 +99,13 @@ func (c *Catalog) PutEnum(e *EnumType) []uint32 {
 			ids = append(ids, t.ID)
 		}
 	}
+	for id, f := range c.funcs {
+		if usesEnum(f, e.ID) {
+			n := f.Clone()
+			c.relinkFunction(n)
+			c.funcs[id] = n
+		}
+	}
 	return ids
 }
 
@@ -144,4 +151,17 @@ func (c *Catalog) linkEnums(t *Table) *Table {
 		return t
 	}
 	return n
+}
+
+// usesEnum reports whether f takes or returns enum type id.
+func usesEnum(f *Function, id uint32) bool {
+	if isEnumOf(f.Returns, id) {
+		return true
+	}
+	for _, a := range f.Args {
+		if isEnumOf(a.Type, id) {
+			return true
+		}
+	}
+	return false
 }
