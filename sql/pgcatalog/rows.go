@@ -655,7 +655,7 @@ func (v *View) ownerName() string {
 // functions and the types' I/O functions, numbered in name order from 8000
 // (stable for a given build).
 func (v *View) procOIDs() map[string]uint32 {
-	set := map[string]bool{"array_in": true, "array_out": true}
+	set := map[string]bool{"array_in": true, "array_out": true, "enum_in": true, "enum_out": true}
 	for _, t := range baseTypes {
 		set[t.input], set[t.output] = true, true
 	}
