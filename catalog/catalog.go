@@ -405,10 +405,26 @@ func (c *Catalog) PutSchema(s *Schema) {
 	}
 }
 
-// DropSchema removes a schema from a clone.
-func (c *Catalog) DropSchema(s *Schema) {
+// DropSchema removes a schema from a clone, with the enum types and SQL
+// functions in it (their ids returned, for their descriptors); its
+// relations the caller drops first.
+func (c *Catalog) DropSchema(s *Schema) []uint32 {
 	delete(c.schemas, s.Name)
 	delete(c.byName, s.ID)
+	var ids []uint32
+	for _, e := range c.Enums() {
+		if e.SchemaID == s.ID {
+			c.DropEnum(e.ID)
+			ids = append(ids, e.ID)
+		}
+	}
+	for _, f := range c.Functions() {
+		if f.SchemaID == s.ID {
+			c.DropFunction(f.ID)
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
 }
 
 // PutTable adds or replaces a table in a clone.

@@ -512,7 +512,7 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				}
 				dropped = append(dropped, ids...)
 			}
-			c.DropSchema(sc)
+			dropped = append(dropped, c.DropSchema(sc)...)
 			dropped = append(dropped, sc.ID)
 		}
 		if len(dropped) == 0 {
