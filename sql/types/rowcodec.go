@@ -252,26 +252,31 @@ func decodePayload(k Kind, b []byte, want bool) (Datum, []byte, error) {
 			return d, nil, errCorrupt
 		}
 		d.F = math.Float64frombits(binary.BigEndian.Uint64(b))
-		b = b[8:]
-		l, m := binary.Uvarint(b)
-		if m <= 0 || uint64(len(b)-m) < l {
-			return d, nil, errCorrupt
+		var err error
+		if d.S, b, err = decodeString(b[8:], want); err != nil {
+			return d, nil, err
 		}
-		if want {
-			d.S = string(b[m : m+int(l)])
-		}
-		b = b[m+int(l):]
 	default:
-		l, m := binary.Uvarint(b)
-		if m <= 0 || uint64(len(b)-m) < l {
-			return d, nil, errCorrupt
+		var err error
+		if d.S, b, err = decodeString(b, want); err != nil {
+			return d, nil, err
 		}
-		if want {
-			d.S = string(b[m : m+int(l)])
-		}
-		b = b[m+int(l):]
 	}
 	return d, b, nil
+}
+
+// decodeString decodes a uvarint length and that many bytes at the start
+// of b, returning the rest; the string is built only when want.
+func decodeString(b []byte, want bool) (string, []byte, error) {
+	l, m := binary.Uvarint(b)
+	if m <= 0 || uint64(len(b)-m) < l {
+		return "", nil, errCorrupt
+	}
+	s := ""
+	if want {
+		s = string(b[m : m+int(l)])
+	}
+	return s, b[m+int(l):], nil
 }
 
 func skipDecimal(b []byte) ([]byte, error) {
