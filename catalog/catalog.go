@@ -217,7 +217,9 @@ type Catalog struct {
 	tables   map[uint32]*Table
 	byName   map[uint32]map[string]*Table // schema id → name → table
 	nextID   uint32
-	roles    roleSet // roles.go
+	roles    roleSet              // roles.go
+	enums    map[uint32]*EnumType // enum.go
+	funcs    map[uint32]*Function // function.go
 }
 
 func newCatalog(db string) *Catalog {
@@ -247,6 +249,18 @@ func (c *Catalog) Clone() *Catalog {
 		n.byName[k] = mm
 	}
 	n.roles = c.roles.clone()
+	if len(c.enums) > 0 {
+		n.enums = make(map[uint32]*EnumType, len(c.enums))
+		for k, v := range c.enums {
+			n.enums[k] = v
+		}
+	}
+	if len(c.funcs) > 0 {
+		n.funcs = make(map[uint32]*Function, len(c.funcs))
+		for k, v := range c.funcs {
+			n.funcs[k] = v
+		}
+	}
 	return n
 }
 
@@ -391,14 +405,33 @@ func (c *Catalog) PutSchema(s *Schema) {
 	}
 }
 
-// DropSchema removes a schema from a clone.
-func (c *Catalog) DropSchema(s *Schema) {
+// DropSchema removes a schema from a clone, with the enum types and SQL
+// functions in it (their ids returned, for their descriptors); its
+// relations the caller drops first.
+func (c *Catalog) DropSchema(s *Schema) []uint32 {
 	delete(c.schemas, s.Name)
 	delete(c.byName, s.ID)
+	var ids []uint32
+	for _, e := range c.Enums() {
+		if e.SchemaID == s.ID {
+			c.DropEnum(e.ID)
+			ids = append(ids, e.ID)
+		}
+	}
+	for _, f := range c.Functions() {
+		if f.SchemaID == s.ID {
+			c.DropFunction(f.ID)
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
 }
 
 // PutTable adds or replaces a table in a clone.
 func (c *Catalog) PutTable(t *Table) {
+	if len(c.enums) > 0 {
+		t = c.linkEnums(t)
+	}
 	if old, ok := c.tables[t.ID]; ok {
 		delete(c.byName[old.SchemaID], old.Name)
 	}

@@ -27,10 +27,12 @@ func DescriptorKey(id uint32) []byte { return descKey(id) }
 
 // descriptor is the persisted form of an object.
 type descriptor struct {
-	Kind   string  `json:"kind"`
-	Schema *Schema `json:"schema,omitempty"`
-	Table  *Table  `json:"table,omitempty"`
-	Role   *Role   `json:"role,omitempty"`
+	Kind   string    `json:"kind"`
+	Schema *Schema   `json:"schema,omitempty"`
+	Table  *Table    `json:"table,omitempty"`
+	Role   *Role     `json:"role,omitempty"`
+	Enum   *EnumType `json:"enum,omitempty"`
+	Func   *Function `json:"function,omitempty"`
 }
 
 // Manager caches the latest catalog and loads the one matching a
@@ -157,6 +159,7 @@ func (m *Manager) load(txn *storage.Txn) (*Catalog, error) {
 	it := txn.ScanMeta(prefixDesc)
 	defer it.Close()
 	var tables []*Table
+	var funcs []*Function
 	for it.Next() {
 		var d descriptor
 		if err := json.Unmarshal(it.Row().Value, &d); err != nil {
@@ -169,6 +172,10 @@ func (m *Manager) load(txn *storage.Txn) (*Catalog, error) {
 			tables = append(tables, d.Table)
 		case d.Role != nil:
 			c.PutRole(d.Role)
+		case d.Enum != nil:
+			c.PutEnum(d.Enum)
+		case d.Func != nil:
+			funcs = append(funcs, d.Func)
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -176,6 +183,10 @@ func (m *Manager) load(txn *storage.Txn) (*Catalog, error) {
 	}
 	for _, t := range tables {
 		c.PutTable(t)
+	}
+	for _, f := range funcs {
+		c.relinkFunction(f)
+		c.PutFunction(f)
 	}
 	return c, nil
 }
@@ -191,6 +202,10 @@ func (m *Manager) Persist(txn *storage.Txn, c *Catalog, changed, dropped []uint3
 			d = descriptor{Kind: "schema", Schema: s}
 		} else if r, ok := c.RoleByID(id); ok {
 			d = descriptor{Kind: "role", Role: r}
+		} else if e, ok := c.Enum(id); ok {
+			d = descriptor{Kind: "enum", Enum: e}
+		} else if f, ok := c.Function(id); ok {
+			d = descriptor{Kind: "function", Func: f}
 		} else {
 			return fmt.Errorf("catalog: object %d not in catalog", id)
 		}

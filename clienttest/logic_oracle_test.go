@@ -29,6 +29,7 @@ var oracleFiles = []string{
 	"foreign_key.slt", "check_constraint.slt", "identity.slt",
 	"modifying_with.slt", "tableoid.slt", "lock_table.slt", "update_from.slt", "prepare.slt", "distinct_on.slt",
 	"const_in.slt", "returning_from.slt", "database_owner.slt", "grouping_sets.slt", "tablesample.slt", "pg_proc_types.slt",
+	"enum.slt", "merge.slt", "sql_function.slt",
 }
 
 // TestLogicOnPostgres is the PostgreSQL differential suite of the query

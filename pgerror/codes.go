@@ -33,6 +33,7 @@ const (
 	UndefinedFunction                 = "42883"
 	UndefinedObject                   = "42704"
 	UndefinedParameter                = "42P02"
+	InvalidFunctionDefinition         = "42P13"
 	UndefinedSchema                   = "3F000"
 	DuplicateTable                    = "42P07"
 	DuplicateColumn                   = "42701"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/parse"
 
 	"github.com/mvserver/mvserver/storage"
 )
@@ -112,7 +113,8 @@ func putJSON(txn *storage.Txn, key []byte, v any) error {
 // query. A checkpoint whose fingerprint differs is not a base an incremental
 // refresh can start from: CREATE OR REPLACE of the view, of a view it
 // reads or of a materialized view below it, or a source's changed schema,
-// all force a full refresh.
+// all force a full refresh; so does CREATE OR REPLACE of a SQL function
+// it calls.
 func Fingerprint(cat *catalog.Catalog, v *catalog.Table) string {
 	h := sha256.New()
 	w := func(parts ...any) { fmt.Fprintln(h, parts...) }
@@ -127,6 +129,16 @@ func Fingerprint(cat *catalog.Catalog, v *catalog.Table) string {
 		}
 		w("timezone", d.TimeZone)
 	}
+	calls := map[string]bool{}
+	called := func(query string) {
+		if len(cat.Functions()) == 0 {
+			return
+		}
+		for _, n := range parse.QueryCalls(query) {
+			calls[n] = true
+		}
+	}
+	called(v.Query)
 	seen := map[uint32]bool{}
 	var walk func(ids []uint32)
 	walk = func(ids []uint32) {
@@ -148,10 +160,22 @@ func Fingerprint(cat *catalog.Catalog, v *catalog.Table) string {
 			}
 			if t.Kind == catalog.KindView {
 				w(" query", t.Query)
+				called(t.Query)
 				walk(t.DependsOn)
 			}
 		}
 	}
 	walk(v.DependsOn)
+	// R-M8: the SQL functions the query (or a plain view it reads) calls
+	// are inlined; a replaced body changes what the rows were computed
+	// with.
+	for _, f := range cat.Functions() {
+		if calls[f.Name] {
+			w("function", f.ID, f.Name, f.Body, f.Version, f.Returns.String(), len(f.Args))
+			for _, a := range f.Args {
+				w(" arg", a.Name, a.Type.String())
+			}
+		}
+	}
 	return "fp1:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -26,6 +26,9 @@ func appendKeyDatum(b []byte, d types.Datum) ([]byte, error) {
 		return storage.AppendString(b, d.S), nil
 	case types.KindArray, types.KindInt2Vector, types.KindOidVector:
 		return appendArrayKey(b, d)
+	case types.KindEnum:
+		// Enum keys order by the label's sort order (declaration order).
+		return storage.AppendFloat64(b, d.F), nil
 	}
 	return nil, pgerror.New(pgerror.FeatureNotSupported, "type %s cannot be part of a primary key", types.T{Kind: d.K}.String())
 }

@@ -131,3 +131,40 @@ func deparse(tree *pg_query.ParseResult) (string, error) {
 	}
 	return out, nil
 }
+
+// FuncCallNames lists the names (the last part) of the functions a
+// statement's tree calls: what a view's query needs of the SQL functions
+// (CREATE FUNCTION) it inlines.
+func FuncCallNames(n *pg_query.Node) []string {
+	var out []string
+	walkTree(n, func(m protoreflect.Message) bool {
+		if fc, ok := m.Interface().(*pg_query.FuncCall); ok && len(fc.Funcname) > 0 {
+			if s := fc.Funcname[len(fc.Funcname)-1].GetString_(); s != nil {
+				out = append(out, s.Sval)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// QueryCalls reports the names of the functions a stored query's text
+// calls (nil when it does not parse).
+func QueryCalls(query string) []string {
+	st, err := ParseOne(query)
+	if err != nil || st.AST == nil {
+		return nil
+	}
+	return FuncCallNames(st.AST)
+}
+
+// WalkNodes calls visit on every Node of a tree, pre-order; visit
+// returning false skips that node's children.
+func WalkNodes(n *pg_query.Node, visit func(*pg_query.Node) bool) {
+	walkTree(n, func(m protoreflect.Message) bool {
+		if x, ok := m.Interface().(*pg_query.Node); ok {
+			return visit(x)
+		}
+		return true
+	})
+}

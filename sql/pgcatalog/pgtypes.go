@@ -6,6 +6,7 @@ import "github.com/mvserver/mvserver/sql/types"
 const (
 	oidCString    = 2275
 	oidAnyElement = 2283
+	oidAnyEnum    = 3500
 )
 
 // pgType is one pg_type row.
@@ -26,6 +27,7 @@ type pgType struct {
 	align    byte
 	storage  byte
 	coll     uint32
+	owner    uint32  // 0: the bootstrap superuser
 	t        types.T // the type it is, KindNull for pseudo and row types
 }
 
@@ -67,6 +69,7 @@ var baseTypes = []pgType{
 	{oid: 2279, name: "trigger", length: 4, byVal: true, typtype: 'p', category: 'P', input: "trigger_in", output: "trigger_out", align: 'i', storage: 'p'},
 	{oid: 2281, name: "internal", length: 8, byVal: true, typtype: 'p', category: 'P', input: "internal_in", output: "internal_out", align: 'd', storage: 'p'},
 	{oid: oidAnyElement, name: "anyelement", length: 4, byVal: true, typtype: 'p', category: 'P', input: "anyelement_in", output: "anyelement_out", align: 'i', storage: 'p'},
+	{oid: oidAnyEnum, name: "anyenum", length: 4, byVal: true, typtype: 'p', category: 'P', input: "anyenum_in", output: "anyenum_out", align: 'i', storage: 'p'},
 	{oid: 3802, name: "jsonb", length: -1, category: 'U', array: 3807, input: "jsonb_in", output: "jsonb_out", align: 'i', storage: 'x', t: types.JSONB},
 	{oid: 4089, name: "regnamespace", length: 4, byVal: true, category: 'N', array: 4090, input: "regnamespacein", output: "regnamespaceout", align: 'i', storage: 'p', t: types.Regnamespace},
 	{oid: 4096, name: "regrole", length: 4, byVal: true, category: 'N', array: 4097, input: "regrolein", output: "regroleout", align: 'i', storage: 'p', t: types.Regrole},
@@ -87,6 +90,7 @@ func (v *View) pgTypes() []pgType {
 				elem: b.oid, input: "array_in", output: "array_out", align: b.align, storage: 'x', coll: b.coll, t: types.ArrayOf(b.t)})
 		}
 	}
+	out = append(out, v.enumTypes()...)
 	for _, r := range v.relations() {
 		if r.kind == 'i' {
 			continue

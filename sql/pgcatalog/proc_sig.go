@@ -60,6 +60,10 @@ func procSignature(name string) (args []uint32, ret uint32, strict, ok bool) {
 		return []uint32{oidCString, 26, 23}, 2277, true, true
 	case "array_out":
 		return []uint32{2277}, oidCString, true, true
+	case "enum_in":
+		return []uint32{oidCString, 26}, oidAnyEnum, true, true
+	case "enum_out":
+		return []uint32{oidAnyEnum}, oidCString, true, true
 	}
 	return nil, 0, false, false
 }

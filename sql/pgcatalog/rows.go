@@ -119,7 +119,11 @@ func init() {
 	pg("pg_type", func(v *View, b *builder) {
 		procs := v.procOIDs()
 		for _, t := range v.pgTypes() {
-			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": v.ownerOID(),
+			owner := t.owner
+			if owner == 0 {
+				owner = v.ownerOID()
+			}
+			b.add(vals{"oid": t.oid, "typname": t.name, "typnamespace": t.ns, "typowner": owner,
 				"typlen": t.length, "typbyval": t.byVal, "typtype": string(t.typtype), "typcategory": string(t.category),
 				"typispreferred": t.pref, "typisdefined": true, "typdelim": ",", "typrelid": t.relid, "typelem": t.elem,
 				"typarray": t.array, "typinput": procs[t.input], "typoutput": procs[t.output],
@@ -366,6 +370,7 @@ func init() {
 			}
 			b.add(row)
 		}
+		v.sqlFunctionRows(b)
 	})
 	pg("pg_language", func(v *View, b *builder) {
 		b.add(vals{"oid": uint32(langInternal), "lanname": "internal", "lanowner": v.ownerOID()})
@@ -482,6 +487,9 @@ func init() {
 				}
 				for k, x := range typeFacts(c.t) {
 					row[k] = x
+				}
+				if e, ok := v.enumOf(c.t); ok {
+					row["udt_schema"], _ = v.namespaceName(e.SchemaID)
 				}
 				b.add(row)
 			}
@@ -640,7 +648,7 @@ func (v *View) ownerName() string {
 // functions and the types' I/O functions, numbered in name order from 8000
 // (stable for a given build).
 func (v *View) procOIDs() map[string]uint32 {
-	set := map[string]bool{"array_in": true, "array_out": true}
+	set := map[string]bool{"array_in": true, "array_out": true, "enum_in": true, "enum_out": true}
 	for _, t := range baseTypes {
 		set[t.input], set[t.output] = true, true
 	}
@@ -664,7 +672,7 @@ func dataType(t types.T) string {
 	if t.Kind == types.KindArray {
 		return "ARRAY"
 	}
-	if t.Kind == types.KindName || t.Kind == types.KindInternalChar || t.IsOidAlias() || t.Kind == types.KindInt2Vector || t.Kind == types.KindOidVector {
+	if t.Kind == types.KindName || t.Kind == types.KindInternalChar || t.IsOidAlias() || t.Kind == types.KindInt2Vector || t.Kind == types.KindOidVector || t.Kind == types.KindEnum {
 		return "USER-DEFINED"
 	}
 	return types.T{Kind: t.Kind}.String()

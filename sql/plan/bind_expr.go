@@ -94,6 +94,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	loc := nodeLocation(n)
 	switch x := n.Node.(type) {
 	case *pg_query.Node_ColumnRef:
+		if e, ok := b.inlinedArg(n); ok {
+			return e, nil
+		}
 		var parts []string
 		for _, f := range x.ColumnRef.Fields {
 			if _, ok := f.Node.(*pg_query.Node_AStar); ok {
@@ -115,6 +118,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 	case *pg_query.Node_AConst:
 		return b.bindConst(x.AConst)
 	case *pg_query.Node_ParamRef:
+		if e, ok := b.inlinedArg(n); ok {
+			return e, nil
+		}
 		num := int(x.ParamRef.Number)
 		if num < 1 || num > 65535 {
 			return nil, b.errAt(loc, pgerror.UndefinedParameter, "there is no parameter $%d", num)
@@ -290,6 +296,9 @@ func (b *Binder) typeName(tn *pg_query.TypeName) (types.T, error) {
 		parts = append(parts, strVal(n))
 	}
 	name := parts[len(parts)-1]
+	if t, ok, err := b.userType(tn, parts); ok || err != nil {
+		return t, err
+	}
 	if len(parts) > 1 && parts[0] != "pg_catalog" && parts[0] != "public" {
 		return types.T{}, b.errAt(tn.Location, pgerror.UndefinedObject, "type \"%s\" does not exist", strings.Join(parts, "."))
 	}
@@ -354,7 +363,7 @@ func (b *Binder) explicitCast(e Expr, t types.T, loc int32) (Expr, error) {
 			}
 			// Parse as the bare type, then apply the modifiers as an explicit
 			// cast does ('abcdef'::varchar(3) truncates).
-			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind, Elem: t.Elem}, b.Env)
+			d, err := types.ParseText(c.D.S, types.T{Kind: t.Kind, Elem: t.Elem, Enum: t.Enum}, b.Env)
 			if err != nil {
 				return nil, withPos(err, b, loc)
 			}
@@ -1026,6 +1035,13 @@ func (b *Binder) bindFunc(fc *pg_query.FuncCall, ec *exprCtx) (Expr, error) {
 		return &Const{D: types.NewInt(types.KindRegtype, oid), T: types.Regtype}, nil
 	}
 	f, ok := funcs.Lookup(name)
+	if len(parts) > 1 && parts[0] != "pg_catalog" || !ok {
+		// A SQL function (CREATE FUNCTION): a qualified name outside
+		// pg_catalog, or a name no built-in has.
+		if e, found, err := b.sqlFunctionCall(fc, parts, ec); found {
+			return e, err
+		}
+	}
 	if !ok {
 		var ts []string
 		for _, a := range fc.Args {

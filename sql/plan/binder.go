@@ -41,6 +41,9 @@ type Binder struct {
 	AllowModifyingWith bool
 	// mod tracks the statement's data-modifying WITH queries.
 	mod modifyingState
+	// inline holds the arguments of the SQL functions whose bodies are
+	// being bound (bind_sqlfunc.go), innermost last.
+	inline []inlineFrame
 	// assignTo names the column an assignment coercion targets (messages).
 	assignTo string
 	// consts hands out the constants of literals (newConst).
@@ -113,7 +116,7 @@ func implicitCast(from, to types.T) bool {
 		return from.Kind == types.KindNull || from.Kind == types.KindUnknown || arrayImplicitCast(from, to)
 	}
 	if from.Kind == to.Kind {
-		return true
+		return sameEnum(from, to)
 	}
 	switch from.Kind {
 	case types.KindNull, types.KindUnknown:
@@ -187,10 +190,10 @@ func (b *Binder) coerce(e Expr, t types.T, assign bool, loc int32) (Expr, error)
 			return &Param{N: x.N, T: t}, nil
 		}
 	}
-	if et.Kind == t.Kind && et.Elem == t.Elem && et.Width == t.Width && et.Precision == t.Precision && et.Scale == t.Scale {
+	if et.Kind == t.Kind && et.Elem == t.Elem && et.Width == t.Width && et.Precision == t.Precision && et.Scale == t.Scale && sameEnum(et, t) {
 		return e, nil
 	}
-	if et.Kind == t.Kind && et.Elem == t.Elem && !assign {
+	if et.Kind == t.Kind && et.Elem == t.Elem && !assign && sameEnum(et, t) {
 		return e, nil
 	}
 	ok := implicitCast(et, t)
@@ -264,6 +267,8 @@ func commonType(a, b types.T) (types.T, bool) {
 	case a.IsArray() && b.IsArray():
 		return arrayCommonType(a, b)
 	case a.IsArray() || b.IsArray():
+		return types.T{}, false
+	case !sameEnum(a, b):
 		return types.T{}, false
 	case a.Kind == b.Kind:
 		// A type modifier survives only when every input has the same one

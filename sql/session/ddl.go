@@ -11,6 +11,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/ddl"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -29,6 +30,18 @@ func (s *Session) persist(c *catalog.Catalog, changed, dropped []uint32) error {
 	}
 	s.cat = c
 	return nil
+}
+
+// applyDDL runs a statement package ddl owns on a clone of the catalog
+// and persists what it changed.
+func (s *Session) applyDDL(st *parse.Statement, a ddl.Action) (string, error) {
+	subject, _ := s.subject()
+	e := &ddl.Env{Cat: s.cat.Clone(), SearchPath: s.resolvePath(), Subject: subject, Owner: s.ownerID(), Notice: s.notice, Position: st.Position}
+	r, err := a(e)
+	if err != nil || len(r.Changed)+len(r.Dropped) == 0 {
+		return r.Tag, err
+	}
+	return r.Tag, s.persist(e.Cat, r.Changed, r.Dropped)
 }
 
 func listParts(n *pg_query.Node) []string {
@@ -499,7 +512,7 @@ func (s *Session) drop(st *parse.Statement, ds *pg_query.DropStmt) (string, erro
 				}
 				dropped = append(dropped, ids...)
 			}
-			c.DropSchema(sc)
+			dropped = append(dropped, c.DropSchema(sc)...)
 			dropped = append(dropped, sc.ID)
 		}
 		if len(dropped) == 0 {

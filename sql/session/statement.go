@@ -10,6 +10,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/ddl"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
@@ -96,6 +97,10 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 	b := s.binder(st, paramTypes)
 	b.Optimize = true // statements run here, not views refresh analyzes
 	b.AllowModifyingWith = true
+	if a, ok := ddl.Statement(st.AST); ok {
+		p.action = func(context.Context, []types.Datum) (string, error) { return s.applyDDL(st, a) }
+		return p, nil
+	}
 	switch n := st.AST.Node.(type) {
 	case *pg_query.Node_SelectStmt:
 		if n.SelectStmt.IntoClause != nil {
@@ -216,6 +221,15 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 			n, err := exec.ExecDelete(c, del)
 			return fmt.Sprintf("DELETE %d", n), err
 		}
+	case *pg_query.Node_MergeStmt:
+		q, check, err := b.BindMerge(n.MergeStmt)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.requireModifying(q.With); err != nil {
+			return nil, err
+		}
+		p.action = s.merge(q, check)
 	case *pg_query.Node_ConstraintsSetStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
 			return s.setConstraints(ctx, n.ConstraintsSetStmt)
@@ -278,8 +292,6 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.createSequence(st, n.CreateSeqStmt) }
 	case *pg_query.Node_AlterSeqStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.alterSequence(n.AlterSeqStmt) }
-	case *pg_query.Node_CommentStmt:
-		p.action = func(context.Context, []types.Datum) (string, error) { return s.comment(n.CommentStmt) }
 	case *pg_query.Node_RenameStmt:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) { return s.rename(st, n.RenameStmt) }
 		if a := s.roleAction(st.AST); a != nil {

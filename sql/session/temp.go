@@ -184,7 +184,7 @@ func (e *Engine) dropTempSchemasOnce(names []string) error {
 		if err != nil {
 			return err
 		}
-		c.DropSchema(sc)
+		ids = append(ids, c.DropSchema(sc)...)
 		dropped = append(append(dropped, ids...), sc.ID)
 	}
 	if len(dropped) == 0 {

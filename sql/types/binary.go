@@ -43,7 +43,7 @@ func AppendBinary(buf []byte, d Datum, t T) ([]byte, error) {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(d.I))
 		buf = binary.BigEndian.AppendUint32(buf, uint32(d.Dd))
 		return binary.BigEndian.AppendUint32(buf, uint32(d.M)), nil
-	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
+	case KindBytea, KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON, KindEnum:
 		return append(buf, d.S...), nil
 	case KindJSONB:
 		// jsonb's binary format: version 1, then the text.
@@ -122,7 +122,7 @@ func ParseBinary(b []byte, t T) (Datum, error) {
 		return NewInterval(int32(binary.BigEndian.Uint32(b[12:])), int32(binary.BigEndian.Uint32(b[8:])), int64(binary.BigEndian.Uint64(b))), nil
 	case KindBytea:
 		return NewBytea(b), nil
-	case KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON:
+	case KindText, KindVarchar, KindChar, KindName, KindInternalChar, KindUnknown, KindJSON, KindEnum:
 		return ParseText(string(b), t, nil)
 	case KindJSONB:
 		if len(b) == 0 || b[0] != 1 {

@@ -26,6 +26,9 @@ func CanCast(from, to T) bool {
 	if from.IsArray() && to.IsArray() {
 		return canCastArray(from, to)
 	}
+	if from.Kind == KindEnum && to.Kind == KindEnum {
+		return from.Enum != nil && to.Enum != nil && from.Enum.OID == to.Enum.OID
+	}
 	if from.Kind == to.Kind || from.Kind == KindNull || from.Kind == KindUnknown {
 		return true
 	}

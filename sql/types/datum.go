@@ -23,6 +23,7 @@ import (
 //	Interval                  I (microseconds), M (months), Dd (days)
 //	Array/Int2Vector/OidVector  A (the elements)
 //	Record                    A (the fields)
+//	Enum                      S (the label), F (its sort order)
 type Datum struct {
 	K  Kind
 	M  int32
@@ -156,6 +157,9 @@ func Compare(a, b Datum) int {
 		return strings.Compare(a.S, b.S)
 	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
 		return compareArrays(a, b)
+	case KindEnum:
+		// R-T3 enums: declaration order, the labels' sort orders.
+		return compareFloat(a.F, b.F)
 	case KindInterval:
 		x, y := intervalKey(a), intervalKey(b)
 		switch {

@@ -16,6 +16,7 @@ import (
 //	floats: 8 bytes big-endian IEEE
 //	numeric: form/sign byte, zigzag varint exponent, uvarint length, coefficient bytes
 //	strings, bytea: uvarint length, bytes
+//	enum: 8 bytes big-endian IEEE sort order, uvarint length, label bytes
 //	interval: zigzag varints months, days, micros
 //	arrays, vectors, records: uvarint element (field) count, then per element its kind
 //	  byte and payload (a NULL element: the KindNull byte alone)
@@ -66,6 +67,10 @@ func appendPayload(buf []byte, d Datum) []byte {
 		buf = binary.AppendVarint(buf, d.I)
 	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
 		buf = appendArrayPayload(buf, d)
+	case KindEnum:
+		buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F))
+		buf = binary.AppendUvarint(buf, uint64(len(d.S)))
+		buf = append(buf, d.S...)
 	default:
 		buf = binary.AppendUvarint(buf, uint64(len(d.S)))
 		buf = append(buf, d.S...)
@@ -242,17 +247,36 @@ func decodePayload(k Kind, b []byte, want bool) (Datum, []byte, error) {
 		d.M, d.Dd, d.I = int32(m1), int32(d1), us
 	case KindArray, KindInt2Vector, KindOidVector, KindRecord:
 		return decodeArrayPayload(k, b, want)
-	default:
-		l, m := binary.Uvarint(b)
-		if m <= 0 || uint64(len(b)-m) < l {
+	case KindEnum:
+		if len(b) < 8 {
 			return d, nil, errCorrupt
 		}
-		if want {
-			d.S = string(b[m : m+int(l)])
+		d.F = math.Float64frombits(binary.BigEndian.Uint64(b))
+		var err error
+		if d.S, b, err = decodeString(b[8:], want); err != nil {
+			return d, nil, err
 		}
-		b = b[m+int(l):]
+	default:
+		var err error
+		if d.S, b, err = decodeString(b, want); err != nil {
+			return d, nil, err
+		}
 	}
 	return d, b, nil
+}
+
+// decodeString decodes a uvarint length and that many bytes at the start
+// of b, returning the rest; the string is built only when want.
+func decodeString(b []byte, want bool) (string, []byte, error) {
+	l, m := binary.Uvarint(b)
+	if m <= 0 || uint64(len(b)-m) < l {
+		return "", nil, errCorrupt
+	}
+	s := ""
+	if want {
+		s = string(b[m : m+int(l)])
+	}
+	return s, b[m+int(l):], nil
 }
 
 func skipDecimal(b []byte) ([]byte, error) {

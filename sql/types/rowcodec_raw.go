@@ -15,7 +15,7 @@ import (
 //     a finite value); otherwise (NaN, infinities, a wider coefficient)
 //     Small is false and the value needs DecodeNumeric of B.
 //   - strings and bytea: B, which aliases the encoded row.
-//   - intervals, arrays and records: B is the payload (the caller decodes
+//   - intervals, arrays, records and enums: B is the payload (the caller decodes
 //     the row with a RowDecoder instead).
 type RawValue struct {
 	K     Kind
@@ -82,7 +82,7 @@ func (rd *RowDecoder) DecodeRaw(value []byte, out []RawValue) error {
 			v.B = b[:len(b)-len(rest)]
 			rawSmallDecimal(v)
 			b = rest
-		case KindInterval, KindArray, KindInt2Vector, KindOidVector, KindRecord:
+		case KindInterval, KindArray, KindInt2Vector, KindOidVector, KindRecord, KindEnum:
 			_, rest, err := decodePayload(k, b, false)
 			if err != nil {
 				return err

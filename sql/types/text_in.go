@@ -123,6 +123,10 @@ func ParseText(s string, t T, env *Env) (Datum, error) {
 		return parseArray(s, t, env)
 	case KindInt2Vector, KindOidVector:
 		return parseVector(s, t)
+	case KindEnum:
+		if t.Enum != nil {
+			return t.Enum.parse(s)
+		}
 	}
 	return Datum{}, pgerror.New(pgerror.FeatureNotSupported, "cannot parse values of type %s", t.String())
 }

@@ -55,6 +55,9 @@ const (
 	KindRecord
 	// KindJSONB is jsonb: its Datum holds the normalized text (json.go).
 	KindJSONB
+	// KindEnum is a user-defined enum type (T.Enum, enum.go): its Datum
+	// holds the label in S and the label's sort order in F.
+	KindEnum
 )
 
 // T is a SQL type: its kind and modifiers.
@@ -67,6 +70,9 @@ type T struct {
 	// Elem is the element kind of an array (KindArray); the element's
 	// modifiers are Width, Precision and Scale.
 	Elem Kind
+	// Enum is the definition of an enum type (KindEnum), shared by every
+	// T of that type in one catalog snapshot.
+	Enum *Enum `json:",omitempty"`
 }
 
 // ArrayOf returns the array type whose elements are e.
@@ -244,6 +250,10 @@ func (t T) OID() uint32 {
 		return OidChar
 	case KindRecord:
 		return OidRecord
+	case KindEnum:
+		if t.Enum != nil {
+			return t.Enum.OID
+		}
 	case KindNull, KindUnknown:
 		return OidText
 	}
@@ -327,7 +337,7 @@ func (t T) Size() int16 {
 		return 1
 	case KindInt2:
 		return 2
-	case KindInt4, KindFloat4, KindDate, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole:
+	case KindInt4, KindFloat4, KindDate, KindOid, KindRegclass, KindRegtype, KindRegproc, KindRegnamespace, KindRegrole, KindEnum:
 		return 4
 	case KindInternalChar:
 		return 1
@@ -443,6 +453,11 @@ func (t T) String() string {
 		return `"char"`
 	case KindRecord:
 		return "record"
+	case KindEnum:
+		if t.Enum != nil {
+			return t.Enum.Name
+		}
+		return "anyenum"
 	}
 	return "unknown"
 }

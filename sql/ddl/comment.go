@@ -1,4 +1,4 @@
-package session
+package ddl
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 // comment runs COMMENT ON {TABLE | VIEW | MATERIALIZED VIEW | COLUMN} name IS
 // 'text' | NULL: the comment shows in \d+, DESCRIBE, obj_description and
 // col_description (pg_description).
-func (s *Session) comment(cs *pg_query.CommentStmt) (string, error) {
+func comment(e *Env, cs *pg_query.CommentStmt) (Result, error) {
 	var parts []string
 	for _, n := range cs.Object.GetList().GetItems() {
 		parts = append(parts, n.GetString_().GetSval())
@@ -28,42 +28,38 @@ func (s *Session) comment(cs *pg_query.CommentStmt) (string, error) {
 		want = catalog.KindMaterializedView
 	case pg_query.ObjectType_OBJECT_COLUMN:
 		if len(parts) < 2 {
-			return "", pgerror.New(pgerror.SyntaxError, "column name must be qualified")
+			return Result{}, pgerror.New(pgerror.SyntaxError, "column name must be qualified")
 		}
 		col, parts = parts[len(parts)-1], parts[:len(parts)-1]
 	default:
-		return "", pgerror.New(pgerror.FeatureNotSupported, "COMMENT ON %s is not supported yet", strings.ToLower(strings.TrimPrefix(cs.Objtype.String(), "OBJECT_")))
+		return Result{}, pgerror.New(pgerror.FeatureNotSupported, "COMMENT ON %s is not supported yet", strings.ToLower(strings.TrimPrefix(cs.Objtype.String(), "OBJECT_")))
 	}
 	if len(parts) == 0 {
-		return "", pgerror.New(pgerror.SyntaxError, "COMMENT needs an object name")
+		return Result{}, pgerror.New(pgerror.SyntaxError, "COMMENT needs an object name")
 	}
-	t, err := s.cat.Resolve(parts, s.resolvePath())
+	t, err := e.Cat.Resolve(parts, e.SearchPath)
 	if err != nil {
-		return "", err
+		return Result{}, err
 	}
 	if catalog.IsSystem(t) {
-		return "", pgerror.New(pgerror.InsufficientPrivilege, "permission denied: \"%s\" is a system view", t.Name)
+		return Result{}, pgerror.New(pgerror.InsufficientPrivilege, "permission denied: \"%s\" is a system view", t.Name)
 	}
-	if err := s.requireOwner(t); err != nil {
-		return "", err
+	if !e.Cat.Owns(e.Subject, t) {
+		return Result{}, catalog.NotOwner(t)
 	}
 	if want != "" && t.Kind != want && !(want == catalog.KindTable && t.Kind == catalog.KindStreamingTable) {
-		return "", pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, strings.ReplaceAll(string(want), "_", " "))
+		return Result{}, pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a %s", t.Name, strings.ReplaceAll(string(want), "_", " "))
 	}
 	nt := t.Clone()
 	if col != "" {
 		i := nt.ColumnIndex(col)
 		if i < 0 {
-			return "", pgerror.New(pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, t.Name)
+			return Result{}, pgerror.New(pgerror.UndefinedColumn, "column \"%s\" of relation \"%s\" does not exist", col, t.Name)
 		}
 		nt.Columns[i].Comment = cs.Comment
 	} else {
 		nt.Comment = cs.Comment
 	}
-	c := s.cat.Clone()
-	c.PutTable(nt)
-	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
-		return "", err
-	}
-	return "COMMENT", nil
+	e.Cat.PutTable(nt)
+	return Result{Tag: "COMMENT", Changed: []uint32{nt.ID}}, nil
 }
