@@ -196,6 +196,9 @@ func (vc *vcompiler) binary(x *plan.Binary) (vexpr, vtype, bool) {
 	if !ok {
 		return nil, vtype{}, false
 	}
+	if x.Op == plan.OpLike || x.Op == plan.OpNotLike {
+		return vlike(x, l, lt)
+	}
 	r, rt, ok := vc.compile(x.R)
 	if !ok || lt.t != rt.t {
 		return nil, vtype{}, false
@@ -275,6 +278,25 @@ func (vc *vcompiler) binary(x *plan.Binary) (vexpr, vtype, bool) {
 		}, vtype{t: vec.Decimal, scale: scale}, true
 	}
 	return nil, vtype{}, false
+}
+
+// vlike is text [NOT] LIKE a constant %-only pattern (vec.Like); CHAR
+// operands and other patterns stay row at a time.
+func vlike(x *plan.Binary, l vexpr, lt vtype) (vexpr, vtype, bool) {
+	lp := constLike(x)
+	if lp == nil || lt.t != vec.Bytes || lt.char {
+		return nil, vtype{}, false
+	}
+	not := x.Op == plan.OpNotLike
+	out := &vec.Vec{}
+	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
+		a, err := l(b, sel)
+		if err != nil {
+			return nil, err
+		}
+		vec.Like(a, lp, not, sel, b.N, out)
+		return out, nil
+	}, vtype{t: vec.Bool}, true
 }
 
 func (vc *vcompiler) logic(args []plan.Expr, and bool) (vexpr, vtype, bool) {
