@@ -347,6 +347,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	for _, r := range rewrites {
 		r.done = true
 	}
+	if db.sharedStore && len(rewrites) > 0 {
+		db.dropSharedShadows(rewrites)
+	}
 	if sc != nil {
 		markStaged(plans, seq)
 	}
@@ -496,21 +499,26 @@ func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 				return err
 			}
 		}
-		s, e := tableSpan(prefixRows, p.rows)
-		if err := b.delRange(s, e); err != nil {
+		if err := delKeySpace(b, prefixRows, p.rows); err != nil {
 			return err
 		}
 		if err := b.del(stateKey(tbl)); err != nil {
 			return err
 		}
+	} else if p.wipes && tw.rewrite != nil {
+		if err := delKeySpace(b, prefixRows, p.rows); err != nil { // the previous generation
+			return err
+		}
 	} else if p.wipes {
+		// The same key space gets the rows written after the Truncate.
 		s, e := tableSpan(prefixRows, p.rows)
 		if err := b.delRange(s, e); err != nil {
 			return err
 		}
 	}
-	if r := tw.rewrite; r != nil {
-		// The switch: the shadow becomes the table's content.
+	if r := tw.rewrite; r != nil && !t.db.sharedStore {
+		// The switch: the shadow becomes the table's content. (On a shared
+		// store its marker goes after the commit: dropSharedShadows.)
 		if err := b.del(shadowKey(r.rows)); err != nil {
 			return err
 		}
