@@ -212,6 +212,8 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		t.noteOpenReads()
 	}
 
+	ingest := t.ingestIndexes(plans) // built indexes as SSTables (index_ingest.go)
+	staged := ingest > 0 || t.hasStage()
 	b := db.eng.newBatch(size)
 	defer b.close()
 	guess := make([]int64, len(plans))
@@ -222,15 +224,15 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	if err := t.encode(b, plans); err != nil {
 		return err
 	}
-	var sc *stagedCommit // the SSTables of staged inserts (stage.go)
-	if t.hasStage() {
+	var sc *stagedCommit // the SSTables of staged inserts and built indexes (stage.go)
+	if staged {
 		if sc, err = t.buildStaged(ctx, plans); err != nil {
 			return err
 		}
 		defer sc.cleanup()
 	}
 
-	if err := db.writable(b.size()); err != nil {
+	if err := db.writable(b.size() + ingest); err != nil {
 		return err
 	}
 	db.commitMu.Lock()

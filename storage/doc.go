@@ -139,6 +139,14 @@
 //     without committing deletes its own. Kill points stage-spill,
 //     stage-ingest, stage-ingested.
 //
+// CREATE INDEX takes the same path (index_ingest.go): a fresh index of
+// at least min(StageRows, 16384) entries, which BuildIndex sorted in
+// memory, is written at commit as an SSTable of its own and ingested
+// with the rest of the commit, instead of through the batch, the WAL,
+// the memtable and compactions. Its conflict rules are BuildIndex's
+// (invariant 9); a commit that writes a range deletion (a drop, a
+// truncate, a vacuum, a rewrite's switch) keeps the batch.
+//
 // Not built yet, on the same path: UPDATE and DELETE of millions of rows
 // (their runs would hold the old images too, the change records an
 // update or delete each, and the SSTables point deletions; the rows they

@@ -68,6 +68,9 @@ type indexWrites struct {
 	entries *writeSet
 	// fresh: built by this transaction, so nothing of it is on disk.
 	fresh bool
+	// ingest: the commit writes the entries as an SSTable of their own,
+	// not through its batch (index_ingest.go).
+	ingest bool
 	// bounds answer unique-entry probes of the snapshot (probe.go).
 	bounds spanBounds
 }
@@ -268,57 +271,6 @@ func putEntry(ix *indexWrites, e indexEntry, rowKey []byte) {
 		return
 	}
 	ix.entries.Put(rowWrite{key: e.key, value: cloneBytes(rowKey), uniq: e.uniq})
-}
-
-// BuildIndex creates index idx of tbl from the table's rows as this
-// transaction sees them (CREATE INDEX). A unique index whose rows repeat a
-// key fails with a *DuplicateKeyError naming the index. The commit fails
-// with ErrSerialization if a concurrent commit wrote the table's rows or
-// changed its indexes. Later row writes of the transaction must list idx
-// in their TableInfo.
-func (t *Txn) BuildIndex(tbl TableInfo, idx IndexInfo) error {
-	if err := t.alive(); err != nil {
-		return err
-	}
-	tw := t.table(tbl)
-	if err := t.loadIndexSet(tw); err != nil {
-		return err
-	}
-	if slices.Contains(tw.indexSet, idx.ID) {
-		return fmt.Errorf("storage: table %d already has index %d", tbl.ID, idx.ID)
-	}
-	// The entries are collected, sorted once and handed to the write set
-	// as its sorted tail: cheaper than a tree insert per row, as rows come
-	// in row-key order and entries rarely follow it.
-	var ents []rowWrite
-	it := t.Scan(tbl.ID, nil, nil)
-	defer it.Close()
-	for it.Next() {
-		r := it.Row()
-		e, err := entryOf(&idx, r.Key, r.Value)
-		if err != nil {
-			return err
-		}
-		ents = append(ents, rowWrite{key: e.key, value: cloneBytes(r.Key), uniq: e.uniq})
-	}
-	if err := it.Err(); err != nil {
-		return err
-	}
-	slices.SortFunc(ents, func(a, b rowWrite) int { return bytes.Compare(a.key, b.key) })
-	for i := 1; i < len(ents); i++ {
-		// Only unique entries can repeat: the others end with their row key.
-		if bytes.Equal(ents[i].key, ents[i-1].key) {
-			return &DuplicateKeyError{Table: tbl.ID, Index: idx.ID, Key: ents[i].key}
-		}
-	}
-	ix := &indexWrites{entries: newWriteSetSorted(ents), fresh: true}
-	if tw.idx == nil {
-		tw.idx = make(map[IndexID]*indexWrites)
-	}
-	tw.idx[idx.ID] = ix
-	tw.indexSet = append(tw.indexSet, idx.ID)
-	tw.indexChanged, tw.indexBuilt = true, true
-	return nil
 }
 
 // DropIndex removes index idx of tbl and its entries at commit (DROP
@@ -557,6 +509,9 @@ func (t *Txn) encodeIndexes(b engineBatch, p *tablePlan) error {
 	}
 	for _, id := range tw.sortedIndexes() {
 		ix := tw.idx[id]
+		if ix.ingest {
+			continue
+		}
 		onDisk := !tw.truncated && !ix.fresh
 		for w := range ix.entries.All() {
 			if err := t.commitCheck(); err != nil {

@@ -289,9 +289,15 @@ func TestIndexDDLConflicts(t *testing.T) {
 // back, some truncating, the index dropped and rebuilt now and then) and
 // checks after each commit that the entries are exactly what the rows call
 // for.
-func TestIndexModel(t *testing.T) {
+func TestIndexModel(t *testing.T) { indexModel(t, openMem(t)) }
+
+// TestIndexModelIngest runs the model with a stage threshold of 4, so
+// that almost every BuildIndex commits its entries as an ingested
+// SSTable (index_ingest.go), after the transaction's other writes.
+func TestIndexModelIngest(t *testing.T) { indexModel(t, openStaging(t, 4)) }
+
+func indexModel(t *testing.T, db *DB) {
 	r := seededRand(t)
-	db := openMem(t)
 	ix := colorIndex(r.IntN(2) == 0)
 	createTable(t, db, tA)
 	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, ix) })

@@ -438,15 +438,18 @@ func (t *Txn) spillAll() error {
 }
 
 // buildStaged writes the staged tables' rows, change records and index
-// entries as SSTables with the plans' versions (outside commitMu).
+// entries, and the indexes the commit ingests (index_ingest.go), as
+// SSTables with the plans' versions (outside commitMu).
 func (t *Txn) buildStaged(ctx context.Context, plans []*tablePlan) (*stagedCommit, error) {
 	sc := &stagedCommit{db: t.db}
 	for _, p := range plans {
-		st := p.tw.stage
-		if st == nil {
-			continue
+		if st := p.tw.stage; st != nil {
+			if err := sc.buildTable(ctx, t, p, st); err != nil {
+				sc.cleanup()
+				return nil, err
+			}
 		}
-		if err := sc.buildTable(ctx, t, p, st); err != nil {
+		if err := sc.buildIndexes(ctx, t, p); err != nil {
 			sc.cleanup()
 			return nil, err
 		}

@@ -68,6 +68,7 @@ type vaggOp struct {
 	args      []vexpr // nil: count(*)
 	argT      []vtype
 	argK      []types.Kind
+	mixed     []bool // per aggregate: its argument is a mixed-scale CASE (mixedCase)
 
 	mem  memAccount
 	out  *sliceOp
@@ -156,6 +157,8 @@ type vexprs struct {
 	layers []vlayer
 	keys   []vexpr
 	args   []vexpr // nil: count(*)
+	// scales: per argument, each row's own scale (mixedCase) or nil.
+	scales []*vec.Vec
 }
 
 // compileExprs compiles the layers, keys and arguments over the scan's
@@ -221,13 +224,17 @@ func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
 			if call.Name != "count" {
 				return nil, false
 			}
-			ex.args = append(ex.args, nil)
+			ex.args, ex.scales = append(ex.args, nil), append(ex.scales, nil)
 			if record {
-				op.argT, op.argK = append(op.argT, vtype{}), append(op.argK, 0)
+				op.argT, op.argK, op.mixed = append(op.argT, vtype{}), append(op.argK, 0), append(op.mixed, false)
 			}
 			continue
 		}
 		f, t, ok := vc.compile(call.Args[0])
+		var scales *vec.Vec
+		if cx, isCase := call.Args[0].(*plan.Case); !ok && isCase && call.Name == "sum" {
+			f, t, scales, ok = vc.mixedCase(cx)
+		}
 		if !ok {
 			return nil, false
 		}
@@ -239,9 +246,9 @@ func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
 				return nil, false
 			}
 		}
-		ex.args = append(ex.args, f)
+		ex.args, ex.scales = append(ex.args, f), append(ex.scales, scales)
 		if record {
-			op.argT, op.argK = append(op.argT, t), append(op.argK, k)
+			op.argT, op.argK, op.mixed = append(op.argT, t), append(op.argK, k), append(op.mixed, scales != nil)
 		}
 	}
 	return ex, true
@@ -258,6 +265,17 @@ type vstates struct {
 	n    []int64 // non-NULL values (count's result)
 	v    []int64 // sum, min or max
 	over bool    // a merged sum passed int64
+	// ms: a sum of a mixed-scale argument (mixedCase): the largest scale
+	// of the values summed, its result's scale; else nil.
+	ms []int32
+}
+
+// grow adds a group's zero state.
+func (st *vstates) grow() {
+	st.n, st.v = append(st.n, 0), append(st.v, 0)
+	if st.ms != nil {
+		st.ms = append(st.ms, 0)
+	}
 }
 
 func (op *vaggOp) Next() ([]Row, error) {
@@ -442,8 +460,7 @@ func (op *vaggOp) finish(parts []*vpart) error {
 					p.keys = append(p.keys, q.keys[g])
 					p.enc = append(p.enc, q.enc[g])
 					for a := range p.states {
-						p.states[a].n = append(p.states[a].n, 0)
-						p.states[a].v = append(p.states[a].v, 0)
+						p.states[a].grow()
 					}
 				}
 				for a := range p.states {
@@ -490,6 +507,9 @@ func (op *vaggOp) merge(a int, p *vstates, t int32, q *vstates, g int32) {
 			p.over = true
 		}
 		p.v[t] = r
+		if p.ms != nil {
+			p.ms[t] = max(p.ms[t], q.ms[g])
+		}
 	case "min":
 		if first || x < p.v[t] {
 			p.v[t] = x
@@ -512,6 +532,11 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 	var sel []int32
 	part := &vpart{states: make([]vstates, len(op.args))}
 	states := part.states
+	for i := range states {
+		if op.mixed[i] {
+			states[i].ms = []int32{} // grown with the groups
+		}
+	}
 	// Groups: by one integer key, or by an encoding of the keys.
 	ints := map[int64]int32{}
 	nullGroup := int32(-1)
@@ -526,6 +551,9 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 		part.enc = []string{""}
 		for i := range states {
 			states[i] = vstates{n: []int64{0}, v: []int64{0}}
+			if op.mixed[i] {
+				states[i].ms = []int32{0}
+			}
 		}
 	}
 	newGroup := func(keys Row, enc []byte) (int32, error) {
@@ -547,8 +575,7 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 		part.keys = append(part.keys, keys)
 		part.enc = append(part.enc, string(enc))
 		for i := range states {
-			states[i].n = append(states[i].n, 0)
-			states[i].v = append(states[i].v, 0)
+			states[i].grow()
 		}
 		return g, nil
 	}
@@ -611,7 +638,7 @@ func (op *vaggOp) partial(ctx context.Context, it *storage.Iterator, mu *sync.Mu
 			}
 		}
 		for a := range op.args {
-			if err := op.accumulate(a, &states[a], argv[a], sel, gidx); err != nil {
+			if err := op.accumulate(a, &states[a], argv[a], ex.scales[a], sel, gidx); err != nil {
 				return err
 			}
 		}
@@ -743,7 +770,7 @@ func (op *vaggOp) keyRow(keys []*vec.Vec, i int32) Row {
 
 // accumulate adds the selected rows of v to aggregate a's states (gidx:
 // each row's group; nil: the one group).
-func (op *vaggOp) accumulate(a int, st *vstates, v *vec.Vec, sel, gidx []int32) error {
+func (op *vaggOp) accumulate(a int, st *vstates, v, scales *vec.Vec, sel, gidx []int32) error {
 	name := op.node.Aggs[a].Name
 	group := func(k int) int32 {
 		if gidx == nil {
@@ -780,6 +807,9 @@ func (op *vaggOp) accumulate(a int, st *vstates, v *vec.Vec, sel, gidx []int32) 
 				return errVecFallback
 			}
 			st.v[g] = r
+			if scales != nil {
+				st.ms[g] = max(st.ms[g], int32(scales.I[i]))
+			}
 		case "min":
 			if first || x < st.v[g] {
 				st.v[g] = x
@@ -818,6 +848,14 @@ func (op *vaggOp) result(a int, st *vstates, g int32) (types.Datum, error) {
 		}
 		return types.Datum{K: k, I: x}, nil
 	case "sum":
+		if t.t == vec.Decimal && st.ms != nil && st.ms[g] < t.scale {
+			// Every value summed had at most st.ms[g] digits after the
+			// point: so has the sum, and the division is exact.
+			m, _ := vec.Pow10(t.scale - st.ms[g])
+			d := new(apd.Decimal)
+			d.SetFinite(x/m, -st.ms[g])
+			return types.NewNumeric(d), nil
+		}
 		if t.t == vec.Decimal {
 			return types.NewNumeric(dec(x)), nil
 		}

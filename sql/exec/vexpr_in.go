@@ -178,3 +178,110 @@ func (vc *vcompiler) caseWhen(x *plan.Case) (vexpr, vtype, bool) {
 		return out, nil
 	}, rt, true
 }
+
+// mixedCase compiles a CASE of unconstrained NUMERIC type whose branches
+// are decimals of different scales (TPC-H Q14: THEN l_extendedprice *
+// (1 - l_discount), scale 4, ELSE 0, scale 0) for a sum: the vector holds
+// every value at the largest scale, and scales holds each row's own (its
+// branch's), since a sum's result takes the largest scale of the values
+// it adds, as in PostgreSQL. Only sum reads scales (vagg.go); every other
+// use of such a CASE stays row at a time.
+func (vc *vcompiler) mixedCase(x *plan.Case) (vexpr, vtype, *vec.Vec, bool) {
+	if x.T.Kind != types.KindNumeric || x.T.Precision != 0 {
+		return nil, vtype{}, nil, false
+	}
+	type branch struct {
+		cond, res vexpr
+		scale     int32
+	}
+	var bs []branch
+	top := int32(0)
+	result := func(e plan.Expr) (vexpr, int32, bool) {
+		f, t, ok := vc.compile(e)
+		if !ok || t.t != vec.Decimal {
+			return nil, 0, false
+		}
+		top = max(top, t.scale)
+		return f, t.scale, true
+	}
+	for _, w := range x.Whens {
+		c, ct, ok := vc.compile(w.Cond)
+		if !ok || ct.t != vec.Bool {
+			return nil, vtype{}, nil, false
+		}
+		r, sc, ok := result(w.Result)
+		if !ok {
+			return nil, vtype{}, nil, false
+		}
+		bs = append(bs, branch{c, r, sc})
+	}
+	var elseF vexpr
+	var elseScale int32
+	if x.Else != nil {
+		var ok bool
+		if elseF, elseScale, ok = result(x.Else); !ok {
+			return nil, vtype{}, nil, false
+		}
+	}
+	if top > 18 {
+		return nil, vtype{}, nil, false
+	}
+	out, scales, tmp := &vec.Vec{}, &vec.Vec{T: vec.Int}, &vec.Vec{}
+	var rest, take, left []int32
+	pick := func(r *vec.Vec, scale int32, sel []int32, n int) error {
+		if r.Scale != top {
+			if err := vec.Rescale(r, top, sel, n, tmp); err != nil {
+				return err
+			}
+			r = tmp
+		}
+		vec.Pick(r, sel, out)
+		for _, i := range sel {
+			scales.I[i] = int64(scale)
+		}
+		return nil
+	}
+	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
+		out.T, out.Scale = vec.Decimal, top
+		out.Reset(b.N)
+		scales.Reset(b.N)
+		rest = append(rest[:0], sel...)
+		for _, br := range bs {
+			if len(rest) == 0 {
+				break
+			}
+			c, err := br.cond(b, rest)
+			if err != nil {
+				return nil, err
+			}
+			take = vec.True(c, rest, take)
+			left = vec.NotTrue(c, rest, left)
+			if len(take) > 0 {
+				r, err := br.res(b, take)
+				if err != nil {
+					return nil, err
+				}
+				if err := pick(r, br.scale, take, b.N); err != nil {
+					return nil, err
+				}
+			}
+			rest = append(rest[:0], left...)
+		}
+		if len(rest) > 0 {
+			if elseF == nil {
+				for _, i := range rest {
+					out.SetNull(i)
+				}
+			} else {
+				r, err := elseF(b, rest)
+				if err != nil {
+					return nil, err
+				}
+				if err := pick(r, elseScale, rest, b.N); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return out, nil
+	}, vtype{t: vec.Decimal, scale: top}, scales, true
+}

@@ -218,6 +218,50 @@ func appendZeros(b []byte, n int) []byte {
 	return b
 }
 
+// parseNumericBinarySmall is parseNumericBinary for the common value (a
+// COPY's DECIMAL(15,2)): at most 4 base-10000 digits and none past the
+// display scale (but the zeros that pad the last one), so the value at
+// that scale is an
+// int64 computed without big.Int or a rounding. ok is false for any
+// other value, which the general path takes.
+func parseNumericBinarySmall(digits []byte, n, weight int, sign uint16, dscale int) (*apd.Decimal, bool) {
+	if n > 4 || (sign != 0 && sign != 0x4000) {
+		return nil, false
+	}
+	var c int64
+	for i := 0; i < n; i++ {
+		g := int64(binary.BigEndian.Uint16(digits[2*i:]))
+		if g > 9999 {
+			return nil, false
+		}
+		c = c*10000 + g
+	}
+	// Digits to append (or, negative, zeros to drop: the last base-10000
+	// digit pads the display scale) to reach the display scale.
+	up := 4*(weight-n+1) + dscale
+	if up < -3 || up > 18 {
+		return nil, false
+	}
+	m := int64(1)
+	for range max(up, -up) {
+		m *= 10
+	}
+	switch {
+	case up < 0 && c%m != 0:
+		return nil, false // digits past the display scale: rounded by the general path
+	case up < 0:
+		c /= m
+	case c != 0 && c > math.MaxInt64/m:
+		return nil, false
+	default:
+		c *= m
+	}
+	d := new(apd.Decimal)
+	d.SetFinite(c, -int32(dscale))
+	d.Negative = sign == 0x4000
+	return d, true
+}
+
 func parseNumericBinary(b []byte) (*apd.Decimal, bool) {
 	if len(b) < 8 {
 		return nil, false
@@ -237,9 +281,17 @@ func parseNumericBinary(b []byte) (*apd.Decimal, bool) {
 	case 0xF000:
 		return &apd.Decimal{Form: apd.Infinite, Negative: true}, true
 	}
+	if d, ok := parseNumericBinarySmall(b[8:], n, weight, sign, dscale); ok {
+		return d, true
+	}
+	return parseNumericBinaryBig(b[8:], n, weight, sign, dscale)
+}
+
+// parseNumericBinaryBig is parseNumericBinary of any finite value.
+func parseNumericBinaryBig(b []byte, n, weight int, sign uint16, dscale int) (*apd.Decimal, bool) {
 	var coeff big.Int
 	for i := 0; i < n; i++ {
-		g := int64(binary.BigEndian.Uint16(b[8+2*i:]))
+		g := int64(binary.BigEndian.Uint16(b[2*i:]))
 		if g > 9999 {
 			return nil, false
 		}

@@ -94,3 +94,51 @@ func BenchmarkNumericBinary(b *testing.B) {
 		buf = appendNumericBinary(buf[:0], d)
 	}
 }
+
+// TestNumericBinarySmallMatchesBig: random binary numerics of up to 4
+// base-10000 digits (weights either side of the point, display scales
+// above and below the digits', both signs, zero) decode to the same value
+// and scale on the int64 path as on the big.Int one, whenever the int64
+// path takes them.
+func TestNumericBinarySmallMatchesBig(t *testing.T) {
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 11))
+	taken := 0
+	for range 20000 {
+		n := rng.IntN(5)
+		digits := make([]byte, 2*n)
+		for i := range n {
+			g := rng.IntN(10000)
+			if rng.IntN(4) == 0 {
+				g = []int{0, 9999, 1, 5000}[rng.IntN(4)]
+			}
+			binary.BigEndian.PutUint16(digits[2*i:], uint16(g))
+		}
+		weight, dscale := rng.IntN(9)-4, rng.IntN(14)
+		sign := []uint16{0, 0x4000}[rng.IntN(2)]
+		small, ok := parseNumericBinarySmall(digits, n, weight, sign, dscale)
+		if !ok {
+			continue
+		}
+		taken++
+		big, bok := parseNumericBinaryBig(digits, n, weight, sign, dscale)
+		if !bok || small.Cmp(big) != 0 || small.Exponent != big.Exponent || small.Negative != big.Negative {
+			t.Fatalf("seed %d: digits % x weight %d sign %x dscale %d: int64 path %v (exp %d), big.Int path %v (exp %d, ok %v)",
+				seed, digits, weight, sign, dscale, small, small.Exponent, big, big.Exponent, bok)
+		}
+	}
+	if taken < 5000 {
+		t.Fatalf("seed %d: the int64 path took %d of 20000 values", seed, taken)
+	}
+	// A DECIMAL(15,2) as a client sends it: its last base-10000 digit
+	// pads the scale (12345.67 is 1 2345 6700, display scale 2).
+	for _, v := range []string{"12345.67", "-0.05", "0.00", "999999999999.99", "7"} {
+		d, _, _ := apd.NewFromString(v)
+		b := appendNumericBinary(nil, d)
+		n, weight := int(binary.BigEndian.Uint16(b)), int(int16(binary.BigEndian.Uint16(b[2:])))
+		got, ok := parseNumericBinarySmall(b[8:], n, weight, binary.BigEndian.Uint16(b[4:]), int(binary.BigEndian.Uint16(b[6:])))
+		if !ok || got.Cmp(d) != 0 || got.Exponent != d.Exponent {
+			t.Errorf("%s: the int64 path gives %v (ok %v)", v, got, ok)
+		}
+	}
+}

@@ -187,9 +187,14 @@ func ApplyNumericTypmod(d Datum, t T) (Datum, error) {
 	if d.K == KindNull || t.Precision == 0 || d.D.Form != apd.Finite {
 		return d, nil
 	}
-	r := new(apd.Decimal)
-	if _, err := numericCtx.Quantize(r, d.D, -t.Scale); err != nil {
-		return Datum{}, pgerror.New(pgerror.NumericValueOutOfRange, "numeric field overflow")
+	r := d.D
+	if r.Exponent != -t.Scale || (r.Negative && r.IsZero()) {
+		// Else it is at the scale already (COPY's binary numerics are):
+		// no copy, and NewNumeric below changes nothing of it.
+		r = new(apd.Decimal)
+		if _, err := numericCtx.Quantize(r, d.D, -t.Scale); err != nil {
+			return Datum{}, pgerror.New(pgerror.NumericValueOutOfRange, "numeric field overflow")
+		}
 	}
 	// digits before the decimal point must fit p - s
 	intDigits := int32(r.NumDigits()) + r.Exponent
