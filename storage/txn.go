@@ -142,13 +142,13 @@ type Txn struct {
 	// staging: inserts past the stage threshold may go to runs (stage.go).
 	staging bool
 
-	getBuf    []byte
+	getBuf []byte
 	// pointReads counts the snapshot's point reads (snapGet): a test's
 	// measure of how often rows are read one by one.
 	pointReads int
-	keyBuf    []byte
-	committed map[TableID]int64
-	fetched   map[string]fetched // Prefetch's snapshot answers (prefetch.go)
+	keyBuf     []byte
+	committed  map[TableID]int64
+	fetched    map[string]fetched // Prefetch's snapshot answers (prefetch.go)
 
 	// commitCtx is CommitContext's while it encodes; commitN counts the
 	// writes encoded (commitCheck).
