@@ -549,6 +549,16 @@ func (it *IndexIterator) fill() bool {
 	return true
 }
 
+// HasIndexEntry reports whether index idx of tbl has an entry in [start,
+// end) as this transaction sees it, reading no row: a semi or anti join's
+// probe (sql/plan/key_probe.go).
+func (t *Txn) HasIndexEntry(tbl TableID, idx IndexID, start, end []byte) (bool, error) {
+	it := t.ScanIndex(tbl, idx, start, end)
+	found := it.entries.Next()
+	err := it.Close()
+	return found && err == nil, err
+}
+
 // Row returns the current row; its slices are valid until Next.
 func (it *IndexIterator) Row() Row { return it.row }
 
