@@ -23,7 +23,10 @@ type joinOp struct {
 	lkeys    []evalFn
 	residual evalFn
 	lw, rw   int
-	rkeys    []evalFn
+	// llive, rlive are the sides' columns that can be other than NULL
+	// (live_columns.go; nil: all): combine copies only them.
+	llive, rlive []int
+	rkeys        []evalFn
 	// grace is set once the build side spilled (join_spill.go).
 	grace    *graceJoin
 	built    bool
@@ -53,6 +56,7 @@ func newJoin(c *Ctx, j *plan.Join) (Operator, error) {
 		return nil, err
 	}
 	op := &joinOp{c: c, node: j, left: left, lw: len(j.Left.Columns()), rw: len(j.Right.Columns()), mem: c.account("hash join")}
+	op.llive, op.rlive = liveColumns(j.Left), liveColumns(j.Right)
 	if op.lkeys, err = compileAll(j.LeftKeys, c); err != nil {
 		left.Close()
 		return nil, err
@@ -186,8 +190,8 @@ func (j *joinOp) combine(l, r Row) (Row, error) {
 	}
 	row := j.arena[:w:w]
 	j.arena = j.arena[w:]
-	copy(row, l)
-	copy(row[j.lw:], r)
+	copyLive(row, l, j.llive)
+	copyLive(row[j.lw:], r, j.rlive)
 	return row, nil
 }
 
