@@ -446,11 +446,33 @@ func indexJoin(j *Join, est *Estimator) Node {
 		return nil
 	}
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())
-	a := lookupJoin(JoinInner, j.Right, j.Left, j.RightKeys, j.LeftKeys, swappedRefs(j.Residual, nl, nr))
+	// The swapped join's row is right ++ left.
+	var residual Expr
+	if j.Residual != nil {
+		residual = Rewrite(j.Residual, func(x Expr) Expr {
+			if c, ok := x.(*ColRef); ok {
+				if c.Idx < nl {
+					return &ColRef{Idx: c.Idx + nr, T: c.T, Name: c.Name}
+				}
+				return &ColRef{Idx: c.Idx - nl, T: c.T, Name: c.Name}
+			}
+			return x
+		})
+	}
+	a := lookupJoin(JoinInner, j.Right, j.Left, j.RightKeys, j.LeftKeys, residual)
 	if a == nil {
 		return nil
 	}
-	return unswapped(a, j.Columns(), nl, nr)
+	cols := j.Columns()
+	exprs := make([]Expr, len(cols))
+	for i, c := range cols {
+		src := i + nr // a left column, after the right ones
+		if i >= nl {
+			src = i - nl
+		}
+		exprs[i] = &ColRef{Idx: src, T: c.T, Name: c.Name}
+	}
+	return &Project{Input: a, Exprs: exprs, Cols: cols}
 }
 
 // lookupJoin builds the Apply of an index nested-loop join: outer's rows

@@ -53,9 +53,6 @@ var Rules = []Rule{
 	// Index nested-loop joins: an equality join with a small side looks
 	// the other side up through its key (access.go).
 	{Name: "index-join", Apply: indexJoins},
-	// A left join whose right side is much the larger builds its left
-	// side instead, as a right join (outer_join_sides.go).
-	{Name: "outer-join-build-side", Apply: outerJoinSides},
 	// Long IN lists of constants are tested through a hash set
 	// (in_hash.go).
 	{Name: "hashed-in-list", Apply: hashInLists},
