@@ -363,14 +363,34 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 // IndexIterator walks the rows of a table in the order of one of its
 // indexes: the entries with start <= entry key < end (their columns; nil:
 // unbounded), each followed to its row. Own writes are seen as Scan sees
-// them.
+// them. The rows are fetched a batch of entries at a time (getRows: one
+// snapshot iterator in row-key order per batch, not a Get per row);
+// batches start small, so a scan that stops early reads few rows.
 type IndexIterator struct {
 	txn     *Txn
 	tbl     TableID
 	entries *Iterator
 	row     Row
 	err     error
+
+	batch     int      // entries per batch (doubles up to indexBatchMax)
+	keys      [][]byte // the batch's row keys, in entry order
+	kbuf      []byte   // their bytes
+	rows      []Row
+	found     []bool
+	ends      []int // the end of each row key in kbuf
+	pos       int   // next of rows to return
+	exhausted bool  // no entry is left
+	entryErr  error // the entries' error, returned after the batch
+	mg        multiGet
 }
+
+// Index scans fetch rows in batches of indexBatchMin entries first, then
+// twice as many each time up to indexBatchMax.
+const (
+	indexBatchMin = 16
+	indexBatchMax = 256
+)
 
 // ScanIndex returns the rows of tbl whose entries in index idx lie in
 // [start, end).
@@ -430,21 +450,65 @@ func (it *IndexIterator) Next() bool {
 	if it.err != nil {
 		return false
 	}
-	if !it.entries.Next() {
-		it.err = it.entries.Err()
+	for it.pos >= len(it.rows) {
+		if it.exhausted {
+			// The entries' error comes after the rows read before it.
+			it.err = it.entryErr
+			return false
+		}
+		if !it.fill() {
+			return false
+		}
+	}
+	i := it.pos
+	it.pos++
+	if !it.found[i] {
+		it.err = fmt.Errorf("storage: an entry of an index of table %d names row %x, which is not there", it.tbl, it.keys[i])
 		return false
 	}
-	e := it.entries.Row()
-	r, ok, err := it.txn.Get(it.tbl, e.Value)
-	if err == nil && !ok {
-		err = fmt.Errorf("storage: index entry %x of table %d names no row", e.Key, it.tbl)
+	it.row = it.rows[i]
+	return true
+}
+
+// fill reads the next batch of entries and fetches their rows; false on
+// error (it.err).
+func (it *IndexIterator) fill() bool {
+	it.batch = min(max(2*it.batch, indexBatchMin), indexBatchMax)
+	it.kbuf, it.keys, it.ends, it.pos = it.kbuf[:0], it.keys[:0], it.ends[:0], 0
+	for len(it.ends) < it.batch {
+		if !it.entries.Next() {
+			it.exhausted, it.entryErr = true, it.entries.Err()
+			break
+		}
+		it.kbuf = append(it.kbuf, it.entries.Row().Value...)
+		it.ends = append(it.ends, len(it.kbuf))
 	}
-	if err != nil {
+	start := 0
+	for _, e := range it.ends {
+		it.keys = append(it.keys, it.kbuf[start:e:e])
+		start = e
+	}
+	n := len(it.keys)
+	it.rows = slices.Grow(it.rows[:0], n)[:n]
+	it.found = slices.Grow(it.found[:0], n)[:n]
+	if n == 0 {
+		return true
+	}
+	if err := it.txn.getRows(&it.mg, it.tbl, it.keys, it.rows, it.found); err != nil {
 		it.err = err
 		return false
 	}
-	it.row = r
 	return true
+}
+
+// HasIndexEntry reports whether index idx of tbl has an entry in [start,
+// end) as this transaction sees it, reading no row: a semi or anti join's
+// probe (sql/plan/key_probe.go).
+func (t *Txn) HasIndexEntry(tbl TableID, idx IndexID, start, end []byte) (bool, error) {
+	it := t.ScanIndex(tbl, idx, start, end)
+	found := it.entries.Next()
+	err := it.Close()
+	return found && err == nil, err
 }
 
 // Row returns the current row; its slices are valid until Next.

@@ -142,10 +142,13 @@ type Txn struct {
 	// staging: inserts past the stage threshold may go to runs (stage.go).
 	staging bool
 
-	getBuf    []byte
-	keyBuf    []byte
-	committed map[TableID]int64
-	fetched   map[string]fetched // Prefetch's snapshot answers (prefetch.go)
+	getBuf []byte
+	// pointReads counts the snapshot's point reads (snapGet): a test's
+	// measure of how often rows are read one by one.
+	pointReads int
+	keyBuf     []byte
+	committed  map[TableID]int64
+	fetched    map[string]fetched // Prefetch's snapshot answers (prefetch.go)
 
 	// commitCtx is CommitContext's while it encodes; commitN counts the
 	// writes encoded (commitCheck).
@@ -291,6 +294,7 @@ func (t *Txn) snapGet(pkey []byte) ([]byte, bool, error) {
 		t.getBuf = append(t.getBuf[:0], f.value...)
 		return t.getBuf, f.ok, nil
 	}
+	t.pointReads++
 	v, ok, err := t.snap.get(pkey, t.getBuf)
 	if !ok || err != nil {
 		return nil, false, err

@@ -20,6 +20,10 @@ type applyOp struct {
 	residual evalFn
 	lw, rw   int
 
+	// probe is the scan whose key range decides each lookup of a semi
+	// or anti join (plan.Apply.KeyProbe; key_probe.go); nil: none.
+	probe *plan.Scan
+
 	lbatch  []Row
 	li      int
 	right   Operator // the current left row's right side
@@ -44,6 +48,7 @@ func newApply(c *Ctx, a *plan.Apply) (Operator, error) {
 			return nil, err
 		}
 	}
+	op.probe, _ = a.KeyProbe()
 	return op, nil
 }
 
@@ -74,7 +79,7 @@ func (a *applyOp) Next() ([]Row, error) {
 				}
 				vals[i] = d
 			}
-			r, err := Build(a.c.child(vals), a.node.Right)
+			r, err := a.buildRight(a.c.child(vals))
 			if err != nil {
 				return nil, err
 			}
@@ -127,6 +132,18 @@ func (a *applyOp) Next() ([]Row, error) {
 	out := a.pending[:n:n]
 	a.pending = a.pending[n:]
 	return out, nil
+}
+
+// buildRight builds the right side for one left row.
+func (a *applyOp) buildRight(c *Ctx) (Operator, error) {
+	if a.probe == nil {
+		return Build(c, a.node.Right)
+	}
+	var op Operator = newKeyProbe(c, a.probe)
+	if c.stmt != nil && c.stmt.analyze != nil {
+		op = c.stmt.analyze.wrap(a.node.Right, op)
+	}
+	return op, nil
 }
 
 func (a *applyOp) combine(l, r Row) Row {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/pgerror"
-	"github.com/mvserver/mvserver/sql/exec/vec"
 	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -78,20 +77,10 @@ func compileBinary(x *plan.Binary, c *Ctx) (evalFn, error) {
 			return types.NewText(a.S + b.S), nil
 		}, nil
 	case plan.OpLike, plan.OpNotLike, plan.OpILike, plan.OpNotILike:
-		if lp := constLike(x); lp != nil {
-			not := x.Op == plan.OpNotLike
-			return func(row Row) (types.Datum, error) {
-				a, _, ok, err := both(row)
-				if !ok {
-					return types.NullDatum, err
-				}
-				return types.NewBool(lp.MatchString(a.S) != not), nil
-			}, nil
-		}
-		return patternMatch(x, both, likeToRegexp, x.Op == plan.OpILike || x.Op == plan.OpNotILike,
+		return patternMatch(x, both, likeMatcher, x.Op == plan.OpILike || x.Op == plan.OpNotILike,
 			x.Op == plan.OpNotLike || x.Op == plan.OpNotILike)
 	case plan.OpRegex, plan.OpNotRegex, plan.OpIRegex, plan.OpNotIRegex:
-		return patternMatch(x, both, compileRegex, x.Op == plan.OpIRegex || x.Op == plan.OpNotIRegex,
+		return patternMatch(x, both, regexMatcher, x.Op == plan.OpIRegex || x.Op == plan.OpNotIRegex,
 			x.Op == plan.OpNotRegex || x.Op == plan.OpNotIRegex)
 	}
 	lt, rt, out := x.L.Type(), x.R.Type(), x.T
@@ -272,46 +261,38 @@ func truncInt(k types.Kind, v int64) int64 {
 }
 
 // patternMatch compiles LIKE and the regular-expression operators: the
-// pattern, turned into a regexp by compilePat, is compiled once when it is
-// a constant and per row otherwise; neg negates the match.
-// constLike is x's pattern when x is LIKE or NOT LIKE a non-NULL
-// constant with % as its only wildcard (vec.CompileLike), else nil.
-func constLike(x *plan.Binary) *vec.LikePattern {
-	if x.Op != plan.OpLike && x.Op != plan.OpNotLike {
-		return nil
-	}
-	pc, ok := x.R.(*plan.Const)
-	if !ok || pc.D.IsNull() {
-		return nil
-	}
-	lp, ok := vec.CompileLike(pc.D.S)
-	if !ok {
-		return nil
-	}
-	return lp
-}
-
+// pattern, turned into a matcher by compilePat, is compiled once when it
+// is a constant and per row otherwise; neg negates the match.
 func patternMatch(x *plan.Binary, both func(Row) (types.Datum, types.Datum, bool, error),
-	compilePat func(pat string, ci bool) (*regexp.Regexp, error), ci, neg bool) (evalFn, error) {
-	var fixed *regexp.Regexp
+	compilePat func(pat string, ci bool) (func(string) bool, error), ci, neg bool) (evalFn, error) {
+	var fixed func(string) bool
 	if pc, ok := x.R.(*plan.Const); ok && !pc.D.IsNull() {
-		re, err := compilePat(pc.D.S, ci)
+		m, err := compilePat(pc.D.S, ci)
 		if err != nil {
 			return nil, err
 		}
-		fixed = re
+		fixed = m
 	}
 	return func(row Row) (types.Datum, error) {
 		a, b, ok, err := both(row)
 		if !ok {
 			return types.NullDatum, err
 		}
-		re := fixed
-		if re == nil {
-			if re, err = compilePat(b.S, ci); err != nil {
+		m := fixed
+		if m == nil {
+			if m, err = compilePat(b.S, ci); err != nil {
 				return types.Datum{}, err
 			}
 		}
-		return types.NewBool(re.MatchString(a.S) != neg), nil
+		return types.NewBool(m(a.S) != neg), nil
 	}, nil
+}
+
+// regexMatcher compiles a regular expression operator's pattern.
+func regexMatcher(pat string, ci bool) (func(string) bool, error) {
+	re, err := compileRegex(pat, ci)
+	if err != nil {
+		return nil, err
+	}
+	return re.MatchString, nil
 }

@@ -415,8 +415,13 @@ func likeToRegexp(p string, ci bool) (*regexp.Regexp, error) {
 			if i+1 >= len(p) {
 				return nil, pgerror.New(pgerror.InvalidEscapeSequence, "LIKE pattern must not end with escape character")
 			}
-			i++
-			b.WriteString(regexp.QuoteMeta(string(p[i])))
+			// the escaped character, all of its UTF-8 sequence
+			j := i + 2
+			for j < len(p) && p[j]&0xC0 == 0x80 {
+				j++
+			}
+			b.WriteString(regexp.QuoteMeta(p[i+1 : j]))
+			i = j - 1
 		case '%':
 			b.WriteString(".*")
 		case '_':

@@ -337,3 +337,22 @@ func (vc *vcompiler) logic(args []plan.Expr, and bool) (vexpr, vtype, bool) {
 		return acc, nil
 	}, vtype{t: vec.Bool}, true
 }
+
+// constLike is x's pattern when x is LIKE or NOT LIKE a non-NULL
+// constant with % as its only wildcard (vec.CompileLike), else nil: the
+// vector kernel's patterns (the row path matches every LIKE with
+// likeMatcher, like.go).
+func constLike(x *plan.Binary) *vec.LikePattern {
+	if x.Op != plan.OpLike && x.Op != plan.OpNotLike {
+		return nil
+	}
+	pc, ok := x.R.(*plan.Const)
+	if !ok || pc.D.IsNull() {
+		return nil
+	}
+	lp, ok := vec.CompileLike(pc.D.S)
+	if !ok {
+		return nil
+	}
+	return lp
+}

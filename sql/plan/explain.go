@@ -40,6 +40,9 @@ type explainer struct {
 	costs *coster
 	// shown are the subqueries whose plans were printed (by ID).
 	shown map[int]bool
+	// probes are the right sides of semi and anti joins answered from
+	// keys alone (key_probe.go): shown as PostgreSQL's Index Only Scan.
+	probes map[Node]*Scan
 }
 
 func (e *explainer) node(n Node, depth int, top bool) {
@@ -138,6 +141,10 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 		}
 		return "Index Scan using " + ix + " on " + name, []string{"Index Cond: " + cond}, nil
 	case *Filter:
+		if s := e.probes[x]; s != nil {
+			title, d, ch := e.describe(s)
+			return strings.Replace(title, "Index Scan", "Index Only Scan", 1), d, ch
+		}
 		title, d, ch := e.describe(x.Input)
 		if _, isScan := x.Input.(*Scan); isScan {
 			// PostgreSQL shows a scan's filter on the scan itself.
@@ -218,6 +225,12 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 		var d []string
 		if x.Residual != nil {
 			d = append(d, "Join Filter: "+exprString(x.Residual, append(append([]Column(nil), x.Left.Columns()...), x.Right.Columns()...)))
+		}
+		if s, ok := x.KeyProbe(); ok {
+			if e.probes == nil {
+				e.probes = map[Node]*Scan{}
+			}
+			e.probes[x.Right] = s
 		}
 		return "Nested Loop" + kind, d, []Node{x.Left, x.Right}
 	case *SetOp:
