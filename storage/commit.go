@@ -345,6 +345,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	for _, r := range rewrites {
 		r.done = true
 	}
+	if db.sharedStore && len(rewrites) > 0 {
+		db.dropSharedShadows(rewrites)
+	}
 	if sc != nil {
 		markStaged(plans, seq)
 	}
@@ -507,8 +510,9 @@ func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 			return err
 		}
 	}
-	if r := tw.rewrite; r != nil {
-		// The switch: the shadow becomes the table's content.
+	if r := tw.rewrite; r != nil && !t.db.sharedStore {
+		// The switch: the shadow becomes the table's content. (On a shared
+		// store its marker goes after the commit: dropSharedShadows.)
 		if err := b.del(shadowKey(r.rows)); err != nil {
 			return err
 		}

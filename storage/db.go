@@ -57,7 +57,8 @@ type DB struct {
 	// number and row-id range on it (shared.go).
 	sharedStore     bool
 	node, rowIDBase int64
-	leases          leases // lease.go
+	leases          leases        // lease.go
+	liveness        *nodeLiveness // this open's node lease on a shared store (shared_nodes.go)
 	// pdb is the Pebble instance under eng, for the speedups only Pebble
 	// has (engine.go); nil on another engine.
 	pdb   *pebble.DB
@@ -307,6 +308,7 @@ func (db *DB) load() error {
 // Close closes the DB. Every Txn must have ended; commits in flight finish
 // first.
 func (db *DB) Close() error {
+	db.dropNodeLease()
 	db.commitMu.Lock()
 	db.visMu.Lock()
 	if db.closed.Load() {

@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/pingcap/goleveldb/leveldb"
+	pclog "github.com/pingcap/log"
 	"github.com/tikv/client-go/v2/config"
 	tikverr "github.com/tikv/client-go/v2/error"
 	"github.com/tikv/client-go/v2/testutils"
@@ -19,6 +21,7 @@ import (
 	"github.com/tikv/client-go/v2/txnkv/transaction"
 	"github.com/tikv/client-go/v2/txnkv/txnsnapshot"
 	pd "github.com/tikv/pd/client"
+	"go.uber.org/zap/zapcore"
 )
 
 // The TiKV engine (engine.go), on client-go's transactional API: a
@@ -38,6 +41,13 @@ import (
 func init() {
 	engineOpeners["tikv"] = openTiKV
 	engineOpeners["tikvmock"] = openTiKVMock
+	// client-go logs through its own global logger, at info level to
+	// stdout by default: every big transaction and region split would
+	// land among a tool's output (mvbench's tables, psql's results). Its
+	// warnings and errors go to stderr; the rest is dropped.
+	if lg, props, err := pclog.InitLoggerWithWriteSyncer(&pclog.Config{Level: "warn"}, zapcore.AddSync(os.Stderr), zapcore.AddSync(os.Stderr)); err == nil {
+		pclog.ReplaceGlobals(lg, props)
+	}
 }
 
 func openTiKV(endpoints []string, _ *Options) (engine, error) {

@@ -60,8 +60,13 @@ func openStore(opts Options) (*DB, error) {
 			_ = eng.close()
 			return nil, err
 		}
+		if err := db.holdNodeLease(); err != nil {
+			_ = eng.close()
+			return nil, err
+		}
 	}
 	if err := db.load(); err != nil {
+		db.dropNodeLease()
 		_ = eng.close()
 		return nil, err
 	}

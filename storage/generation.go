@@ -59,7 +59,8 @@ func shadowKey(rows TableID) []byte {
 // rowsOf is the key-space id of tbl's rows and index entries in this
 // transaction's snapshot.
 func (t *Txn) rowsOf(tbl TableID) (TableID, error) {
-	if !t.db.anyRewritten.Load() {
+	shared := t.db.sharedStore
+	if !shared && !t.db.anyRewritten.Load() {
 		return tbl, nil
 	}
 	if id, ok := t.rowsIDs[tbl]; ok {
@@ -67,8 +68,10 @@ func (t *Txn) rowsOf(tbl TableID) (TableID, error) {
 	}
 	id := tbl
 	// The flag is set before a switch becomes visible: clear now, the
-	// snapshot (older than now) has the table under its own id.
-	if t.db.table(tbl).rewritten.Load() {
+	// snapshot (older than now) has the table under its own id. On a
+	// shared store another process's switch sets no flag here: the
+	// snapshot's state is read for every table.
+	if shared || t.db.table(tbl).rewritten.Load() {
 		ps, ok, err := t.snapState(tbl)
 		if err != nil {
 			return 0, err
@@ -152,6 +155,18 @@ func (t *Txn) RewriteRows(info TableInfo) (*Rewrite, error) {
 		return nil, err
 	}
 	version := tw.st.version.Load() + 1
+	if t.db.sharedStore {
+		// This process's state may be behind another's commits: the
+		// version after the snapshot's (a commit after the snapshot
+		// fails the switch anyway).
+		ps, ok, err := t.snapState(info.ID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			version = max(version, ps.version+1)
+		}
+	}
 	if tw.dropped {
 		version = 0
 	}
@@ -182,12 +197,43 @@ func (db *DB) allocRowsID(tbl TableID) (TableID, error) {
 	b := db.eng.newBatch(0)
 	defer b.close()
 	_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
-	_ = b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
+	_ = b.set(shadowKey(id), db.shadowValue(tbl))
 	if err := db.eng.write(b, true); err != nil {
 		return 0, err
 	}
 	db.nextRowsID = id + 1
 	return id, nil
+}
+
+// shadowValue is a shadow key's value: the table, and on a shared store
+// the node of the process writing the rewrite, whose lease tells another
+// process's start-up that the rewrite is live (shared_nodes.go).
+func (db *DB) shadowValue(tbl TableID) []byte {
+	v := binary.BigEndian.AppendUint32(nil, uint32(tbl))
+	if db.sharedStore {
+		v = binary.BigEndian.AppendUint64(v, uint64(db.node))
+	}
+	return v
+}
+
+// shadow is a shadow key read back: the key space, its table and the node
+// that wrote it (0: unknown, or Pebble's one process).
+type shadow struct {
+	key  []byte
+	rows TableID
+	tbl  TableID
+	node int64
+}
+
+func decodeShadow(k, v []byte) (shadow, error) {
+	if len(k) != len(shadowPrefix)+4 || (len(v) != 4 && len(v) != 12) {
+		return shadow{}, fmt.Errorf("storage: corrupt shadow key %x (value %x)", k, v)
+	}
+	sh := shadow{key: cloneBytes(k), rows: TableID(binary.BigEndian.Uint32(k[len(shadowPrefix):])), tbl: TableID(binary.BigEndian.Uint32(v))}
+	if len(v) == 12 {
+		sh.node = int64(binary.BigEndian.Uint64(v[4:]))
+	}
+	return sh, nil
 }
 
 // allocSharedRowsID is allocRowsID on a shared store: the counter is read
@@ -205,7 +251,7 @@ func (db *DB) allocSharedRowsID(tbl TableID) (TableID, error) {
 			id = max(id, TableID(binary.BigEndian.Uint32(v)))
 		}
 		_ = b.set(globalRowsIDKey, binary.BigEndian.AppendUint32(nil, uint32(id+1)))
-		return true, b.set(shadowKey(id), binary.BigEndian.AppendUint32(nil, uint32(tbl)))
+		return true, b.set(shadowKey(id), db.shadowValue(tbl))
 	})
 	if err != nil {
 		return 0, err
@@ -477,7 +523,11 @@ func (db *DB) applyDirect(b *pebble.Batch, opts *pebble.WriteOptions) (err error
 }
 
 // loadRewrites reads the next rows id and deletes the key spaces of
-// unfinished rewrites (start-up).
+// unfinished rewrites (start-up). A shadow whose key space the table's
+// state names is a finished rewrite whose marker outlived its switch (a
+// shared store deletes it after the switch commits): only the marker
+// goes. On a shared store a shadow of a live node (one that holds its
+// lease) is another process's rewrite under way and stays.
 func (db *DB) loadRewrites() error {
 	db.nextRowsID = FirstRowsID
 	v, found, err := db.eng.get(globalRowsIDKey, nil)
@@ -491,35 +541,110 @@ func (db *DB) loadRewrites() error {
 	if err != nil {
 		return err
 	}
-	b := db.eng.newBatch(0)
-	defer b.close()
-	var n int
+	var shadows []shadow
 	for ok := it.First(); ok; ok = it.Next() {
-		k := it.Key()
-		if len(k) != len(shadowPrefix)+4 {
-			_ = it.Close()
-			return fmt.Errorf("storage: corrupt shadow key %x", k)
-		}
-		id := TableID(binary.BigEndian.Uint32(k[len(shadowPrefix):]))
 		sv, err := it.ValueAndErr()
-		if err != nil || len(sv) != 4 {
+		var sh shadow
+		if err == nil {
+			sh, err = decodeShadow(it.Key(), sv)
+		}
+		if err != nil {
 			_ = it.Close()
-			return fmt.Errorf("storage: corrupt shadow key %x (%v)", k, err)
+			return err
 		}
-		if st := db.tables[TableID(binary.BigEndian.Uint32(sv))]; st == nil || TableID(st.rowsID.Load()) != id {
-			deleteKeySpace(b, id)
-		}
-		_ = b.del(cloneBytes(k))
-		n++
+		shadows = append(shadows, sh)
 	}
 	if err := it.Close(); err != nil {
 		return err
 	}
-	if n == 0 || db.readOnly != nil {
+	if len(shadows) == 0 || db.readOnly != nil {
 		return nil
 	}
-	db.log.Info("deleted the new content of rewrites a crash interrupted", "rewrites", n)
+	if db.sharedStore {
+		return db.reclaimSharedShadows(shadows)
+	}
+	b := db.eng.newBatch(0)
+	defer b.close()
+	for _, sh := range shadows {
+		if st := db.tables[sh.tbl]; st == nil || TableID(st.rowsID.Load()) != sh.rows {
+			deleteKeySpace(b, sh.rows)
+		}
+		_ = b.del(sh.key)
+	}
+	db.log.Info("deleted the new content of rewrites a crash interrupted", "rewrites", len(shadows))
 	return db.eng.write(b, true)
+}
+
+// reclaimSharedShadows is loadRewrites' reclaim on a shared store, one
+// shadow at a time, each in a transaction that conflicts with writes
+// after its snapshot: it reads the table's state there (a switch another
+// process committed since this one loaded makes it a finished rewrite),
+// and writes the state key back unchanged (or deletes it, when absent),
+// so that the rewrite's own switch, if its process is only paused, fails
+// on that key instead of naming the deleted key space.
+func (db *DB) reclaimSharedShadows(shadows []shadow) error {
+	reclaimed := 0
+	for _, sh := range shadows {
+		var deleted bool
+		err := db.retryShared(func(snap engineSnapshot, b engineBatch) (bool, error) {
+			deleted = false
+			if _, found, err := snap.get(sh.key, nil); err != nil || !found {
+				return false, err // gone: reclaimed or switched meanwhile
+			}
+			sv, found, err := snap.get(stateKey(sh.tbl), nil)
+			if err != nil {
+				return false, err
+			}
+			if found {
+				ps, err := decodeState(sv)
+				if err != nil {
+					return false, err
+				}
+				if ps.rowsID == sh.rows {
+					return true, b.del(sh.key) // finished: the marker outlived the switch
+				}
+			}
+			if sh.node != 0 {
+				if alive, err := db.nodeAlive(snap, sh.node); err != nil || alive {
+					return false, err
+				}
+			}
+			if found {
+				_ = b.set(stateKey(sh.tbl), sv)
+			} else {
+				_ = b.del(stateKey(sh.tbl))
+			}
+			deleteKeySpace(b, sh.rows)
+			deleted = true
+			return true, b.del(sh.key)
+		})
+		if err != nil {
+			return fmt.Errorf("storage: reclaim the rewrite of table %d (key space %d): %w", sh.tbl, sh.rows, err)
+		}
+		if deleted {
+			reclaimed++
+		}
+	}
+	if reclaimed > 0 {
+		db.log.Info("deleted the new content of rewrites whose process ended before their switch", "rewrites", reclaimed)
+	}
+	return nil
+}
+
+// dropSharedShadows deletes the markers of rewrites a commit switched, on
+// a shared store: outside the switch's own transaction, whose snapshot is
+// older than the markers (writing them there would conflict with their
+// own creation). A marker left by a crash just before this is deleted by
+// the next start-up, which finds the state naming its key space.
+func (db *DB) dropSharedShadows(rs []*Rewrite) {
+	b := db.eng.newBatch(0)
+	defer b.close()
+	for _, r := range rs {
+		_ = b.del(shadowKey(r.rows))
+	}
+	if err := db.eng.write(b, false); err != nil {
+		db.log.Warn("could not delete the markers of finished rewrites; the next start-up will", "err", err)
+	}
 }
 
 // Kill points: a test of crashes names one (MVSERVER_KILL_POINT=name:n,

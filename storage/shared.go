@@ -32,6 +32,15 @@ import (
 //     per insert (they are stable, not dense, R-T6). Rows ids of rewrites
 //     (generation.go) are taken from their counter key the same way.
 //
+//   - Rewrites (generation.go) on a shared store: a snapshot reads every
+//     table's rows id from its state (another process's switch sets no
+//     flag here); a rewrite's version follows the snapshot's state; its
+//     shadow marker names the node writing it, and is deleted after the
+//     switch commits, not in it (the switch's transaction is older than
+//     the marker). A start-up reclaims only the shadows of nodes that no
+//     longer hold their lease, fencing a paused writer off through the
+//     table's state key (shared_nodes.go).
+//
 //   - The SQL layer follows other processes by reading the store: Txn.
 //     StateSeq is never ok here, so the catalog reads its generation per
 //     snapshot; app/shared.go follows schedules, triggers and refresh-

@@ -41,7 +41,12 @@
 // directory, a loopback port) unless --mv names a running server. On every
 // server it is given it works in the schema mvbench, which it drops and
 // recreates: point it at a database where that schema holds nothing of
-// value.
+// value. --store picks the in-process server's storage engine; a comma
+// list (--store pebble,tikvmock://, a build with -tags tikv) runs
+// everything once per engine, each beside PostgreSQL as usual, and then
+// prints every mvserver measurement of the later engines beside the
+// first's, with their ratio and a geometric mean per workload
+// (stores.go).
 //
 // The numbers are measured, never assumed: a run prints what it measured
 // on this machine, and --json writes every measurement. After incremental

@@ -44,7 +44,8 @@ type config struct {
 	seed         uint64
 	check        string
 	dataDir      string
-	store        string
+	store        string   // the in-process mvserver's --store in this run ("": Pebble)
+	stores       []string // --store's list: one run per engine (stores.go)
 	cpuProfile   string
 	profilePhase string
 	quiet, keep  bool
@@ -90,14 +91,15 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.Int64Var(&c.insertBatch, "insert-batch", 1000, "rows per INSERT … VALUES statement of the changes")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
-	fs.StringVar(&c.store, "store", "", "storage engine of the in-process mvserver (its --store): empty for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv)")
+	store := fs.String("store", "", "storage engine of the in-process mvserver (its --store): empty or pebble for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv); a comma list (pebble,tikvmock://) runs everything once per engine and prints the later engines' numbers beside the first's")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the in-process mvserver (default: a temporary directory, removed at the end)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process mvserver included) to this file")
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.BoolVar(&c.keep, "keep", false, "keep each workload's tables and view (default: dropped after the workload)")
 	logLevel := fs.String("log-level", "warn", "log level of the in-process mvserver (debug, info, warn, error)")
-	if err := fs.Parse(args); err != nil {
+	err := fs.Parse(args)
+	if err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -172,6 +174,16 @@ Usage: go run ./cmd/mvbench [flags]
 	if c.profilePhase != "" && c.cpuProfile == "" {
 		return nil, errors.New("--profile-phase needs --cpuprofile")
 	}
+	if c.stores, err = parseStores(*store); err != nil {
+		return nil, err
+	}
+	c.store = c.stores[0]
+	if len(c.stores) > 1 && c.dataDir != "" {
+		return nil, errors.New("--data-dir cannot go with several --store engines: each run has its own temporary directory")
+	}
+	if len(c.stores) > 1 && c.cpuProfile != "" {
+		return nil, errors.New("--cpuprofile cannot go with several --store engines: profile one engine at a time")
+	}
 	if c.mvURL != "" && c.store != "" {
 		return nil, errors.New("--store is for the in-process mvserver; it cannot go with --mv")
 	}
@@ -203,7 +215,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mvbench:", err)
 		return 2
 	}
-	if _, err := runBench(ctx, cfg, stdout, stderr); err != nil {
+	if len(cfg.stores) > 1 {
+		_, err = runStores(ctx, cfg, stdout, stderr)
+	} else {
+		_, err = runBench(ctx, cfg, stdout, stderr)
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, "mvbench:", err)
 		return 1
 	}
@@ -229,7 +246,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	}
 	host, _ := os.Hostname()
 	rep := &Report{
-		Started: time.Now().UTC(), Host: host, LoadStart: loadAvg(), CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Commit: vcsRevision(),
+		Started: time.Now().UTC(), Host: host, Store: storeLabel(cfg.store), LoadStart: loadAvg(), CPUs: runtime.NumCPU(), GoVersion: runtime.Version(), Commit: vcsRevision(),
 		Config: ReportConfig{Rows: cfg.rows, Changes: cfg.changes, Clients: cfg.clients, ReadSeconds: cfg.readDur.Seconds(),
 			DMLRows: cfg.dmlRows, DMLReps: cfg.dmlReps, FullReps: cfg.fullReps, InsertBatch: cfg.insertBatch, Seed: cfg.seed, Check: cfg.check,
 			InProcessMV: cfg.mvURL == "", WithPostgres: cfg.pgURL != ""},
@@ -289,6 +306,9 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	fmt.Fprintf(stdout, "mvserver:   %s", rep.MVServer)
 	if rep.Commit != "" {
 		fmt.Fprintf(stdout, ", commit %s", rep.Commit)
+	}
+	if b.inProc {
+		fmt.Fprintf(stdout, ", store %s", rep.Store)
 	}
 	fmt.Fprintln(stdout)
 	if rep.PostgreSQL != "" {

@@ -98,6 +98,7 @@ type Report struct {
 	GoVersion    string        `json:"go_version"`
 	Commit       string        `json:"mvserver_commit,omitempty"`
 	MVServer     string        `json:"mvserver"`
+	Store        string        `json:"store,omitempty"` // the in-process mvserver's engine (pebble, tikvmock://, …)
 	PostgreSQL   string        `json:"postgresql,omitempty"`
 	Measurements []Measurement `json:"measurements"`
 	PeakRSSMiB   float64       `json:"peak_rss_mib,omitempty"`
