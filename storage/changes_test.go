@@ -298,6 +298,7 @@ func TestDropTable(t *testing.T) {
 		return tx.PutMeta(k("desc/1"), k("x"))
 	})
 	update(t, db, func(tx *Txn) error { return tx.DropTable(tA.ID) })
+	settle(db)
 	tx := db.Begin()
 	if v, _ := tx.TableVersion(tA.ID); v != -1 {
 		t.Fatalf("dropped table version %d", v)

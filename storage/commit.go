@@ -497,14 +497,18 @@ func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 				return err
 			}
 		}
-		s, e := tableSpan(prefixRows, p.rows)
-		if err := b.delRange(s, e); err != nil {
+		if err := delKeySpace(b, prefixRows, p.rows); err != nil {
 			return err
 		}
 		if err := b.del(stateKey(tbl)); err != nil {
 			return err
 		}
+	} else if p.wipes && tw.rewrite != nil {
+		if err := delKeySpace(b, prefixRows, p.rows); err != nil { // the previous generation
+			return err
+		}
 	} else if p.wipes {
+		// The same key space gets the rows written after the Truncate.
 		s, e := tableSpan(prefixRows, p.rows)
 		if err := b.delRange(s, e); err != nil {
 			return err

@@ -104,6 +104,13 @@ type engineBatch interface {
 	del(key []byte) error
 	// delRange deletes every key in [start, end).
 	delRange(start, end []byte) error
+	// delDead deletes every key in [start, end) of a dead key space: one
+	// that no snapshot taken after this batch's commit reads and nothing
+	// writes again (generation.go's delKeySpace: a rewrite's key space
+	// once the table has left it). An engine may delete it after the
+	// commit, in parts (TiKV: engine_tikv_dead.go), so that the commit
+	// stays small however big the key space is.
+	delDead(start, end []byte) error
 	// setDeferred reserves a set of a key and value of these lengths,
 	// which the caller fills before finishDeferred (no other write
 	// between).

@@ -107,6 +107,9 @@ func (b *pebbleBatch) set(key, value []byte) error      { return b.b.Set(key, va
 func (b *pebbleBatch) del(key []byte) error             { return b.b.Delete(key, nil) }
 func (b *pebbleBatch) delRange(start, end []byte) error { return b.b.DeleteRange(start, end, nil) }
 
+// delDead is a range deletion: one tombstone, however big the range.
+func (b *pebbleBatch) delDead(start, end []byte) error { return b.delRange(start, end) }
+
 func (b *pebbleBatch) setDeferred(keyLen, valueLen int) ([]byte, []byte) {
 	b.op = b.b.SetDeferred(keyLen, valueLen)
 	return b.op.Key, b.op.Value

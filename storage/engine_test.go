@@ -261,3 +261,11 @@ func reversed(s []string) []string {
 	slices.Reverse(out)
 	return out
 }
+
+// settle waits for the deletions an engine does after commits (TiKV
+// deletes dead key spaces in the background, engine_tikv_dead.go).
+func settle(db *DB) {
+	if s, ok := db.eng.(interface{ settle() }); ok {
+		s.settle()
+	}
+}

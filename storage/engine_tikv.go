@@ -50,7 +50,7 @@ func init() {
 	}
 }
 
-func openTiKV(endpoints []string, _ *Options) (engine, error) {
+func openTiKV(endpoints []string, opts *Options) (engine, error) {
 	if len(endpoints) == 0 {
 		return nil, errors.New("no PD endpoint: use tikv://pd-host:2379[,pd2:2379…]")
 	}
@@ -76,7 +76,7 @@ func openTiKV(endpoints []string, _ *Options) (engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tikvEngine{store: store, commits: commits, isShared: true}, nil
+	return startTiKVEngine(&tikvEngine{store: store, commits: commits, isShared: true}, opts)
 }
 
 // openTiKVMock opens client-go's in-process mock cluster (mock PD, one
@@ -108,7 +108,7 @@ func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
 		m.release()
 		return nil, err
 	}
-	return &tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits, isShared: name != ""}, nil
+	return startTiKVEngine(&tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits, isShared: name != ""}, opts)
 }
 
 // mockCluster is one in-process mock cluster and its opens.
@@ -185,6 +185,7 @@ type tikvEngine struct {
 	// isShared: a real cluster, or a named mock (tikvmock://NAME) other
 	// DBs of this process may open too.
 	isShared bool
+	dead     *deadReclaimer // engine_tikv_dead.go
 }
 
 func (e *tikvEngine) shared() bool { return e.isShared }
@@ -233,8 +234,14 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 	if err != nil {
 		return err
 	}
+	limitTxn(txn)
+	var dead []tikvOp
 	for _, op := range b.ops {
 		switch {
+		case op.dead:
+			// Marked here, deleted after the commit (engine_tikv_dead.go).
+			err = txn.Set(deadMarker(op.key, op.end), []byte{0})
+			dead = append(dead, op)
 		case op.end != nil:
 			it, err := txn.Iter(op.key, op.end)
 			if err != nil {
@@ -264,9 +271,33 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 			return err
 		}
 	}
+	if err := e.commitTxn(txn); err != nil {
+		return err
+	}
+	for _, op := range dead {
+		e.dead.add(op.key, op.end)
+	}
+	return nil
+}
+
+// tikvTxnSizeLimit, when set, bounds the bytes one transaction of the
+// engine writes, as a TiKV deployment's transaction size limit does
+// (tests: a write that would make one transaction of a big key space
+// fails with client-go's ErrTxnTooLarge). 0: client-go's default, none.
+var tikvTxnSizeLimit uint64
+
+func limitTxn(txn *transaction.KVTxn) {
+	if tikvTxnSizeLimit > 0 {
+		txn.GetUnionStore().SetEntrySizeLimit(tikvTxnSizeLimit, tikvTxnSizeLimit)
+	}
+}
+
+// commitTxn commits txn and waits for its secondaries; a write conflict
+// is errEngineConflict.
+func (e *tikvEngine) commitTxn(txn *transaction.KVTxn) error {
 	startTS := txn.StartTS()
 	e.commits.expect(startTS, txn.Len())
-	err = txn.Commit(context.Background())
+	err := txn.Commit(context.Background())
 	e.commits.wait(startTS, err == nil)
 	if err != nil {
 		if tikverr.IsErrWriteConflict(err) {
@@ -278,6 +309,7 @@ func (e *tikvEngine) apply(b *tikvBatch) error {
 }
 
 func (e *tikvEngine) close() error {
+	e.dead.close()
 	err := e.store.Close()
 	if e.mock != nil {
 		if cerr := e.mock.release(); err == nil {
@@ -486,6 +518,7 @@ type tikvBatch struct {
 type tikvOp struct {
 	key, value, end []byte // end: a range deletion [key, end)
 	del             bool
+	dead            bool // a range deletion of a dead key space (delDead)
 }
 
 func (b *tikvBatch) set(key, value []byte) error {
@@ -504,6 +537,12 @@ func (b *tikvBatch) del(key []byte) error {
 
 func (b *tikvBatch) delRange(start, end []byte) error {
 	b.ops = append(b.ops, tikvOp{key: cloneBytes(start), end: cloneBytes(end)})
+	b.bytes += len(start) + len(end)
+	return nil
+}
+
+func (b *tikvBatch) delDead(start, end []byte) error {
+	b.ops = append(b.ops, tikvOp{key: cloneBytes(start), end: cloneBytes(end), dead: true})
 	b.bytes += len(start) + len(end)
 	return nil
 }

@@ -9,3 +9,5 @@ func init() {
 	// second after Close, then returns.
 	leakOptions = append(leakOptions, goleak.IgnoreTopFunction("github.com/pingcap/goleveldb/leveldb.(*DB).mpoolDrain"))
 }
+
+func (e *tikvEngine) settle() { e.dead.idle() }

@@ -446,9 +446,23 @@ func (r *Rewrite) discard() {
 // deleteKeySpace deletes every row and index entry under rows id id.
 func deleteKeySpace(b engineBatch, id TableID) {
 	for _, prefix := range []byte{prefixRows, prefixIndex} {
-		s, e := tableSpan(prefix, id)
-		_ = b.delRange(s, e)
+		_ = delKeySpace(b, prefix, id)
 	}
+}
+
+// delKeySpace deletes the keys under prefix of rows id id that a commit
+// leaves behind (a dropped table's, a rewritten table's previous
+// generation, a shadow's). A rewrite's id (FirstRowsID and up) is never
+// given out again, so its key space is dead: the engine may delete it
+// after the commit, in parts (engineBatch.delDead). A table's own id is
+// not: a table re-created under it (CREATE OR REPLACE) writes there
+// again, so its deletion stays in the commit.
+func delKeySpace(b engineBatch, prefix byte, id TableID) error {
+	s, e := tableSpan(prefix, id)
+	if id >= FirstRowsID {
+		return b.delDead(s, e)
+	}
+	return b.delRange(s, e)
 }
 
 // sealRewrites seals the transaction's rewrites before its commit.

@@ -17,6 +17,7 @@ func smallRewriteBatches(t *testing.T) {
 // keySpaceLen counts the Pebble keys of one key space of rows id id.
 func keySpaceLen(t *testing.T, db *DB, prefix byte, id TableID) int {
 	t.Helper()
+	settle(db)
 	s, e := tableSpan(prefix, id)
 	it, err := db.eng.newIter(s, e)
 	if err != nil {

@@ -537,8 +537,14 @@ func (t *Txn) encodeIndexes(b engineBatch, p *tablePlan) error {
 	tw := p.tw
 	tbl := p.rows     // the snapshot's key space (generation.go)
 	if tw.truncated { // Truncate or DropTable: every entry on disk goes
-		s, e := tableSpan(prefixIndex, tbl)
-		if err := b.delRange(s, e); err != nil {
+		var err error
+		if tw.dropped || tw.rewrite != nil { // a key space left behind (commit.go's encodeTable)
+			err = delKeySpace(b, prefixIndex, tbl)
+		} else {
+			s, e := tableSpan(prefixIndex, tbl)
+			err = b.delRange(s, e)
+		}
+		if err != nil {
 			return err
 		}
 	} else {

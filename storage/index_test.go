@@ -145,6 +145,7 @@ func TestIndexMaintained(t *testing.T) {
 // assertNoEntries checks the index key space of tbl is empty on disk.
 func assertNoEntries(t *testing.T, db *DB, tbl TableID) {
 	t.Helper()
+	settle(db)
 	s, e := tableSpan(prefixIndex, tbl)
 	it, err := db.eng.newIter(nil, nil)
 	if err != nil {
