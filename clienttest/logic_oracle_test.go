@@ -28,7 +28,7 @@ var oracleFiles = []string{
 	"set_role.slt",
 	"foreign_key.slt", "check_constraint.slt", "identity.slt",
 	"modifying_with.slt", "tableoid.slt", "lock_table.slt", "update_from.slt", "prepare.slt", "distinct_on.slt",
-	"const_in.slt", "returning_from.slt", "database_owner.slt", "grouping_sets.slt",
+	"const_in.slt", "returning_from.slt", "database_owner.slt", "grouping_sets.slt", "tablesample.slt", "pg_proc_types.slt",
 }
 
 // TestLogicOnPostgres is the PostgreSQL differential suite of the query

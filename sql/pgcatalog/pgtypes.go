@@ -2,6 +2,12 @@ package pgcatalog
 
 import "github.com/mvserver/mvserver/sql/types"
 
+// OIDs of pseudo-types pg_proc rows name.
+const (
+	oidCString    = 2275
+	oidAnyElement = 2283
+)
+
 // pgType is one pg_type row.
 type pgType struct {
 	oid      uint32
@@ -54,9 +60,13 @@ var baseTypes = []pgType{
 	{oid: 2205, name: "regclass", length: 4, byVal: true, category: 'N', array: 2210, input: "regclassin", output: "regclassout", align: 'i', storage: 'p', t: types.Regclass},
 	{oid: 2206, name: "regtype", length: 4, byVal: true, category: 'N', array: 2211, input: "regtypein", output: "regtypeout", align: 'i', storage: 'p', t: types.Regtype},
 	{oid: 2249, name: "record", length: -1, typtype: 'p', category: 'P', array: 2287, input: "record_in", output: "record_out", align: 'd', storage: 'x'},
+	{oid: oidCString, name: "cstring", length: -2, typtype: 'p', category: 'P', array: 1263, input: "cstring_in", output: "cstring_out", align: 'c', storage: 'p'},
 	{oid: 2276, name: "any", length: 4, byVal: true, typtype: 'p', category: 'P', input: "any_in", output: "any_out", align: 'i', storage: 'p'},
 	{oid: 2277, name: "anyarray", length: -1, typtype: 'p', category: 'P', input: "anyarray_in", output: "anyarray_out", align: 'd', storage: 'x'},
 	{oid: 2278, name: "void", length: 4, byVal: true, typtype: 'p', category: 'P', input: "void_in", output: "void_out", align: 'i', storage: 'p'},
+	{oid: 2279, name: "trigger", length: 4, byVal: true, typtype: 'p', category: 'P', input: "trigger_in", output: "trigger_out", align: 'i', storage: 'p'},
+	{oid: 2281, name: "internal", length: 8, byVal: true, typtype: 'p', category: 'P', input: "internal_in", output: "internal_out", align: 'd', storage: 'p'},
+	{oid: oidAnyElement, name: "anyelement", length: 4, byVal: true, typtype: 'p', category: 'P', input: "anyelement_in", output: "anyelement_out", align: 'i', storage: 'p'},
 	{oid: 3802, name: "jsonb", length: -1, category: 'U', array: 3807, input: "jsonb_in", output: "jsonb_out", align: 'i', storage: 'x', t: types.JSONB},
 	{oid: 4089, name: "regnamespace", length: 4, byVal: true, category: 'N', array: 4090, input: "regnamespacein", output: "regnamespaceout", align: 'i', storage: 'p', t: types.Regnamespace},
 	{oid: 4096, name: "regrole", length: 4, byVal: true, category: 'N', array: 4097, input: "regrolein", output: "regroleout", align: 'i', storage: 'p', t: types.Regrole},

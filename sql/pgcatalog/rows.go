@@ -357,19 +357,12 @@ func init() {
 				if !f.Deterministic {
 					row["provolatile"] = "v"
 				}
-				if len(f.Overloads) > 0 {
-					o := f.Overloads[0]
-					args := make([]uint32, len(o.Params))
-					for i, p := range o.Params {
-						args[i] = p.OID()
-					}
-					row["pronargs"] = len(args)
-					row["proargtypes"] = types.NewArray(types.KindOidVector, oids(args))
-					row["proisstrict"] = o.NullStrict
-					if o.Ret != nil {
-						row["prorettype"] = o.Ret(o.Params).OID()
-					}
-				}
+			}
+			if args, ret, strict, ok := procSignature(n); ok {
+				row["pronargs"] = len(args)
+				row["proargtypes"] = types.NewArray(types.KindOidVector, oids(args))
+				row["proisstrict"] = strict
+				row["prorettype"] = ret
 			}
 			b.add(row)
 		}

@@ -70,6 +70,8 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 			}
 		}
 		return b.snapshotScan(scan), sc, nil
+	case *pg_query.Node_RangeTableSample:
+		return b.bindTableSample(x.RangeTableSample, lat)
 	case *pg_query.Node_JoinExpr:
 		return b.bindJoin(x.JoinExpr)
 	case *pg_query.Node_RangeFunction:
