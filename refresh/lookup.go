@@ -75,7 +75,7 @@ func (df *differ) lookupSide(j *plan.Join, delta plan.Node) (right, rows plan.No
 		return j.Right, given, nil
 	}
 	narrowed := *s
-	narrowed.In = in
+	narrowed.In, narrowed.Narrowed = in, true
 	return &narrowed, given, nil
 }
 
@@ -274,7 +274,7 @@ func (df *differ) narrowScan(s *plan.Scan, c *plan.ColRef, vals []types.Datum) p
 		return nil
 	}
 	narrowed := *s
-	narrowed.Index = index
+	narrowed.Index, narrowed.Narrowed = index, true
 	narrowed.In = make([]plan.Expr, len(vals))
 	for i, v := range vals {
 		narrowed.In[i] = &plan.Const{D: v, T: col.Type}

@@ -53,7 +53,8 @@ func (df *differ) scalarFilter(f *plan.Filter, subs []*plan.Subquery) (*diffResu
 		if err != nil {
 			return nil, err
 		}
-		moved = moved || d.changed
+		// A scalar whose change has no row kept its value.
+		moved = moved || d.changed && (d.plus != nil || d.minus != nil)
 		old[s.ID] = d.old
 	}
 	in, err := df.diff(f.Input)

@@ -485,7 +485,9 @@ func lookupJoin(kind JoinKind, outer, inner Node, outerKeys, innerKeys []Expr, r
 		scan, ok = f.Input.(*Scan)
 		cond = f.Cond
 	}
-	if !ok || scan.Exclude != nil || nodeReadsOuter(inner) {
+	// A scan with Exclude (an incremental refresh's old side of a table)
+	// may be looked up too: every read of the scan leaves those rows out.
+	if !ok || nodeReadsOuter(inner) {
 		return nil
 	}
 	conds := []Expr{}

@@ -87,6 +87,9 @@ func (e *Estimator) rows(n Node) float64 {
 		// The key bounds repeat conditions of the Filter above, which
 		// counts them.
 		e.scanWidth(x)
+		if x.Narrowed && len(x.In) > 0 {
+			return e.narrowedRows(x)
+		}
 		return e.tableRows(x.Table)
 	case *Filter:
 		in := e.Rows(x.Input)

@@ -61,6 +61,11 @@ type Scan struct {
 	// In, when set, holds values of the first key column: the scan reads
 	// the rows whose first key column equals one of them (IN, = ANY).
 	In []Expr
+	// Narrowed says In was set by an incremental refresh narrowing the
+	// scan to a change's keys, with no Filter above repeating it: the
+	// estimator counts the In values then (a key bound the planner chose
+	// repeats a condition of the Filter above, which counts it).
+	Narrowed bool
 	// Exclude, when set, skips the rows with these row ids (an
 	// incremental refresh reads a source as of its checkpoint: the rows
 	// that changed since are left out here and their old images added).
@@ -74,6 +79,7 @@ func (s *Scan) Columns() []Column { return s.cols }
 // ClearKeyBounds makes s read the whole table.
 func (s *Scan) ClearKeyBounds() {
 	s.Index, s.Point, s.Start, s.End, s.In = nil, nil, nil, nil, nil
+	s.Narrowed = false
 }
 
 // Keyed reports whether s reads only the rows of given key values: a

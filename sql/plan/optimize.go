@@ -50,6 +50,9 @@ var Rules = []Rule{
 	// Index scans: a filtered scan reads through the key its filter
 	// bounds best (access.go).
 	{Name: "index-scan", Apply: indexScans},
+	// An inner join of a small side with a UNION ALL joins each branch,
+	// so a branch that is a table can look the keys up (join_union.go).
+	{Name: "join-union", Apply: distributeJoins},
 	// Index nested-loop joins: an equality join with a small side looks
 	// the other side up through its key (access.go).
 	{Name: "index-join", Apply: indexJoins},
