@@ -16,18 +16,7 @@ func smallTiKVTransactions(t *testing.T, limit uint64) {
 
 func deadMarkers(t *testing.T, db *DB) int {
 	t.Helper()
-	it, err := db.eng.newIter(deadPrefix, PrefixEnd(deadPrefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for ok := it.First(); ok; ok = it.Next() {
-		n++
-	}
-	if err := it.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return countKeys(t, db, deadPrefix, PrefixEnd(deadPrefix))
 }
 
 // rewriteRows rewrites tbl to n rows in one transaction and returns the

@@ -14,12 +14,10 @@ func smallRewriteBatches(t *testing.T) {
 	t.Cleanup(func() { rewriteBatchBytes = old })
 }
 
-// keySpaceLen counts the Pebble keys of one key space of rows id id.
-func keySpaceLen(t *testing.T, db *DB, prefix byte, id TableID) int {
+// countKeys counts the engine's keys in [lower, upper).
+func countKeys(t *testing.T, db *DB, lower, upper []byte) int {
 	t.Helper()
-	settle(db)
-	s, e := tableSpan(prefix, id)
-	it, err := db.eng.newIter(s, e)
+	it, err := db.eng.newIter(lower, upper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,20 +31,18 @@ func keySpaceLen(t *testing.T, db *DB, prefix byte, id TableID) int {
 	return n
 }
 
+// keySpaceLen counts the keys of one key space of rows id id, once the
+// engine's deletions after commits are done.
+func keySpaceLen(t *testing.T, db *DB, prefix byte, id TableID) int {
+	t.Helper()
+	settle(db)
+	s, e := tableSpan(prefix, id)
+	return countKeys(t, db, s, e)
+}
+
 func shadowKeys(t *testing.T, db *DB) int {
 	t.Helper()
-	it, err := db.eng.newIter(shadowPrefix, PrefixEnd(shadowPrefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for ok := it.First(); ok; ok = it.Next() {
-		n++
-	}
-	if err := it.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return countKeys(t, db, shadowPrefix, PrefixEnd(shadowPrefix))
 }
 
 // rewriteTo writes rows key i → "c<i>:new" for i in [0, n) as tbl's new content.
