@@ -484,6 +484,10 @@ func (p *refreshPlan) allCandidates() []Candidate {
 		case p.technique == NoOp:
 			fc.Reason = "not needed: nothing changed"
 			fc.Cost = 0
+		case p.kept != "" && p.incrCost > p.fullCost:
+			// Kept whatever the estimates say: the units shown decide
+			// the wording (the seconds follow learned rates and load).
+			fc.Reason = fmt.Sprintf("not chosen: %s, so %s is kept although its estimate is higher", p.kept, p.technique)
 		case p.incrSeconds > p.fullSeconds:
 			fc.Reason = fmt.Sprintf("not chosen: %s, so %s is kept although its estimate is higher", p.kept, p.technique)
 		default:
