@@ -99,8 +99,7 @@ func textKind(k types.Kind) bool {
 // (not bytes) and, for decimals, one scale: the row path's values keep
 // their own scales, so branches of two scales stay row at a time.
 func (vc *vcompiler) caseWhen(x *plan.Case) (vexpr, vtype, bool) {
-	type branch struct{ cond, res vexpr }
-	var bs []branch
+	ce := &caseEval{}
 	var rt vtype
 	first := true
 	result := func(e plan.Expr) (vexpr, bool) {
@@ -120,14 +119,14 @@ func (vc *vcompiler) caseWhen(x *plan.Case) (vexpr, vtype, bool) {
 		if !ok {
 			return nil, vtype{}, false
 		}
-		bs = append(bs, branch{c, r})
+		ce.arms = append(ce.arms, caseArm{cond: c, res: r})
 	}
-	var elseF vexpr
 	if x.Else != nil {
-		var ok bool
-		if elseF, ok = result(x.Else); !ok {
+		r, ok := result(x.Else)
+		if !ok {
 			return nil, vtype{}, false
 		}
+		ce.els = &caseArm{res: r}
 	}
 	if rt.t != vec.Int && rt.t != vec.Decimal && rt.t != vec.Bool {
 		return nil, vtype{}, false
@@ -138,45 +137,78 @@ func (vc *vcompiler) caseWhen(x *plan.Case) (vexpr, vtype, bool) {
 		return nil, vtype{}, false
 	}
 	out := &vec.Vec{}
-	var rest, take, left []int32
+	put := func(r *vec.Vec, _ *caseArm, rows []int32) error {
+		vec.Pick(r, rows, out)
+		return nil
+	}
+	null := func(rows []int32) {
+		for _, i := range rows {
+			out.SetNull(i)
+		}
+	}
 	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
 		out.T, out.Scale = rt.t, rt.scale
 		out.Reset(b.N)
-		rest = append(rest[:0], sel...)
-		for _, br := range bs {
-			if len(rest) == 0 {
-				break
-			}
-			c, err := br.cond(b, rest)
-			if err != nil {
-				return nil, err
-			}
-			take = vec.True(c, rest, take)
-			left = vec.NotTrue(c, rest, left)
-			if len(take) > 0 {
-				r, err := br.res(b, take)
-				if err != nil {
-					return nil, err
-				}
-				vec.Pick(r, take, out)
-			}
-			rest = append(rest[:0], left...)
-		}
-		if len(rest) > 0 {
-			if elseF == nil {
-				for _, i := range rest {
-					out.SetNull(i)
-				}
-			} else {
-				r, err := elseF(b, rest)
-				if err != nil {
-					return nil, err
-				}
-				vec.Pick(r, rest, out)
-			}
+		if err := ce.run(b, sel, put, null); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}, rt, true
+}
+
+// caseArm is one WHEN … THEN of a vectorized CASE (cond nil: its ELSE),
+// with its result's decimal scale (mixedCase).
+type caseArm struct {
+	cond, res vexpr
+	scale     int32
+}
+
+// caseEval runs a vectorized searched CASE over a batch: each arm's
+// condition over the rows no earlier arm took, and its result over the
+// rows it takes, given to put; the rows no arm takes go to the ELSE, or to
+// null without one.
+type caseEval struct {
+	arms             []caseArm
+	els              *caseArm
+	rest, take, left []int32
+}
+
+func (c *caseEval) run(b *vec.Batch, sel []int32, put func(r *vec.Vec, a *caseArm, rows []int32) error, null func(rows []int32)) error {
+	c.rest = append(c.rest[:0], sel...)
+	for i := range c.arms {
+		if len(c.rest) == 0 {
+			return nil
+		}
+		a := &c.arms[i]
+		cv, err := a.cond(b, c.rest)
+		if err != nil {
+			return err
+		}
+		c.take = vec.True(cv, c.rest, c.take)
+		c.left = vec.NotTrue(cv, c.rest, c.left)
+		if len(c.take) > 0 {
+			r, err := a.res(b, c.take)
+			if err != nil {
+				return err
+			}
+			if err := put(r, a, c.take); err != nil {
+				return err
+			}
+		}
+		c.rest = append(c.rest[:0], c.left...)
+	}
+	if len(c.rest) == 0 {
+		return nil
+	}
+	if c.els == nil {
+		null(c.rest)
+		return nil
+	}
+	r, err := c.els.res(b, c.rest)
+	if err != nil {
+		return err
+	}
+	return put(r, c.els, c.rest)
 }
 
 // mixedCase compiles a CASE of unconstrained NUMERIC type whose branches
@@ -190,97 +222,65 @@ func (vc *vcompiler) mixedCase(x *plan.Case) (vexpr, vtype, *vec.Vec, bool) {
 	if x.T.Kind != types.KindNumeric || x.T.Precision != 0 {
 		return nil, vtype{}, nil, false
 	}
-	type branch struct {
-		cond, res vexpr
-		scale     int32
-	}
-	var bs []branch
+	ce := &caseEval{}
 	top := int32(0)
-	result := func(e plan.Expr) (vexpr, int32, bool) {
+	result := func(e plan.Expr) (caseArm, bool) {
 		f, t, ok := vc.compile(e)
 		if !ok || t.t != vec.Decimal {
-			return nil, 0, false
+			return caseArm{}, false
 		}
 		top = max(top, t.scale)
-		return f, t.scale, true
+		return caseArm{res: f, scale: t.scale}, true
 	}
 	for _, w := range x.Whens {
 		c, ct, ok := vc.compile(w.Cond)
 		if !ok || ct.t != vec.Bool {
 			return nil, vtype{}, nil, false
 		}
-		r, sc, ok := result(w.Result)
+		a, ok := result(w.Result)
 		if !ok {
 			return nil, vtype{}, nil, false
 		}
-		bs = append(bs, branch{c, r, sc})
+		a.cond = c
+		ce.arms = append(ce.arms, a)
 	}
-	var elseF vexpr
-	var elseScale int32
 	if x.Else != nil {
-		var ok bool
-		if elseF, elseScale, ok = result(x.Else); !ok {
+		a, ok := result(x.Else)
+		if !ok {
 			return nil, vtype{}, nil, false
 		}
+		ce.els = &a
 	}
 	if top > 18 {
 		return nil, vtype{}, nil, false
 	}
 	out, scales, tmp := &vec.Vec{}, &vec.Vec{T: vec.Int}, &vec.Vec{}
-	var rest, take, left []int32
-	pick := func(r *vec.Vec, scale int32, sel []int32, n int) error {
+	var n int
+	put := func(r *vec.Vec, a *caseArm, rows []int32) error {
 		if r.Scale != top {
-			if err := vec.Rescale(r, top, sel, n, tmp); err != nil {
+			if err := vec.Rescale(r, top, rows, n, tmp); err != nil {
 				return err
 			}
 			r = tmp
 		}
-		vec.Pick(r, sel, out)
-		for _, i := range sel {
-			scales.I[i] = int64(scale)
+		vec.Pick(r, rows, out)
+		for _, i := range rows {
+			scales.I[i] = int64(a.scale)
 		}
 		return nil
+	}
+	null := func(rows []int32) {
+		for _, i := range rows {
+			out.SetNull(i)
+		}
 	}
 	return func(b *vec.Batch, sel []int32) (*vec.Vec, error) {
 		out.T, out.Scale = vec.Decimal, top
 		out.Reset(b.N)
 		scales.Reset(b.N)
-		rest = append(rest[:0], sel...)
-		for _, br := range bs {
-			if len(rest) == 0 {
-				break
-			}
-			c, err := br.cond(b, rest)
-			if err != nil {
-				return nil, err
-			}
-			take = vec.True(c, rest, take)
-			left = vec.NotTrue(c, rest, left)
-			if len(take) > 0 {
-				r, err := br.res(b, take)
-				if err != nil {
-					return nil, err
-				}
-				if err := pick(r, br.scale, take, b.N); err != nil {
-					return nil, err
-				}
-			}
-			rest = append(rest[:0], left...)
-		}
-		if len(rest) > 0 {
-			if elseF == nil {
-				for _, i := range rest {
-					out.SetNull(i)
-				}
-			} else {
-				r, err := elseF(b, rest)
-				if err != nil {
-					return nil, err
-				}
-				if err := pick(r, elseScale, rest, b.N); err != nil {
-					return nil, err
-				}
-			}
+		n = b.N
+		if err := ce.run(b, sel, put, null); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}, vtype{t: vec.Decimal, scale: top}, scales, true
