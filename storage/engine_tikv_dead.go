@@ -203,16 +203,3 @@ func (r *deadReclaimer) close() {
 	r.mu.Unlock()
 	r.wg.Wait()
 }
-
-// idle waits until nothing is queued or being deleted (tests).
-func (r *deadReclaimer) idle() {
-	for {
-		r.mu.Lock()
-		busy := r.running
-		r.mu.Unlock()
-		if !busy {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-}

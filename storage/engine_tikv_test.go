@@ -2,7 +2,11 @@
 
 package storage
 
-import "go.uber.org/goleak"
+import (
+	"time"
+
+	"go.uber.org/goleak"
+)
 
 func init() {
 	// The mock cluster's goleveldb drains its memory pool for up to a
@@ -11,3 +15,16 @@ func init() {
 }
 
 func (e *tikvEngine) settle() { e.dead.idle() }
+
+// idle waits until nothing is queued or being deleted.
+func (r *deadReclaimer) idle() {
+	for {
+		r.mu.Lock()
+		busy := r.running
+		r.mu.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
