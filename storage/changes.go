@@ -67,6 +67,11 @@ type ChangeIterator struct {
 	pit        engineIter
 	start      int64
 	timestamps []time.Time // by version - start
+	// spans: the key ranges the records are in, in version order; pit
+	// walks spans[span]. One range of versions but for a version whose
+	// records are in a change slot (HistoryEntry.ChangesAt).
+	spans []changeSpan
+	span  int
 
 	cur         Change
 	post        Change
@@ -118,6 +123,7 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 	it.start = start
 	it.timestamps = make([]time.Time, end-start+1)
 	off, rewritten := int64(-1), int64(-1)
+	next := start // the first version no span holds yet
 	if err := t.scanHistory(tbl, start, end, false, func(h HistoryEntry) bool {
 		it.timestamps[h.Version-start] = h.Timestamp
 		if !h.ChangeDataFeed {
@@ -125,6 +131,14 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 		}
 		if h.Rewritten {
 			rewritten = h.Version
+		}
+		if h.ChangesAt != 0 {
+			if next < h.Version {
+				it.spans = append(it.spans, changeSpan{lower: cdfKey(nil, tbl, next, 0), upper: cdfKey(nil, tbl, h.Version, 0)})
+			}
+			lower, upper := slotSpan(tbl, h.ChangesAt)
+			it.spans = append(it.spans, changeSpan{lower: lower, upper: upper, slotOf: h.Version, slot: true})
+			next = h.Version + 1
 		}
 		return true
 	}); err != nil {
@@ -138,15 +152,54 @@ func (it *ChangeIterator) open(tbl TableID, start, end int64) error {
 		return &ChangesUnavailableError{Table: tbl, Start: start, AvailableFrom: from,
 			Vacuumed: off < 0, Rewritten: rewritten}
 	}
-	lower := cdfKey(nil, tbl, start, 0)
-	upper := cdfKey(nil, tbl, end+1, 0)
-	pit, err := t.snap.newIter(lower, upper)
+	if next <= end {
+		it.spans = append(it.spans, changeSpan{lower: cdfKey(nil, tbl, next, 0), upper: cdfKey(nil, tbl, end+1, 0)})
+	}
+	if len(it.spans) == 0 {
+		it.done = true
+		return nil
+	}
+	pit, err := t.snap.newIter(it.spans[0].lower, it.spans[0].upper)
 	if err != nil {
 		return err
 	}
 	it.pit = pit
 	t.trackChanges(it)
 	return nil
+}
+
+// changeSpan is a key range of change records; a slot's records are all
+// of version slotOf.
+type changeSpan struct {
+	lower, upper []byte
+	slot         bool
+	slotOf       int64
+}
+
+// nextSpan positions pit at the first record of the spans after
+// it.span that has one.
+func (it *ChangeIterator) nextSpan() bool {
+	for it.span+1 < len(it.spans) {
+		if it.err = it.pit.Close(); it.err != nil {
+			it.pit = nil
+			return false
+		}
+		it.span++
+		sp := it.spans[it.span]
+		pit, err := it.txn.snap.newIter(sp.lower, sp.upper)
+		if err != nil {
+			it.pit, it.err = nil, err
+			return false
+		}
+		it.pit = pit
+		if pit.First() {
+			return true
+		}
+		if pit.Error() != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // changesAvailableFrom is the first version v such that every version in
@@ -181,9 +234,14 @@ func (it *ChangeIterator) Next() bool {
 	} else {
 		ok = it.pit.Next()
 	}
+	if !ok && it.pit.Error() == nil {
+		ok = it.nextSpan()
+	}
 	if !ok {
 		it.done = true
-		it.err = it.pit.Error()
+		if it.err == nil && it.pit != nil {
+			it.err = it.pit.Error()
+		}
 		return false
 	}
 	k := it.pit.Key()
@@ -197,6 +255,9 @@ func (it *ChangeIterator) Next() bool {
 		return false
 	}
 	version := int64(binary.BigEndian.Uint64(k[tablePrefixLen:]))
+	if sp := &it.spans[it.span]; sp.slot {
+		version = sp.slotOf
+	}
 	var ts time.Time
 	if i := version - it.start; i >= 0 && i < int64(len(it.timestamps)) {
 		ts = it.timestamps[i]
@@ -274,10 +335,14 @@ func (t *Txn) VacuumChanges(tbl TableID, before time.Time) (keptFrom int64, err 
 		return 0, err
 	}
 	keptFrom = ps.version + 1
+	var slots []int64 // change slots of the versions vacuumed now
 	err = t.scanHistory(tbl, 0, ps.version, false, func(h HistoryEntry) bool {
 		if !h.Timestamp.Before(before) {
 			keptFrom = h.Version
 			return false
+		}
+		if h.ChangesAt != 0 && h.Version >= ps.vacuumedBelow {
+			slots = append(slots, h.ChangesAt)
 		}
 		return true
 	})
@@ -293,5 +358,6 @@ func (t *Txn) VacuumChanges(tbl TableID, before time.Time) (keptFrom int64, err 
 	}
 	tw.vacuum = true
 	tw.vacuumBelow = max(tw.vacuumBelow, keptFrom)
+	tw.vacuumSlots = append(tw.vacuumSlots, slots...)
 	return keptFrom, nil
 }

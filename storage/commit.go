@@ -53,6 +53,19 @@ type movedRow struct {
 	paired     bool
 }
 
+// into is the key space the commit writes the table's rows and index
+// entries into: the snapshot's, but for a table dropped and created again
+// in the transaction, whose previous key space the commit deletes — on
+// some engines after the commit, in parts (delKeySpace) — and whose new
+// rows therefore go under its own id. That one is empty: a table's own
+// key space is deleted within the commit that leaves it.
+func (p *tablePlan) into() TableID {
+	if p.tw.dropped && p.tw.created {
+		return p.tw.id
+	}
+	return p.rows
+}
+
 // nextVersion is the version the commit would give the table now.
 func (p *tablePlan) nextVersion() int64 {
 	switch {
@@ -188,13 +201,18 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	t.commitCtx, t.commitN = ctx, 0
 	defer func() { t.commitCtx = nil }()
 	db := t.db
-	if err := t.sealRewrites(); err != nil {
-		return err
-	}
 	if t.hasStage() {
 		if err := t.spillAll(); err != nil {
 			return err
 		}
+		if db.pdb == nil { // no ingest: new generations (stage_generation.go)
+			if err := t.stageAsGenerations(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.sealRewrites(); err != nil {
+		return err
 	}
 	if t.ReadOnly() {
 		if len(t.checks) == 0 {
@@ -528,6 +546,11 @@ func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 		if err := b.delRange(s, cdfKey(nil, tbl, tw.vacuumBelow, 0)); err != nil {
 			return err
 		}
+		for _, slot := range tw.vacuumSlots {
+			if err := b.delDead(slotSpan(tbl, slot)); err != nil {
+				return err
+			}
+		}
 	}
 	if !p.makesVersion {
 		return t.encodeIndexes(b, p)
@@ -575,12 +598,13 @@ func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) error {
 	}
 	if r := tw.rewrite; r != nil {
 		// A rewrite keeps no change records (its version has the feed
-		// off): every row of the snapshot goes, every new one comes.
+		// off): every row of the snapshot goes, every new one comes,
+		// but for those it kept as they were (stage_generation.go).
 		n, err := t.RowCount(tbl)
 		if err != nil {
 			return err
 		}
-		p.ins, p.del = r.n, n
+		p.ins, p.del = r.n-r.kept, n-r.kept
 		return nil
 	}
 	ce := changeEncoder{t: t, b: b, p: p, cdf: tw.info.ChangeDataFeed}
@@ -637,12 +661,12 @@ func (t *Txn) encodeRow(b engineBatch, p *tablePlan, w *rowWrite) error {
 		if !w.origExists || p.tw.truncated {
 			return nil // nothing on disk to delete (or the range delete covers it)
 		}
-		t.keyBuf = rowKey(t.keyBuf[:0], p.rows, w.key)
+		t.keyBuf = rowKey(t.keyBuf[:0], p.into(), w.key)
 		return b.del(t.keyBuf)
 	}
 	hl := rowHeaderLen(w.rowID, p.version)
 	k, v := b.setDeferred(tablePrefixLen+len(w.key), hl+len(w.value))
-	appendTablePrefix(k[:0], prefixRows, p.rows)
+	appendTablePrefix(k[:0], prefixRows, p.into())
 	copy(k[tablePrefixLen:], w.key)
 	n := putRowHeader(v, w.rowID, p.version)
 	copy(v[n:], w.value)
@@ -772,8 +796,12 @@ func (t *Txn) encodeVersions(b engineBatch, plans []*tablePlan, now time.Time) [
 		ps := persistedState{version: st.version.Load(), nextRowID: st.nextRowID.Load(), lastTS: last, vacuumedBelow: vacuumed, rowCount: st.rowCount, indexes: st.indexes}
 		// Where the rows live after the commit: the latest state's key
 		// space (a commit that writes rows has the snapshot's: a
-		// concurrent rewrite conflicts), or the rewrite's.
+		// concurrent rewrite conflicts), the table's own for one dropped
+		// and created again (into), or the rewrite's.
 		p.newRows = TableID(st.rowsID.Load())
+		if tw.dropped && tw.created {
+			p.newRows = p.into()
+		}
 		if tw.rewrite != nil {
 			p.newRows = tw.rewrite.rows
 		}
@@ -799,8 +827,11 @@ func (t *Txn) encodeVersions(b engineBatch, plans []*tablePlan, now time.Time) [
 			h := HistoryEntry{
 				Version: p.version, Timestamp: ts, Operation: p.operation(), Params: tw.params,
 				RowsInserted: p.ins, RowsUpdated: p.upd, RowsDeleted: p.del,
-				ChangeDataFeed: tw.info.ChangeDataFeed && tw.rewrite == nil,
-				Rewritten:      tw.rewrite != nil,
+				ChangeDataFeed: tw.info.ChangeDataFeed && (tw.rewrite == nil || tw.rewrite.slot != 0),
+				Rewritten:      tw.rewrite != nil && tw.rewrite.slot == 0,
+			}
+			if tw.rewrite != nil {
+				h.ChangesAt = tw.rewrite.slot
 			}
 			_ = b.set(versionKey(prefixHistory, tbl, p.version), encodeHistory(&h))
 			ps.version, ps.lastTS = p.version, ts

@@ -152,8 +152,16 @@
 // update or delete each, and the SSTables point deletions; the rows they
 // read first would be streamed to runs rather than collected), and
 // incremental refreshes up to --full-refresh-diff-limit, which still hold
-// their difference until commit. Another engine (TiKV) would stage the
-// same runs and commit them as one large transaction of its own.
+// their difference until commit.
+//
+// Another engine (TiKV) stages the same runs (in Options.Dir, or in
+// memory) but cannot ingest: its commit makes each staged table a new
+// generation — the snapshot's rows kept as they were, then the staged
+// ones — written in bounded batches and switched to by the commit's
+// small transaction (stage_generation.go). So no transaction passes the
+// engine's size limit, at the price of copying the rows the table had.
+// The change records are written with the rows, under a slot of their
+// own that the version's history entry names (HistoryEntry.ChangesAt).
 //
 // # Invariants
 //
@@ -189,7 +197,8 @@
 //     state → final state), ordered by key within the commit; the history
 //     metrics count the same changes. A rewrite's switch records none
 //     (Generations, below); its metrics count every old row deleted and
-//     every new one inserted.
+//     every new one inserted. A staged generation's switch (TiKV) records
+//     its inserts, in a slot its history entry names.
 //  8. Subscribers hear of a commit after its WAL sync, outside every lock,
 //     one call at a time, in commit order.
 //  9. A table's index entries are exactly those its rows call for, at every

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // Engines other than Pebble, selected by Options.Store (the server's
@@ -29,8 +32,9 @@ var engineOpeners = map[string]engineOpener{}
 var ErrNoEngine = errors.New("storage: no such storage engine in this build")
 
 // openStore opens the engine opts.Store names and the DB on it. Staged
-// inserts (stage.go) are Pebble's: every write keeps to the in-memory
-// path on another engine.
+// inserts (stage.go) keep their runs in the data directory (in memory
+// with Options.InMemory; never without a directory), and commit as new
+// generations (stage_generation.go).
 func openStore(opts Options) (*DB, error) {
 	scheme, rest, ok := strings.Cut(opts.Store, "://")
 	if !ok {
@@ -55,6 +59,10 @@ func openStore(opts Options) (*DB, error) {
 		return nil, fmt.Errorf("storage: open %s: %w", opts.Store, err)
 	}
 	db.eng = eng
+	if err := db.initOtherStage(&opts); err != nil {
+		_ = eng.close()
+		return nil, err
+	}
 	if db.sharedStore = eng.shared(); db.sharedStore {
 		if err := db.allocNode(); err != nil {
 			_ = eng.close()
@@ -71,4 +79,22 @@ func openStore(opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// initOtherStage sets staged inserts up on an engine other than Pebble.
+func (db *DB) initOtherStage(opts *Options) error {
+	po := &pebble.Options{}
+	switch {
+	case opts.InMemory:
+		po.FS = vfs.NewMem()
+		return db.initStage(po.FS, "", po, opts.StageRows)
+	case opts.Dir != "":
+		po.FS = vfs.Default
+		if opts.FS != nil {
+			po.FS = opts.FS
+		}
+		return db.initStage(po.FS, opts.Dir, po, opts.StageRows)
+	}
+	db.stage.threshold = -1
+	return nil
 }

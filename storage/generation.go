@@ -118,13 +118,18 @@ type Rewrite struct {
 	rows    TableID // the new key space
 	version int64   // the version the switch must get (the rows' commit version)
 	b       engineBatch
-	n       int64   // rows written
-	uniq    []int64 // unique-form entries written, by index of info.Indexes
-	buf     []byte
-	err     error // sticky
-	sealed  bool  // every batch applied and synced, unique indexes checked
-	done    bool  // switched, or its outcome unknown: never discarded
-	chunks  int
+	n       int64 // rows written
+	kept    int64 // of them, rows of the snapshot kept as they were (stage_generation.go)
+	// slot: where the change records of a staged generation go
+	// (changeSlot, stage_generation.go); 0 for a rewrite, which has none.
+	slot   int64
+	cdfSeq uint32
+	uniq   []int64 // unique-form entries written, by index of info.Indexes
+	buf    []byte
+	err    error // sticky
+	sealed bool  // every batch applied and synced, unique indexes checked
+	done   bool  // switched, or its outcome unknown: never discarded
+	chunks int
 }
 
 // RewriteRows starts writing the whole content of info's table anew: the
@@ -268,18 +273,27 @@ func (r *Rewrite) Insert(key, value []byte) error {
 	if r.err != nil {
 		return r.err
 	}
+	return r.insertRow(key, r.tw.st.allocRowID(), r.version, value)
+}
+
+// insertRow writes a row of the new content with the row id and commit
+// version it is to have: a new row's (Insert), or one the snapshot holds
+// and the new content keeps as it is (stage_generation.go).
+func (r *Rewrite) insertRow(key []byte, rowID, version int64, value []byte) error {
+	if r.err != nil {
+		return r.err
+	}
 	if err := r.t.alive(); err != nil {
 		return err
 	}
 	if r.sealed || r.done {
 		return errors.New("storage: write to a finished rewrite")
 	}
-	rowID := r.tw.st.allocRowID()
-	hl := rowHeaderLen(rowID, r.version)
+	hl := rowHeaderLen(rowID, version)
 	k, v := r.b.setDeferred(tablePrefixLen+len(key), hl+len(value))
 	appendTablePrefix(k[:0], prefixRows, r.rows)
 	copy(k[tablePrefixLen:], key)
-	n := putRowHeader(v, rowID, r.version)
+	n := putRowHeader(v, rowID, version)
 	copy(v[n:], value)
 	if err := r.b.finishDeferred(); err != nil {
 		r.err = err
@@ -436,17 +450,22 @@ func (r *Rewrite) discard() {
 	}
 	b := db.eng.newBatch(0)
 	defer b.close()
-	deleteKeySpace(b, r.rows)
+	deleteKeySpace(b, r.info.ID, r.rows)
 	_ = b.del(shadowKey(r.rows))
 	if err := db.eng.write(b, false); err != nil {
 		db.log.Warn("could not delete an abandoned rewrite; the next start-up will", "table", r.info.ID, "err", err)
 	}
 }
 
-// deleteKeySpace deletes every row and index entry under rows id id.
-func deleteKeySpace(b engineBatch, id TableID) {
+// deleteKeySpace deletes every row and index entry under rows id id, a
+// generation of table tbl never switched to, and the change records of
+// its slot (stage_generation.go).
+func deleteKeySpace(b engineBatch, tbl, id TableID) {
 	for _, prefix := range []byte{prefixRows, prefixIndex} {
 		_ = delKeySpace(b, prefix, id)
+	}
+	if id >= FirstRowsID {
+		_ = b.delDead(slotSpan(tbl, changeSlot(id)))
 	}
 }
 
@@ -581,7 +600,7 @@ func (db *DB) loadRewrites() error {
 	defer b.close()
 	for _, sh := range shadows {
 		if st := db.tables[sh.tbl]; st == nil || TableID(st.rowsID.Load()) != sh.rows {
-			deleteKeySpace(b, sh.rows)
+			deleteKeySpace(b, sh.tbl, sh.rows)
 		}
 		_ = b.del(sh.key)
 	}
@@ -628,7 +647,7 @@ func (db *DB) reclaimSharedShadows(shadows []shadow) error {
 			} else {
 				_ = b.del(stateKey(sh.tbl))
 			}
-			deleteKeySpace(b, sh.rows)
+			deleteKeySpace(b, sh.tbl, sh.rows)
 			deleted = true
 			return true, b.del(sh.key)
 		})

@@ -22,6 +22,10 @@ type HistoryEntry struct {
 	// Rewritten: the commit switched the table to new content written as
 	// a generation (generation.go); its row changes are not recorded.
 	Rewritten bool
+	// ChangesAt: the slot the commit's change records are under instead of
+	// its version (changeSlot; inserts staged on an engine that cannot
+	// ingest, stage_generation.go); 0 for none.
+	ChangesAt int64
 }
 
 const historyFormat byte = 1
@@ -52,6 +56,9 @@ func encodeHistory(h *HistoryEntry) []byte {
 	default:
 		b = append(b, 0)
 	}
+	if h.ChangesAt != 0 { // absent in entries written before it existed
+		b = binary.AppendVarint(b, h.ChangesAt)
+	}
 	return b
 }
 
@@ -75,6 +82,9 @@ func decodeHistory(version int64, v []byte) (HistoryEntry, error) {
 	h.RowsDeleted = d.varint()
 	feed := d.byte()
 	h.ChangeDataFeed, h.Rewritten = feed == 1, feed == 2
+	if d.err == nil && len(d.b) > 0 {
+		h.ChangesAt = d.varint()
+	}
 	if d.err != nil {
 		return h, fmt.Errorf("%w (history version %d)", d.err, version)
 	}

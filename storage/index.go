@@ -581,7 +581,7 @@ func (t *Txn) encodeIndexes(b engineBatch, p *tablePlan) error {
 			if err := t.commitCheck(); err != nil {
 				return err
 			}
-			t.keyBuf = indexKey(t.keyBuf[:0], tbl, id, w.key)
+			t.keyBuf = indexKey(t.keyBuf[:0], p.into(), id, w.key)
 			var err error
 			switch {
 			case !w.del:

@@ -86,7 +86,7 @@ func (sc *stagedCommit) buildIndexes(ctx context.Context, t *Txn, p *tablePlan) 
 			if e.del {
 				continue // nothing of a fresh index is on disk to delete
 			}
-			key = indexKey(key[:0], p.rows, id, e.key)
+			key = indexKey(key[:0], p.into(), id, e.key)
 			if first == nil {
 				first = cloneBytes(key)
 			}

@@ -179,6 +179,12 @@ func (t *Txn) spill(tw *tableWrites) error {
 		if ix.entries.Len() == 0 {
 			continue
 		}
+		if t.db.pdb == nil {
+			// An engine that cannot ingest writes a generation, whose
+			// entries are made from its rows (stage_generation.go).
+			ix.entries = newWriteSet()
+			continue
+		}
 		path, err := t.db.writeRun(func(put func(k, v []byte) error) error {
 			for w := range ix.entries.All() {
 				if err := put(w.key, w.value); err != nil {
@@ -640,18 +646,10 @@ func (sc *stagedCommit) ingest() error {
 // endStages removes the run files of a transaction that ends.
 func (t *Txn) endStages() {
 	for _, tw := range t.tables {
-		st := tw.stage
-		if st == nil {
+		if tw.stage == nil {
 			continue
 		}
-		for _, p := range st.rows {
-			_ = t.db.stage.fs.Remove(p)
-		}
-		for _, ps := range st.idx {
-			for _, p := range ps {
-				_ = t.db.stage.fs.Remove(p)
-			}
-		}
+		removeRuns(t.db, tw.stage)
 		tw.stage = nil
 	}
 }

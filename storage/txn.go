@@ -74,6 +74,7 @@ type tableWrites struct {
 
 	vacuum      bool
 	vacuumBelow int64
+	vacuumSlots []int64 // change slots of vacuumed versions (stage_generation.go)
 
 	// Secondary indexes (index.go).
 	indexSet    []IndexID // the table's indexes as this txn sees them (once indexLoaded)
