@@ -60,7 +60,10 @@ type movedRow struct {
 // rows therefore go under its own id. That one is empty: a table's own
 // key space is deleted within the commit that leaves it.
 func (p *tablePlan) into() TableID {
-	if p.tw.dropped && p.tw.created {
+	switch {
+	case p.tw.created && p.tw.createRows != 0:
+		return p.tw.createRows // a key space of its own (createdRows)
+	case p.tw.dropped && p.tw.created:
 		return p.tw.id
 	}
 	return p.rows
@@ -513,7 +516,13 @@ func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 	if tw.dropped {
 		for _, prefix := range []byte{prefixCDF, prefixHistory} {
 			s, e := tableSpan(prefix, tbl)
-			if err := b.delRange(s, e); err != nil {
+			del := b.delRange
+			if !tw.created && t.db.pdb == nil {
+				// Dropped for good: after the commit, in parts (a
+				// later CreateTable of the id waits for it: createdRows).
+				del = b.delDead
+			}
+			if err := del(s, e); err != nil {
 				return err
 			}
 		}
@@ -799,7 +808,7 @@ func (t *Txn) encodeVersions(b engineBatch, plans []*tablePlan, now time.Time) [
 		// concurrent rewrite conflicts), the table's own for one dropped
 		// and created again (into), or the rewrite's.
 		p.newRows = TableID(st.rowsID.Load())
-		if tw.dropped && tw.created {
+		if tw.created {
 			p.newRows = p.into()
 		}
 		if tw.rewrite != nil {

@@ -324,8 +324,9 @@
 //     truncate does. Staged inserts become such chunks too: TiKV's
 //     transaction limits (about 100 MB and 6 MB per entry in client-go's
 //     defaults) make one transaction per big INSERT impossible, so a
-//     staged table is written as a new generation beside the old rows and
-//     switched in the commit's small transaction.
+//     staged table is written as a new generation, the old rows copied
+//     into it, and switched in the commit's small transaction (built:
+//     stage_generation.go).
 //   - Durability and visibility (invariant 4a) are TiKV's: a commit is in
 //     a Raft majority when Commit returns, and no snapshot sees a
 //     prewritten but uncommitted transaction (readers resolve its locks).
@@ -333,7 +334,12 @@
 // Range deletions (truncate, drop, vacuum of the feed) have no
 // transactional form in TiKV: the engine deletes the keys it sees, one by
 // one, inside the transaction, which bounds a TRUNCATE by the transaction
-// limits. The multi-process design replaces them by generations (a new
+// limits. A dead key space — a rewrite's previous generation, a dropped
+// table's (every table created on TiKV gets a key space of its own,
+// createdRows, so its rows never share one with a dropped table's), a
+// dropped table's history and change records (a later CreateTable of the
+// id finishes their deletion first) — is deleted after the commit instead
+// (engine_tikv_dead.go). The multi-process design replaces them by generations (a new
 // rows id in the state; the old key space deleted afterwards by TiKV's
 // DeleteRange, outside any transaction, once no snapshot reads it:
 // after the GC safe point passes the switch).

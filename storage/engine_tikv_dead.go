@@ -113,7 +113,7 @@ func (r *deadReclaimer) run() {
 		rg := r.queue[0]
 		r.queue = r.queue[1:]
 		r.mu.Unlock()
-		if err := r.reclaim(rg[0], rg[1]); err != nil && !errors.Is(err, errReclaimStopped) {
+		if err := r.reclaim(rg[0], rg[1], r.stop); err != nil && !errors.Is(err, errReclaimStopped) {
 			r.log.Warn("could not delete a dropped key space yet; the next open of the store will", "start", rg[0], "err", err)
 		}
 	}
@@ -122,13 +122,13 @@ func (r *deadReclaimer) run() {
 var errReclaimStopped = errors.New("storage: the store is closing")
 
 // reclaim deletes the keys of [start, end) in bounded transactions, then
-// its marker.
-func (r *deadReclaimer) reclaim(start, end []byte) error {
+// its marker; it gives up when stop is closed (nil: never).
+func (r *deadReclaimer) reclaim(start, end []byte, stop <-chan struct{}) error {
 	cursor := bytes.Clone(start)
 	conflicts := 0
 	for {
 		select {
-		case <-r.stop:
+		case <-stop:
 			return errReclaimStopped
 		default:
 		}
@@ -202,4 +202,16 @@ func (r *deadReclaimer) close() {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
+}
+
+// finishDead deletes [start, end) now if a committed marker says it is
+// dead (a CreateTable of a dropped table's id, before it writes there
+// again); the reclaimer, here or in another process, may be at it too,
+// harmlessly.
+func (e *tikvEngine) finishDead(start, end []byte) error {
+	_, found, err := e.get(deadMarker(start, end), nil)
+	if err != nil || !found {
+		return err
+	}
+	return e.dead.reclaim(start, end, nil)
 }

@@ -3,6 +3,7 @@
 package storage
 
 import (
+	"fmt"
 	"testing"
 )
 
@@ -76,6 +77,7 @@ func TestTiKVDeadKeySpaceAfterClose(t *testing.T) {
 	a := openShared(t, t.Name())
 	createTable(t, a, tA)
 	first := rewriteRows(t, a, tA, 400)
+	settle(a)                        // the created table's first key space is gone
 	a.eng.(*tikvEngine).dead.close() // as if A died right after its next commit
 	rewriteRows(t, a, tA, 5)
 	if n := keySpaceLen(t, a, prefixRows, first); n != 400 {
@@ -93,5 +95,72 @@ func TestTiKVDeadKeySpaceAfterClose(t *testing.T) {
 	}
 	if n := rowsOn(t, b); n != 5 {
 		t.Errorf("%d rows, want the rewrite's 5", n)
+	}
+}
+
+// TestTiKVDropStaysSmall: with every TiKV transaction bounded to 32 KB,
+// a DROP of a table filled by many small commits, whose rows, index
+// entries, change records and history together are far past the bound,
+// commits, marking them for deletion after it. The id created again
+// before that deletion (as a storage caller may) deletes the history and
+// change records first, in bounded transactions, and starts empty.
+func TestTiKVDropStaysSmall(t *testing.T) {
+	db, err := Open(Options{InMemory: true, Store: "tikvmock://"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl := withIndex(tA, colorIndex(false))
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
+	for round := range 30 {
+		update(t, db, func(tx *Txn) error {
+			for i := range 100 {
+				mustInsert(t, tx, tbl, fmt.Sprintf("k%02d-%03d", round, i), fmt.Sprintf("c%d:%d", i%4, i))
+			}
+			return nil
+		})
+	}
+	tx := db.Begin()
+	rows, err := tx.rowsOf(tA.ID)
+	tx.Rollback()
+	if err != nil || rows < FirstRowsID {
+		t.Fatalf("the created table lives under key space %d (%v), want one of its own", rows, err)
+	}
+	smallTiKVTransactions(t, 32<<10)
+	spaces := map[byte]TableID{prefixRows: rows, prefixIndex: rows, prefixCDF: tA.ID, prefixHistory: tA.ID}
+	for prefix, id := range spaces {
+		if n := keySpaceLen(t, db, prefix, id); n < 30 {
+			t.Fatalf("%d keys under prefix %x before the drop", n, prefix)
+		}
+	}
+	db.eng.(*tikvEngine).dead.close() // the deletion after the commit waits for the CreateTable below
+	update(t, db, func(tx *Txn) error { return tx.DropTable(tA.ID) })
+	rd := db.Begin()
+	if got := scanAll(t, rd, tA.ID, nil, nil); len(got) != 0 {
+		t.Fatalf("the dropped table shows %d rows", len(got))
+	}
+	if h, err := rd.History(tA.ID); err != nil || len(h) != 0 {
+		t.Fatalf("the dropped table shows %d history entries (%v)", len(h), err)
+	}
+	rd.Rollback()
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "a", "c1:a"); return nil })
+	// CreateTable deleted the history and the change records (in
+	// transactions within the bound); the rows and index entries of the
+	// dropped key space wait for the next open.
+	if n := deadMarkers(t, db); n != 2 {
+		t.Errorf("%d dead markers after the CreateTable, want the rows' and the index entries'", n)
+	}
+	rd = db.Begin()
+	defer rd.Rollback()
+	if got := scanAll(t, rd, tA.ID, nil, nil); len(got) != 1 {
+		t.Fatalf("the table created again has %v", got)
+	}
+	if h := history(t, db, tA.ID); len(h) != 2 || h[1].Operation != "CREATE TABLE" || h[1].Version != 0 {
+		t.Fatalf("its history: %+v", h)
+	}
+	if ch, err := changes(t, rd, tA.ID, 0, -1); err != nil || len(ch) != 1 {
+		t.Fatalf("its change feed: %q (%v)", ch, err)
 	}
 }

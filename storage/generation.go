@@ -516,6 +516,9 @@ func markRewrites(db *DB, plans []*tablePlan) []*Rewrite {
 			p.st.rewritten.Store(true)
 			db.anyRewritten.Store(true)
 			rs = append(rs, r)
+		} else if p.tw.created && p.tw.createRows != 0 {
+			p.st.rewritten.Store(true) // it lives under another id than its own
+			db.anyRewritten.Store(true)
 		}
 	}
 	if len(rs) > 0 {
@@ -725,4 +728,60 @@ func killPoint(name string) {
 	if kill.n.Add(1) == kill.after {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 	}
+}
+
+// createdRows gives a table that tw's transaction creates a key space of
+// its own, as a rewrite's (a rows id, marked by a shadow key until the
+// transaction ends), on an engine that deletes dead key spaces after the
+// commit (TiKV): a table created under its own id would share it with
+// the deletion of a table dropped before under that id (a CREATE OR
+// REPLACE, or a storage caller's later CreateTable), which may still be
+// under way, and could not be deleted after a commit itself. So every key
+// space a DROP, a TRUNCATE's switch or a rewrite leaves there is dead.
+// Pebble deletes within the commit and keeps tables under their own ids.
+func (t *Txn) createdRows(tw *tableWrites) error {
+	if t.db.pdb != nil || tw.createRows != 0 {
+		return nil
+	}
+	// A DROP of the id before deletes its history and change records
+	// after its commit, in parts: that must be done before they are
+	// written again.
+	if f, ok := t.db.eng.(interface{ finishDead(start, end []byte) error }); ok && !tw.dropped {
+		for _, prefix := range []byte{prefixCDF, prefixHistory} {
+			if err := f.finishDead(tableSpan(prefix, tw.id)); err != nil {
+				return err
+			}
+		}
+	}
+	id, err := t.db.allocRowsID(tw.id)
+	if err != nil {
+		return err
+	}
+	tw.createRows = id
+	t.created = append(t.created, id)
+	return nil
+}
+
+// endCreated deletes the shadow keys of the key spaces CreateTable gave
+// (createdRows) when the transaction ends: a committed table's state
+// names its key space by then, and one that did not commit wrote nothing
+// there (its writes were in the write set). A crash before this leaves
+// the shadow for start-up, which tells the two cases apart by the state.
+func (t *Txn) endCreated() {
+	if len(t.created) == 0 {
+		return
+	}
+	db := t.db
+	if db.closed.Load() || db.writable(64) != nil {
+		return
+	}
+	b := db.eng.newBatch(0)
+	defer b.close()
+	for _, id := range t.created {
+		_ = b.del(shadowKey(id))
+	}
+	if err := db.eng.write(b, false); err != nil {
+		db.log.Warn("could not delete the markers of created tables' key spaces; the next start-up will", "err", err)
+	}
+	t.created = nil
 }

@@ -102,6 +102,13 @@ func (t *Txn) History(tbl TableID) ([]HistoryEntry, error) {
 	if t.reads != nil && t.alive() == nil {
 		t.reads.addWhole(tbl)
 	}
+	if t.db.pdb == nil {
+		// A dropped table's history may be deleted after the drop's
+		// commit (commit.go's encodeTable): none without a state.
+		if _, ok, err := t.snapState(tbl); err != nil || !ok {
+			return nil, err
+		}
+	}
 	var out []HistoryEntry
 	err := t.scanHistory(tbl, 0, -1, true, func(h HistoryEntry) bool {
 		out = append(out, h)

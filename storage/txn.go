@@ -76,6 +76,10 @@ type tableWrites struct {
 	vacuumBelow int64
 	vacuumSlots []int64 // change slots of vacuumed versions (stage_generation.go)
 
+	// createRows: the key space CreateTable gave the table (createdRows);
+	// 0 where tables live under their own id.
+	createRows TableID
+
 	// Secondary indexes (index.go).
 	indexSet    []IndexID // the table's indexes as this txn sees them (once indexLoaded)
 	indexLoaded bool
@@ -142,6 +146,10 @@ type Txn struct {
 	rowsIDs map[TableID]TableID
 	// staging: inserts past the stage threshold may go to runs (stage.go).
 	staging bool
+	// created: the key spaces CreateTable gave tables of this
+	// transaction on an engine that deletes dead key spaces after the
+	// commit (createdRows); their shadow keys go when it ends.
+	created []TableID
 
 	getBuf []byte
 	// pointReads counts the snapshot's point reads (snapGet): a test's
@@ -247,6 +255,7 @@ func (t *Txn) finish() {
 		return
 	}
 	t.endRewrites()
+	t.endCreated()
 	t.endStages()
 	t.err = ErrTxnDone
 	for it := range t.iters {
@@ -645,6 +654,9 @@ func (t *Txn) CreateTable(tbl TableInfo, op string, params map[string]string) er
 		if v >= 0 {
 			return fmt.Errorf("%w: table %d", ErrTableExists, tbl.ID)
 		}
+	}
+	if err := t.createdRows(tw); err != nil {
+		return err
 	}
 	tw.created, tw.createOp = true, op
 	tw.mergeParams(params)
