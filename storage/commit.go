@@ -61,8 +61,8 @@ type movedRow struct {
 // key space is deleted within the commit that leaves it.
 func (p *tablePlan) into() TableID {
 	switch {
-	case p.tw.created && p.tw.createRows != 0:
-		return p.tw.createRows // a key space of its own (createdRows)
+	case p.tw.freshRows != 0:
+		return p.tw.freshRows // a key space of its own (freshRowsFor)
 	case p.tw.dropped && p.tw.created:
 		return p.tw.id
 	}
@@ -350,6 +350,11 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	db.visMu.Unlock()
 	if err != nil {
 		db.commitMu.Unlock()
+		if !errors.Is(err, errEngineConflict) {
+			// The engine may have applied it: the key spaces it gave
+			// are left to start-up, which reads the state (endFresh).
+			t.fresh = nil
+		}
 		var wf *WriteFailedError
 		if errors.As(err, &wf) { // Pebble's commit pipeline gave up
 			// The switch may be applied: its new content must stay
@@ -365,6 +370,7 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		return fmt.Errorf("storage: commit: %w", err)
 	}
 	applyPlans(plans, seq)
+	t.committedFresh = true
 	for _, r := range rewrites {
 		r.done = true
 	}
@@ -536,6 +542,12 @@ func (t *Txn) encodeTable(b engineBatch, p *tablePlan) error {
 		if err := delKeySpace(b, prefixRows, p.rows); err != nil { // the previous generation
 			return err
 		}
+	} else if p.wipes && tw.freshRows != 0 {
+		// The rows written after the Truncate go to a key space of
+		// their own (freshRowsFor): this one is left behind.
+		if err := delKeySpace(b, prefixRows, p.rows); err != nil {
+			return err
+		}
 	} else if p.wipes {
 		// The same key space gets the rows written after the Truncate.
 		s, e := tableSpan(prefixRows, p.rows)
@@ -598,7 +610,7 @@ func (t *Txn) commitCheck() error {
 
 // encodeChanges counts the table's net row changes and, with the feed on,
 // writes their change records.
-func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) error {
+func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) (err error) {
 	tw := p.tw
 	tbl := tw.id
 	p.ins, p.upd, p.del = 0, 0, 0
@@ -617,6 +629,20 @@ func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) error {
 		return nil
 	}
 	ce := changeEncoder{t: t, b: b, p: p, cdf: tw.info.ChangeDataFeed}
+	if p.wipes && tw.freshRows != 0 && ce.cdf {
+		// A delete record per row the table had: too many for one
+		// transaction. They go, with the rest of the version's records,
+		// to the slot of the new key space, written and synced before
+		// the commit, which names the slot (stage_generation.go).
+		ce.slot = changeSlot(tw.freshRows)
+		ce.b = t.db.eng.newBatch(0)
+		defer ce.b.close()
+		defer func() {
+			if err == nil {
+				err = t.db.eng.write(ce.b, true)
+			}
+		}()
+	}
 
 	// A truncated table: every snapshot row is deleted; merged in key order
 	// with the rows written after the Truncate.
@@ -694,6 +720,10 @@ type changeEncoder struct {
 	kbuf []byte
 	vbuf []byte
 	err  error
+	// slot: the records go under this change slot, in b, a batch of
+	// their own written whenever it is full (encodeChanges); 0: under
+	// the version, in the commit's batch.
+	slot int64
 }
 
 func (ce *changeEncoder) diff(w *rowWrite) error {
@@ -781,10 +811,23 @@ func (ce *changeEncoder) put(typ byte, rowID int64, key, value, newKey, newValue
 	if !ce.cdf {
 		return nil
 	}
-	ce.kbuf = cdfKey(ce.kbuf[:0], ce.p.tw.id, ce.p.version, ce.seq)
+	version := ce.p.version
+	if ce.slot != 0 {
+		version = ce.slot
+	}
+	ce.kbuf = cdfKey(ce.kbuf[:0], ce.p.tw.id, version, ce.seq)
 	ce.seq++
 	ce.vbuf = appendChangeRecord(ce.vbuf[:0], typ, rowID, key, value, newKey, newValue)
-	return ce.b.set(ce.kbuf, ce.vbuf)
+	if err := ce.b.set(ce.kbuf, ce.vbuf); err != nil {
+		return err
+	}
+	if ce.slot != 0 && ce.b.size() >= rewriteBatchBytes {
+		if err := ce.t.db.eng.write(ce.b, false); err != nil {
+			return err
+		}
+		ce.b.reset()
+	}
+	return nil
 }
 
 // encodeVersions adds history entries and table states; called under
@@ -808,7 +851,7 @@ func (t *Txn) encodeVersions(b engineBatch, plans []*tablePlan, now time.Time) [
 		// concurrent rewrite conflicts), the table's own for one dropped
 		// and created again (into), or the rewrite's.
 		p.newRows = TableID(st.rowsID.Load())
-		if tw.created {
+		if tw.created || tw.freshRows != 0 {
 			p.newRows = p.into()
 		}
 		if tw.rewrite != nil {
@@ -841,6 +884,8 @@ func (t *Txn) encodeVersions(b engineBatch, plans []*tablePlan, now time.Time) [
 			}
 			if tw.rewrite != nil {
 				h.ChangesAt = tw.rewrite.slot
+			} else if p.wipes && tw.freshRows != 0 && tw.info.ChangeDataFeed {
+				h.ChangesAt = changeSlot(tw.freshRows)
 			}
 			_ = b.set(versionKey(prefixHistory, tbl, p.version), encodeHistory(&h))
 			ps.version, ps.lastTS = p.version, ts

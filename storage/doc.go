@@ -335,11 +335,13 @@
 // transactional form in TiKV: the engine deletes the keys it sees, one by
 // one, inside the transaction, which bounds a TRUNCATE by the transaction
 // limits. A dead key space — a rewrite's previous generation, a dropped
-// table's (every table created on TiKV gets a key space of its own,
-// createdRows, so its rows never share one with a dropped table's), a
-// dropped table's history and change records (a later CreateTable of the
-// id finishes their deletion first) — is deleted after the commit instead
-// (engine_tikv_dead.go). The multi-process design replaces them by generations (a new
+// or truncated table's (every table created or truncated on TiKV gets a
+// key space of its own, freshRowsFor, so its rows never share one with a
+// dropped table's), a dropped table's history and change records (a later
+// CreateTable of the id finishes their deletion first) — is deleted after
+// the commit instead (engine_tikv_dead.go). A TRUNCATE's change records
+// (a delete per row) are written before its commit, under the change
+// slot of its new key space, as a staged load's are. The multi-process design replaces them by generations (a new
 // rows id in the state; the old key space deleted afterwards by TiKV's
 // DeleteRange, outside any transaction, once no snapshot reads it:
 // after the GC safe point passes the switch).

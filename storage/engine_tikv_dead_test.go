@@ -4,6 +4,7 @@ package storage
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -113,14 +114,7 @@ func TestTiKVDropStaysSmall(t *testing.T) {
 	tbl := withIndex(tA, colorIndex(false))
 	createTable(t, db, tA)
 	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
-	for round := range 30 {
-		update(t, db, func(tx *Txn) error {
-			for i := range 100 {
-				mustInsert(t, tx, tbl, fmt.Sprintf("k%02d-%03d", round, i), fmt.Sprintf("c%d:%d", i%4, i))
-			}
-			return nil
-		})
-	}
+	fillInSmallCommits(t, db, tbl)
 	tx := db.Begin()
 	rows, err := tx.rowsOf(tA.ID)
 	tx.Rollback()
@@ -162,5 +156,100 @@ func TestTiKVDropStaysSmall(t *testing.T) {
 	}
 	if ch, err := changes(t, rd, tA.ID, 0, -1); err != nil || len(ch) != 1 {
 		t.Fatalf("its change feed: %q (%v)", ch, err)
+	}
+}
+
+// fillInSmallCommits writes 3000 rows k<round>-<i> → "c<i%4>:<i>" into
+// tbl in 30 commits.
+func fillInSmallCommits(t *testing.T, db *DB, tbl TableInfo) {
+	t.Helper()
+	for round := range 30 {
+		update(t, db, func(tx *Txn) error {
+			for i := range 100 {
+				mustInsert(t, tx, tbl, fmt.Sprintf("k%02d-%03d", round, i), fmt.Sprintf("c%d:%d", i%4, i))
+			}
+			return nil
+		})
+	}
+}
+
+// TestTiKVTruncateStaysSmall: with every TiKV transaction bounded to
+// 32 KB, a TRUNCATE of a 3000-row table with an index and the feed on,
+// and rows written after it in the same transaction, commits; the feed
+// holds a delete per row it had and the new rows' inserts, the previous
+// key space goes after the commit, and a TRUNCATE rolled back leaves
+// nothing behind.
+func TestTiKVTruncateStaysSmall(t *testing.T) {
+	smallRewriteBatches(t)
+	db, err := Open(Options{InMemory: true, Store: "tikvmock://"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl := withIndex(tA, colorIndex(false))
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
+	fillInSmallCommits(t, db, tbl)
+	tx := db.Begin()
+	before, err := tx.rowsOf(tA.ID)
+	tx.Rollback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	smallTiKVTransactions(t, 32<<10)
+
+	tx = db.Begin()
+	if err := tx.Truncate(tbl); err != nil {
+		t.Fatal(err)
+	}
+	mustInsert(t, tx, tbl, "k05-050", "c1:again")
+	tx.Rollback()
+	if n := shadowKeys(t, db); n != 0 {
+		t.Fatalf("%d shadow keys after a rolled-back TRUNCATE", n)
+	}
+
+	update(t, db, func(tx *Txn) error {
+		if err := tx.Truncate(tbl); err != nil {
+			return err
+		}
+		mustInsert(t, tx, tbl, "a", "c1:new")
+		mustInsert(t, tx, tbl, "k05-050", "c2:again")
+		return nil
+	})
+	rd := db.Begin()
+	defer rd.Rollback()
+	if got := scanAll(t, rd, tA.ID, nil, nil); len(got) != 2 || got[0] != "a=c1:new" || got[1] != "k05-050=c2:again" {
+		t.Fatalf("after the TRUNCATE: %v", got)
+	}
+	if err := rd.VerifyIndex(tA.ID, colorIndex(false)); err != nil {
+		t.Fatal(err)
+	}
+	h := history(t, db, tA.ID)
+	if h[0].Operation != "TRUNCATE" || h[0].RowsDeleted != 3000 || h[0].RowsInserted != 2 || h[0].ChangesAt == 0 {
+		t.Fatalf("its history entry: %+v", h[0])
+	}
+	ch, err := changes(t, rd, tA.ID, h[0].Version, h[0].Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, del := 0, 0
+	for _, c := range ch {
+		switch {
+		case strings.Contains(c, " insert "):
+			ins++
+		case strings.Contains(c, " delete "):
+			del++
+		}
+	}
+	if len(ch) != 3002 || ins != 2 || del != 3000 || !strings.Contains(ch[0], " insert ") || !strings.HasSuffix(ch[0], " a=c1:new") {
+		t.Fatalf("%d change records (%d inserts, %d deletes), first %q", len(ch), ins, del, ch[:min(1, len(ch))])
+	}
+	for _, prefix := range []byte{prefixRows, prefixIndex} {
+		if n := keySpaceLen(t, db, prefix, before); n != 0 {
+			t.Errorf("the key space before the TRUNCATE keeps %d keys under prefix %x", n, prefix)
+		}
+	}
+	if n := shadowKeys(t, db); n != 0 {
+		t.Errorf("%d shadow keys after the TRUNCATE", n)
 	}
 }

@@ -516,7 +516,7 @@ func markRewrites(db *DB, plans []*tablePlan) []*Rewrite {
 			p.st.rewritten.Store(true)
 			db.anyRewritten.Store(true)
 			rs = append(rs, r)
-		} else if p.tw.created && p.tw.createRows != 0 {
+		} else if p.tw.freshRows != 0 {
 			p.st.rewritten.Store(true) // it lives under another id than its own
 			db.anyRewritten.Store(true)
 		}
@@ -730,23 +730,24 @@ func killPoint(name string) {
 	}
 }
 
-// createdRows gives a table that tw's transaction creates a key space of
-// its own, as a rewrite's (a rows id, marked by a shadow key until the
-// transaction ends), on an engine that deletes dead key spaces after the
-// commit (TiKV): a table created under its own id would share it with
-// the deletion of a table dropped before under that id (a CREATE OR
-// REPLACE, or a storage caller's later CreateTable), which may still be
-// under way, and could not be deleted after a commit itself. So every key
-// space a DROP, a TRUNCATE's switch or a rewrite leaves there is dead.
+// freshRowsFor gives a table that tw's transaction creates or
+// truncates a key space of its own, as a rewrite's (a rows id, marked by
+// a shadow key until the transaction ends), on an engine that deletes
+// dead key spaces after the commit (TiKV). A table created under its own
+// id would share it with the deletion of a table dropped before under
+// that id (a CREATE OR REPLACE, or a storage caller's later CreateTable),
+// which may still be under way; one truncated in place would delete its
+// rows within the commit. So every key space a DROP, a TRUNCATE or a
+// rewrite leaves behind is dead, and deleted after the commit in parts.
 // Pebble deletes within the commit and keeps tables under their own ids.
-func (t *Txn) createdRows(tw *tableWrites) error {
-	if t.db.pdb != nil || tw.createRows != 0 {
+func (t *Txn) freshRowsFor(tw *tableWrites, create bool) error {
+	if t.db.pdb != nil || tw.freshRows != 0 {
 		return nil
 	}
 	// A DROP of the id before deletes its history and change records
 	// after its commit, in parts: that must be done before they are
 	// written again.
-	if f, ok := t.db.eng.(interface{ finishDead(start, end []byte) error }); ok && !tw.dropped {
+	if f, ok := t.db.eng.(interface{ finishDead(start, end []byte) error }); ok && create && !tw.dropped {
 		for _, prefix := range []byte{prefixCDF, prefixHistory} {
 			if err := f.finishDead(tableSpan(prefix, tw.id)); err != nil {
 				return err
@@ -757,18 +758,22 @@ func (t *Txn) createdRows(tw *tableWrites) error {
 	if err != nil {
 		return err
 	}
-	tw.createRows = id
-	t.created = append(t.created, id)
+	tw.freshRows = id
+	t.fresh = append(t.fresh, freshSpace{tbl: tw.id, rows: id})
 	return nil
 }
 
-// endCreated deletes the shadow keys of the key spaces CreateTable gave
-// (createdRows) when the transaction ends: a committed table's state
-// names its key space by then, and one that did not commit wrote nothing
-// there (its writes were in the write set). A crash before this leaves
-// the shadow for start-up, which tells the two cases apart by the state.
-func (t *Txn) endCreated() {
-	if len(t.created) == 0 {
+// freshSpace is a key space freshRowsFor gave a table.
+type freshSpace struct{ tbl, rows TableID }
+
+// endFresh deletes the shadow keys of the key spaces freshRowsFor gave
+// when the transaction ends. A committed table's state names its key
+// space by then; a transaction that did not commit wrote nothing there
+// but the change records of a truncate (encodeChanges), deleted with it.
+// A crash before this leaves the shadow for start-up, which tells the two
+// cases apart by the state.
+func (t *Txn) endFresh() {
+	if len(t.fresh) == 0 {
 		return
 	}
 	db := t.db
@@ -777,11 +782,14 @@ func (t *Txn) endCreated() {
 	}
 	b := db.eng.newBatch(0)
 	defer b.close()
-	for _, id := range t.created {
-		_ = b.del(shadowKey(id))
+	for _, f := range t.fresh {
+		if !t.committedFresh {
+			deleteKeySpace(b, f.tbl, f.rows)
+		}
+		_ = b.del(shadowKey(f.rows))
 	}
 	if err := db.eng.write(b, false); err != nil {
-		db.log.Warn("could not delete the markers of created tables' key spaces; the next start-up will", "err", err)
+		db.log.Warn("could not delete the markers of new key spaces; the next start-up will", "err", err)
 	}
-	t.created = nil
+	t.fresh = nil
 }

@@ -554,7 +554,7 @@ func (t *Txn) encodeIndexes(b engineBatch, p *tablePlan) error {
 	tbl := p.rows     // the snapshot's key space (generation.go)
 	if tw.truncated { // Truncate or DropTable: every entry on disk goes
 		var err error
-		if tw.dropped || tw.rewrite != nil { // a key space left behind (commit.go's encodeTable)
+		if tw.dropped || tw.rewrite != nil || tw.freshRows != 0 { // a key space left behind (commit.go's encodeTable)
 			err = delKeySpace(b, prefixIndex, tbl)
 		} else {
 			s, e := tableSpan(prefixIndex, tbl)

@@ -76,9 +76,10 @@ type tableWrites struct {
 	vacuumBelow int64
 	vacuumSlots []int64 // change slots of vacuumed versions (stage_generation.go)
 
-	// createRows: the key space CreateTable gave the table (createdRows);
-	// 0 where tables live under their own id.
-	createRows TableID
+	// freshRows: the key space CreateTable or Truncate gave the table
+	// (freshRowsFor); 0 where the commit writes where the snapshot's
+	// rows are.
+	freshRows TableID
 
 	// Secondary indexes (index.go).
 	indexSet    []IndexID // the table's indexes as this txn sees them (once indexLoaded)
@@ -146,10 +147,12 @@ type Txn struct {
 	rowsIDs map[TableID]TableID
 	// staging: inserts past the stage threshold may go to runs (stage.go).
 	staging bool
-	// created: the key spaces CreateTable gave tables of this
+	// fresh: the key spaces CreateTable and Truncate gave tables of this
 	// transaction on an engine that deletes dead key spaces after the
-	// commit (createdRows); their shadow keys go when it ends.
-	created []TableID
+	// commit (freshRowsFor); their shadow keys go when it ends, and with
+	// them what a transaction that did not commit wrote there.
+	fresh          []freshSpace
+	committedFresh bool // the commit succeeded: the fresh key spaces are the tables'.
 
 	getBuf []byte
 	// pointReads counts the snapshot's point reads (snapGet): a test's
@@ -255,7 +258,7 @@ func (t *Txn) finish() {
 		return
 	}
 	t.endRewrites()
-	t.endCreated()
+	t.endFresh()
 	t.endStages()
 	t.err = ErrTxnDone
 	for it := range t.iters {
@@ -605,6 +608,9 @@ func (t *Txn) Truncate(tbl TableInfo) error {
 	if tw.stage != nil {
 		return errStagedRead(tbl.ID)
 	}
+	if err := t.freshRowsFor(tw, false); err != nil {
+		return err
+	}
 	tw.rows = newWriteSet()
 	tw.truncated = true
 	for _, ix := range tw.idx {
@@ -655,7 +661,7 @@ func (t *Txn) CreateTable(tbl TableInfo, op string, params map[string]string) er
 			return fmt.Errorf("%w: table %d", ErrTableExists, tbl.ID)
 		}
 	}
-	if err := t.createdRows(tw); err != nil {
+	if err := t.freshRowsFor(tw, true); err != nil {
 		return err
 	}
 	tw.created, tw.createOp = true, op
