@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -93,10 +94,16 @@ func actionRule(a byte) string {
 
 // def is pg_get_constraintdef of the constraint; the referenced table of
 // a foreign key is schema-qualified when the search path would not find
-// it (qualify.go).
-func (k *tableConstraint) def(v *View) string {
+// it (qualify.go). pretty is pg_get_constraintdef(oid, true): a CHECK's
+// condition without its redundant parentheses ("CHECK (qty > 0)", where
+// the plain form is "CHECK ((qty > 0))").
+func (k *tableConstraint) def(v *View, pretty bool) string {
 	if k.check != nil {
-		d := "CHECK (" + k.check.Expr + ")"
+		expr := k.check.Expr
+		if pretty {
+			expr = parse.PrettyExpr(expr)
+		}
+		d := "CHECK (" + expr + ")"
 		if k.check.NotValid {
 			d += " NOT VALID"
 		}
@@ -220,7 +227,7 @@ func init() {
 			}
 			ns, _ := v.namespaceName(k.t.SchemaID)
 			b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": k.name(),
-				"check_clause": strings.TrimPrefix(k.def(v), "CHECK ")})
+				"check_clause": strings.TrimPrefix(k.def(v, false), "CHECK ")})
 		}
 		// NOT NULL columns are CHECK constraints there too, as PostgreSQL
 		// lists them.

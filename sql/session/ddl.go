@@ -213,10 +213,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 					if col.Generated != "" || col.Identity != 0 {
 						return "", st.Errorf(con.Location, pgerror.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, name)
 					}
-					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
-						return "", err
-					}
-					text, err := parse.DeparseExpr(con.RawExpr)
+					text, err := b.DefaultText(con.RawExpr, typ)
 					if err != nil {
 						return "", err
 					}
@@ -771,10 +768,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			}
 			nt.Columns[i].Default = ""
 			if cmd.Def != nil {
-				if _, err := b.BindDefault(cmd.Def, nt.Columns[i].Type); err != nil {
-					return "", err
-				}
-				if nt.Columns[i].Default, err = parse.DeparseExpr(cmd.Def); err != nil {
+				if nt.Columns[i].Default, err = b.DefaultText(cmd.Def, nt.Columns[i].Type); err != nil {
 					return "", err
 				}
 			}
@@ -829,10 +823,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				case pg_query.ConstrType_CONSTR_NOTNULL:
 					col.NotNull = true
 				case pg_query.ConstrType_CONSTR_DEFAULT:
-					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
-						return "", err
-					}
-					if col.Default, err = parse.DeparseExpr(con.RawExpr); err != nil {
+					if col.Default, err = b.DefaultText(con.RawExpr, typ); err != nil {
 						return "", err
 					}
 				case pg_query.ConstrType_CONSTR_IDENTITY:
