@@ -11,6 +11,7 @@ import (
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -453,6 +454,11 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 		pr, err := s.prepareBound(p.ps)
 		if err != nil {
 			return false, err
+		}
+		if pr.node != nil && p.ps.p != nil && p.ps.p.node != nil {
+			if err := plan.CheckSameResult(p.ps.p.cols, pr.cols); err != nil {
+				return false, err
+			}
 		}
 		if pr.copy != nil {
 			tag, err := s.runCopy(sctx, pr.copy, w)
