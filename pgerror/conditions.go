@@ -8,7 +8,7 @@ var conditionCodes = map[string]string{
 	"sql_statement_not_yet_complete": "03000", "connection_exception": "08000",
 	"feature_not_supported": "0A000", "invalid_transaction_initiation": "0B000",
 	"cardinality_violation": "21000",
-	"data_exception": "22000", "string_data_right_truncation": "22001", "null_value_not_allowed": "22004",
+	"data_exception":        "22000", "string_data_right_truncation": "22001", "null_value_not_allowed": "22004",
 	"datetime_field_overflow": "22008", "invalid_datetime_format": "22007", "division_by_zero": "22012",
 	"interval_field_overflow": "22015", "invalid_parameter_value": "22023", "numeric_value_out_of_range": "22003",
 	"invalid_text_representation": "22P02", "invalid_binary_representation": "22P03", "invalid_escape_sequence": "22025",
