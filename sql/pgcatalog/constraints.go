@@ -152,33 +152,11 @@ func quotedColumns(t *catalog.Table, ids []uint32) string {
 func checkColumns(t *catalog.Table, expr string) []int16 {
 	var out []int16
 	for i, c := range t.Columns {
-		if containsIdent(expr, c.Name) {
+		if parse.MentionsIdent(expr, c.Name) {
 			out = append(out, int16(i+1))
 		}
 	}
 	return out
-}
-
-// containsIdent reports whether name occurs in s as a whole identifier
-// outside string literals.
-func containsIdent(s, name string) bool {
-	isID := func(b byte) bool {
-		return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-	}
-	inStr := false
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\'' {
-			inStr = !inStr
-			continue
-		}
-		if inStr || !strings.HasPrefix(s[i:], name) {
-			continue
-		}
-		if (i == 0 || !isID(s[i-1])) && (i+len(name) == len(s) || !isID(s[i+len(name)])) {
-			return true
-		}
-	}
-	return false
 }
 
 // constraintRow is k's pg_constraint row.

@@ -919,6 +919,30 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			}
 			nt.Columns = append(nt.Columns[:i:i], nt.Columns[i+1:]...)
 			ops = append(ops, "DROP COLUMNS")
+		case pg_query.AlterTableType_AT_AlterColumnType:
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			cd := cmd.Def.GetColumnDef()
+			typ, err := b.TypeName(cd.TypeName)
+			if err != nil {
+				return "", err
+			}
+			e, err := ddl.ColumnTypeChange(b, s.cat, t, i, typ, cd.RawDefault)
+			if err != nil {
+				return "", err
+			}
+			if e == nil {
+				continue // the type it has
+			}
+			if len(at.Cmds) != 1 {
+				return "", pgerror.New(pgerror.FeatureNotSupported, "ALTER COLUMN … TYPE together with other ALTER TABLE actions is not supported yet; run it as a statement of its own")
+			}
+			nt.Columns[i].Type = typ
+			from, to := t, nt
+			post = append(post, func(ec *exec.Ctx) error { return exec.RetypeColumn(ec, from, to, i, e) })
+			ops = append(ops, "CHANGE COLUMN")
 		default:
 			return "", pgerror.New(pgerror.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
 		}

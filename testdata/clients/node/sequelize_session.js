@@ -136,7 +136,9 @@ async function main() {
     console.log(await m.User.count());
   });
   await step('drop', async () => {
-    await sequelize.drop();
+    const qi = sequelize.getQueryInterface();
+    for (const t of ['sq_post_tags', 'sq_posts', 'sq_tags', 'sq_users']) await qi.dropTable(t, {});
+    await qi.dropEnum('enum_sq_users_tier', {});
     console.log(await sequelize.getQueryInterface().showAllTables().then((t) => t.filter((n) => n.startsWith('sq_'))));
   });
   await sequelize.close();
