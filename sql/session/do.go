@@ -89,15 +89,7 @@ func (s *Session) runDoStatements(ctx context.Context, stmts []parse.DoStatement
 				return pgerror.New(pgerror.SyntaxError, "query has no destination for result data").
 					WithHint("If you want to discard the results of a SELECT, use PERFORM instead.")
 			}
-			c, err := s.execCtx(ctx, p.params)
-			if err != nil {
-				return err
-			}
-			op, err := exec.Build(c, p.node)
-			if err != nil {
-				return err
-			}
-			if err := exec.Drain(op, func([]exec.Row) error { return ctx.Err() }); err != nil {
+			if err := s.drainQuery(ctx, p, func([]exec.Row) error { return ctx.Err() }); err != nil {
 				return mapStorageErr(err)
 			}
 		default:

@@ -43,6 +43,18 @@ def show(title, rows, headers, status):
         print(status)
 
 
+def report(e):
+    """Prints a failed step's error; a server error rolls back."""
+    if isinstance(e, psycopg.Error):
+        print('ERROR %s' % e.sqlstate)
+        print('# ' + ' '.join(str(e).split()))
+        executor.conn.rollback()
+        return
+    print('EXCEPTION %s' % type(e).__name__)
+    for line in traceback.format_exception_only(type(e), e):
+        print('# ' + ' '.join(line.split())[:300])
+
+
 def command(cmd):
     print('=== ' + cmd)
     try:
@@ -50,14 +62,8 @@ def command(cmd):
                 cmd, pgspecial=special, on_error_resume=True,
                 exception_formatter=lambda e: 'ERROR %s' % getattr(e, 'sqlstate', None)):
             show(title, rows, headers, status)
-    except psycopg.Error as e:
-        print('ERROR %s' % e.sqlstate)
-        print('# ' + ' '.join(str(e).split()))
-        executor.conn.rollback()
     except Exception as e:
-        print('EXCEPTION %s' % type(e).__name__)
-        for line in traceback.format_exception_only(type(e), e):
-            print('# ' + ' '.join(line.split())[:300])
+        report(e)
 
 
 def completion(name, fn):
@@ -68,14 +74,8 @@ def completion(name, fn):
                       if str(r[0]) not in ('information_schema', 'system', 'pg_catalog', 'pg_toast'))
         for r in rows:
             print(' '.join(r))
-    except psycopg.Error as e:
-        print('ERROR %s' % e.sqlstate)
-        print('# ' + ' '.join(str(e).split()))
-        executor.conn.rollback()
     except Exception as e:
-        print('EXCEPTION %s' % type(e).__name__)
-        for line in traceback.format_exception_only(type(e), e):
-            print('# ' + ' '.join(line.split())[:300])
+        report(e)
 
 
 command('CREATE TABLE cli_items (id int PRIMARY KEY, name text NOT NULL, '

@@ -15,6 +15,7 @@
 // compared).
 const path = require('path');
 const knexLib = require('knex');
+const { oneLine, step } = require('./steps');
 
 const ssl = process.env.PGSSLMODE === 'require' ? { rejectUnauthorized: false } : false;
 const knex = knexLib({
@@ -27,17 +28,6 @@ const knex = knexLib({
   migrations: { directory: path.join(__dirname, 'knex_migrations'), loadExtensions: ['.js'] },
 });
 
-function oneLine(s) { return String(s).replace(/\s+/g, ' '); }
-
-async function step(name, body) {
-  console.log('=== ' + name);
-  try {
-    await body();
-  } catch (e) {
-    console.log(e.code ? 'ERROR ' + e.code : 'EXCEPTION ' + (e.name || 'Error'));
-    console.log('# ' + oneLine(e.message).slice(0, 300));
-  }
-}
 
 function rows(rs) {
   for (const r of rs) {

@@ -16,6 +16,7 @@
 // prints "ERROR <SQLSTATE>" (compared) and "# <message>" (shown, not
 // compared).
 const postgres = require('postgres');
+const { oneLine, step } = require('./steps');
 
 const sql = postgres({
   host: process.env.PGHOST, port: parseInt(process.env.PGPORT, 10), database: process.env.PGDATABASE,
@@ -24,17 +25,6 @@ const sql = postgres({
   max: 2, onnotice: () => {}, connection: { TimeZone: 'UTC' },
 });
 
-function oneLine(s) { return String(s).replace(/\s+/g, ' '); }
-
-async function step(name, body) {
-  console.log('=== ' + name);
-  try {
-    await body();
-  } catch (e) {
-    console.log(e.code ? 'ERROR ' + e.code : 'EXCEPTION ' + (e.name || 'Error'));
-    console.log('# ' + oneLine(e.message).slice(0, 300));
-  }
-}
 
 function show(rows) {
   for (const r of rows) {

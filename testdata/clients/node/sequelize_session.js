@@ -14,6 +14,9 @@
 // prints "ERROR <SQLSTATE>" (compared) and "# <message>" (shown, not
 // compared).
 const { Sequelize, DataTypes, Op } = require('sequelize');
+const steps = require('./steps');
+
+const { oneLine } = steps;
 
 const ssl = process.env.PGSSLMODE === 'require' ? { require: true, rejectUnauthorized: false } : false;
 const sequelize = new Sequelize(process.env.PGDATABASE, process.env.PGUSER, process.env.PGPASSWORD || '', {
@@ -21,18 +24,8 @@ const sequelize = new Sequelize(process.env.PGDATABASE, process.env.PGUSER, proc
   dialectOptions: { ssl }, logging: process.env.SQ_LOG ? console.log : false, pool: { max: 2 },
 });
 
-function oneLine(s) { return String(s).replace(/\s+/g, ' '); }
-
-async function step(name, body) {
-  console.log('=== ' + name);
-  try {
-    await body();
-  } catch (e) {
-    const code = e.parent && e.parent.code;
-    console.log(code ? 'ERROR ' + code : 'EXCEPTION ' + (e.name || 'Error'));
-    console.log('# ' + oneLine(e.message).slice(0, 300));
-  }
-}
+// Sequelize wraps the driver's error: the SQLSTATE is its parent's.
+const step = (name, body) => steps.step(name, body, { code: (e) => e.parent && e.parent.code });
 
 function plain(v) {
   return JSON.stringify(v, (k, x) => (x instanceof Date ? x.toISOString() : x));
