@@ -1,6 +1,8 @@
 // Package clienttest proves mvserver with real PostgreSQL clients (SPEC
 // R-P4): psql, pgjdbc, psycopg2, node-postgres, psqlODBC (through unixODBC's
-// isql) and pgbench. Its tests carry the build tag `clients`:
+// isql), pgbench, pg_dump, sqlsmith, and the ORMs and tools applications
+// reach a database through: SQLAlchemy and pandas, pgcli, knex,
+// Sequelize, postgres.js and GORM. Its tests carry the build tag `clients`:
 //
 //	scripts/install-test-deps.sh       # the clients, PostgreSQL 15, npm ci
 //	go test -tags clients ./clienttest/

@@ -7,7 +7,7 @@
 # browser test (`go test -tags browser ./web/...`) drives headless Chromium:
 # Debian's `chromium` package is installed with apt-get when it is missing.
 # The client suite (build tag `clients`) gets the real clients, PostgreSQL
-# 15 and `npm ci` of node-postgres; the PostgreSQL-oracle suite (`pgoracle`)
+# 15, `npm ci` of the Node.js drivers and ORMs and GORM's Go modules; the PostgreSQL-oracle suite (`pgoracle`)
 # will add its installs here.
 set -euo pipefail
 
@@ -69,6 +69,9 @@ need_pkg unixodbc /usr/bin/isql                                     # unixODBC's
 need_pkg nodejs /usr/bin/node
 need_pkg npm /usr/bin/npm
 need_pkg sqlsmith /usr/bin/sqlsmith                                 # random queries (TestSqlsmith)
+need_pkg python3-sqlalchemy /usr/lib/python3/dist-packages/sqlalchemy # TestSQLAlchemy
+need_pkg python3-pandas /usr/lib/python3/dist-packages/pandas       # TestSQLAlchemy (read_sql_table, to_sql)
+need_pkg pgcli /usr/bin/pgcli                                       # TestPgcli (its engine, pgspecial, psycopg 3)
 if ((${#client_pkgs[@]})); then
 	echo "install-test-deps: installing ${client_pkgs[*]} (the client suite needs them)"
 	apt_install "${client_pkgs[@]}"
@@ -77,21 +80,29 @@ fi
 for tool in psql pgbench isql javac java node npm; do
 	need "$tool" "install the client suite's Debian packages (see above in this script)"
 done
-if ! /usr/bin/python3 -c 'import psycopg2' 2>/dev/null; then
-	echo "install-test-deps: /usr/bin/python3 cannot import psycopg2 (apt-get install python3-psycopg2)" >&2
-	missing=1
-fi
+for mod in psycopg2 sqlalchemy pandas pgcli; do
+	if ! /usr/bin/python3 -c "import $mod" 2>/dev/null; then
+		echo "install-test-deps: /usr/bin/python3 cannot import $mod (apt-get install python3-$mod, or pgcli)" >&2
+		missing=1
+	fi
+done
 if ((missing)); then
 	exit 1
 fi
-# node-postgres, at the version package-lock.json pins, into
-# testdata/clients/node/node_modules (npm ci: exactly the lock file; run
-# again only when the lock file is newer than what is installed).
+# node-postgres, knex, sequelize and postgres.js, at the versions
+# package-lock.json pins, into testdata/clients/node/node_modules (npm ci:
+# exactly the lock file; run again only when the lock file is newer than
+# what is installed).
 node_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/testdata/clients/node"
 if [[ ! -f $node_dir/node_modules/.package-lock.json || $node_dir/package-lock.json -nt $node_dir/node_modules/.package-lock.json ]]; then
 	echo "install-test-deps: npm ci in testdata/clients/node (node-postgres for the client suite)"
 	(cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# GORM and its PostgreSQL driver for TestGORM: testdata/clients/gorm is a
+# module of its own (go.sum pins them); download them into the module
+# cache (a no-op when they are there).
+gorm_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/testdata/clients/gorm"
+(cd "$gorm_dir" && go mod download)
 
 # Headless Chromium for the console's browser test (build tag `browser`),
 # with a font so that screenshots show text.
@@ -112,5 +123,8 @@ echo "postgres: $(/usr/lib/postgresql/15/bin/postgres --version)"
 echo "psql: $(psql --version), pgbench: $(pgbench --version)"
 echo "pgjdbc: $(dpkg-query -W -f='${Version}' libpostgresql-jdbc-java 2>/dev/null || echo '?'), $(javac -version 2>&1)"
 echo "psycopg2: $(/usr/bin/python3 -c 'import psycopg2; print(psycopg2.__version__)')"
-echo "node: $(node --version), pg: $(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$node_dir/node_modules/pg/package.json")"
+pkgver() { sed -n 's/^  "version": "\(.*\)",$/\1/p' "$node_dir/node_modules/$1/package.json"; }
+echo "node: $(node --version), pg: $(pkgver pg), knex: $(pkgver knex), sequelize: $(pkgver sequelize), postgres.js: $(pkgver postgres)"
+echo "SQLAlchemy: $(/usr/bin/python3 -c 'import sqlalchemy; print(sqlalchemy.__version__)'), pandas: $(/usr/bin/python3 -c 'import pandas; print(pandas.__version__)'), pgcli: $(pgcli --version 2>/dev/null | sed -n 1p)"
+echo "gorm: $(cd "$gorm_dir" && go list -m -f '{{.Version}}' gorm.io/gorm), driver: $(cd "$gorm_dir" && go list -m -f '{{.Version}}' gorm.io/driver/postgres)"
 echo "isql: $(isql --version), psqlODBC: $(dpkg-query -W -f='${Version}' odbc-postgresql 2>/dev/null || echo '?')"

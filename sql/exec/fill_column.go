@@ -12,12 +12,28 @@ import (
 // DEFAULT or a generation expression. A volatile default gets a value per
 // row, as in PostgreSQL. A NULL in a NOT NULL column fails with 23502.
 func FillColumn(c *Ctx, t *catalog.Table, col int, e plan.Expr) error {
+	return fillColumn(c, t, t, col, e)
+}
+
+// RetypeColumn rewrites every row of a table whose column col changed
+// type (ALTER TABLE … ALTER COLUMN … TYPE): rows are read as from (the
+// table before), e (bound over from's row: the USING expression or the
+// cast of the column) gives the new value, and rows are written as to
+// (the same columns, col with its new type). Indexes on col are the
+// caller's to refuse: their entries are not rewritten.
+func RetypeColumn(c *Ctx, from, to *catalog.Table, col int, e plan.Expr) error {
+	return fillColumn(c, from, to, col, e)
+}
+
+// fillColumn reads from's rows and writes them as to's with column col
+// set to e.
+func fillColumn(c *Ctx, from, t *catalog.Table, col int, e plan.Expr) error {
 	f, err := compile(e, c)
 	if err != nil {
 		return err
 	}
-	scan := scanColumns(t)
-	scan.Needed[len(t.Columns)] = true
+	scan := scanColumns(from)
+	scan.Needed[len(from.Columns)] = true
 	rows, err := collect(c, scan)
 	if err != nil {
 		return err

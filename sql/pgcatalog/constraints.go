@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mvserver/mvserver/catalog"
+	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -93,10 +94,16 @@ func actionRule(a byte) string {
 
 // def is pg_get_constraintdef of the constraint; the referenced table of
 // a foreign key is schema-qualified when the search path would not find
-// it (qualify.go).
-func (k *tableConstraint) def(v *View) string {
+// it (qualify.go). pretty is pg_get_constraintdef(oid, true): a CHECK's
+// condition without its redundant parentheses ("CHECK (qty > 0)", where
+// the plain form is "CHECK ((qty > 0))").
+func (k *tableConstraint) def(v *View, pretty bool) string {
 	if k.check != nil {
-		d := "CHECK (" + k.check.Expr + ")"
+		expr := k.check.Expr
+		if pretty {
+			expr = parse.PrettyExpr(expr)
+		}
+		d := "CHECK (" + expr + ")"
 		if k.check.NotValid {
 			d += " NOT VALID"
 		}
@@ -145,33 +152,11 @@ func quotedColumns(t *catalog.Table, ids []uint32) string {
 func checkColumns(t *catalog.Table, expr string) []int16 {
 	var out []int16
 	for i, c := range t.Columns {
-		if containsIdent(expr, c.Name) {
+		if parse.MentionsIdent(expr, c.Name) {
 			out = append(out, int16(i+1))
 		}
 	}
 	return out
-}
-
-// containsIdent reports whether name occurs in s as a whole identifier
-// outside string literals.
-func containsIdent(s, name string) bool {
-	isID := func(b byte) bool {
-		return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
-	}
-	inStr := false
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\'' {
-			inStr = !inStr
-			continue
-		}
-		if inStr || !strings.HasPrefix(s[i:], name) {
-			continue
-		}
-		if (i == 0 || !isID(s[i-1])) && (i+len(name) == len(s) || !isID(s[i+len(name)])) {
-			return true
-		}
-	}
-	return false
 }
 
 // constraintRow is k's pg_constraint row.
@@ -220,7 +205,7 @@ func init() {
 			}
 			ns, _ := v.namespaceName(k.t.SchemaID)
 			b.add(vals{"constraint_catalog": v.Cat.Database, "constraint_schema": ns, "constraint_name": k.name(),
-				"check_clause": strings.TrimPrefix(k.def(v), "CHECK ")})
+				"check_clause": strings.TrimPrefix(k.def(v, false), "CHECK ")})
 		}
 		// NOT NULL columns are CHECK constraints there too, as PostgreSQL
 		// lists them.

@@ -215,7 +215,7 @@ func init() {
 			}
 		}
 		if k := v.constraintByOID(uint32(a[0].I)); k != nil {
-			return types.NewText(k.def(v))
+			return types.NewText(k.def(v, len(a) > 1 && a[1].Bool()))
 		}
 		return types.NullDatum
 	}
@@ -402,9 +402,14 @@ func init() {
 	constant("pg_get_serial_sequence", types.Text, types.NullDatum, types.Text, types.Text)
 	constant("pg_tablespace_location", types.Text, types.NewText(""), oid)
 	constant("pg_is_in_recovery", types.Bool, types.NewBool(false))
-	constant("pg_get_function_result", types.Text, types.NullDatum, oid)
-	constant("pg_get_function_arguments", types.Text, types.NewText(""), oid)
-	constant("pg_get_function_identity_arguments", types.Text, types.NewText(""), oid)
+	reg("pg_get_function_result", false, withView(types.Text, []types.T{oid}, func(v *View, a []types.Datum) types.Datum {
+		return v.functionResult(uint32(a[0].I))
+	}))
+	funcArgs := withView(types.Text, []types.T{oid}, func(v *View, a []types.Datum) types.Datum {
+		return v.functionArguments(uint32(a[0].I))
+	})
+	reg("pg_get_function_arguments", false, funcArgs)
+	reg("pg_get_function_identity_arguments", false, funcArgs)
 	// Sizes: a stored relation's rows, plus its change data feed and
 	// history for the total; indexes and views take nothing.
 	size := func(total bool) func(c *funcs.Ctx, a []types.Datum) (types.Datum, error) {

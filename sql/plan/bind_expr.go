@@ -666,6 +666,19 @@ func (b *Binder) binaryOp(op string, l, r Expr, loc int32) (Expr, error) {
 			return nil, undefined()
 		}
 		return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: ov.Ret([]types.T{args[0].Type(), args[1].Type()})}, nil
+	case "@>", "<@", "?", "?|", "?&":
+		// jsonb containment and existence; an untyped side of @> and <@
+		// is read as jsonb.
+		if lt.Kind != types.KindJSONB && !(rt.Kind == types.KindJSONB && isUnknown(lt) && (op == "@>" || op == "<@")) {
+			return nil, undefined() // no other type here has these operators
+		}
+		name := funcs.JSONBOperatorFunc(op)
+		f, _ := funcs.Lookup(name)
+		ov, args, err := b.resolveCall(f, name, []Expr{l, r}, loc)
+		if err != nil {
+			return nil, undefined()
+		}
+		return &Func{Name: name, Fn: f, Overload: ov, Args: args, T: types.Bool}, nil
 	case "~~", "!~~", "~~*", "!~~*", "~", "!~", "~*", "!~*":
 		var err error
 		if l, err = b.coerce(l, types.Text, false, loc); err != nil {

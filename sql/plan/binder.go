@@ -161,6 +161,10 @@ func assignCast(from, to types.T) bool {
 	case from.Kind == types.KindTimestamp && to.Kind == types.KindDate,
 		from.Kind == types.KindTimestampTZ && (to.Kind == types.KindDate || to.Kind == types.KindTimestamp):
 		return true
+	case from.Kind == types.KindJSON && to.Kind == types.KindJSONB, from.Kind == types.KindJSONB && to.Kind == types.KindJSON:
+		// pg_cast's json <-> jsonb casts are assignment casts: a jsonb
+		// parameter (postgres.js's sql.json) goes into a json column.
+		return true
 	}
 	return false
 }

@@ -213,10 +213,7 @@ func (s *Session) createTable(ctx context.Context, st *parse.Statement, cs *pg_q
 					if col.Generated != "" || col.Identity != 0 {
 						return "", st.Errorf(con.Location, pgerror.SyntaxError, "both default and generation expression specified for column \"%s\" of table \"%s\"", cd.Colname, name)
 					}
-					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
-						return "", err
-					}
-					text, err := parse.DeparseExpr(con.RawExpr)
+					text, err := b.DefaultText(con.RawExpr, typ)
 					if err != nil {
 						return "", err
 					}
@@ -771,10 +768,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			}
 			nt.Columns[i].Default = ""
 			if cmd.Def != nil {
-				if _, err := b.BindDefault(cmd.Def, nt.Columns[i].Type); err != nil {
-					return "", err
-				}
-				if nt.Columns[i].Default, err = parse.DeparseExpr(cmd.Def); err != nil {
+				if nt.Columns[i].Default, err = b.DefaultText(cmd.Def, nt.Columns[i].Type); err != nil {
 					return "", err
 				}
 			}
@@ -829,10 +823,7 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				case pg_query.ConstrType_CONSTR_NOTNULL:
 					col.NotNull = true
 				case pg_query.ConstrType_CONSTR_DEFAULT:
-					if _, err := b.BindDefault(con.RawExpr, typ); err != nil {
-						return "", err
-					}
-					if col.Default, err = parse.DeparseExpr(con.RawExpr); err != nil {
+					if col.Default, err = b.DefaultText(con.RawExpr, typ); err != nil {
 						return "", err
 					}
 				case pg_query.ConstrType_CONSTR_IDENTITY:
@@ -928,6 +919,30 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			}
 			nt.Columns = append(nt.Columns[:i:i], nt.Columns[i+1:]...)
 			ops = append(ops, "DROP COLUMNS")
+		case pg_query.AlterTableType_AT_AlterColumnType:
+			i, err := colIdx()
+			if err != nil {
+				return "", err
+			}
+			cd := cmd.Def.GetColumnDef()
+			typ, err := b.TypeName(cd.TypeName)
+			if err != nil {
+				return "", err
+			}
+			e, err := ddl.ColumnTypeChange(b, s.cat, t, i, typ, cd.RawDefault)
+			if err != nil {
+				return "", err
+			}
+			if e == nil {
+				continue // the type it has
+			}
+			if len(at.Cmds) != 1 {
+				return "", pgerror.New(pgerror.FeatureNotSupported, "ALTER COLUMN … TYPE together with other ALTER TABLE actions is not supported yet; run it as a statement of its own")
+			}
+			nt.Columns[i].Type = typ
+			from, to := t, nt
+			post = append(post, func(ec *exec.Ctx) error { return exec.RetypeColumn(ec, from, to, i, e) })
+			ops = append(ops, "CHANGE COLUMN")
 		default:
 			return "", pgerror.New(pgerror.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
 		}

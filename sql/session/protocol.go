@@ -11,6 +11,7 @@ import (
 	"github.com/mvserver/mvserver/server"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -156,17 +157,9 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 	if err := w.RowDescription(wireColumns(p.cols, nil)); err != nil {
 		return err
 	}
-	c, err := s.execCtx(ctx, p.params)
-	if err != nil {
-		return err
-	}
-	op, err := exec.Build(c, p.node)
-	if err != nil {
-		return err
-	}
 	enc := &rowEncoder{cols: p.cols, env: s.env}
 	var n int64
-	err = exec.Drain(op, func(rows []exec.Row) error {
+	err = s.drainQuery(ctx, p, func(rows []exec.Row) error {
 		for _, r := range rows {
 			vals, err := enc.encode(r)
 			if err != nil {
@@ -183,6 +176,19 @@ func (s *Session) runSimple(ctx context.Context, st *parse.Statement, w server.R
 		return err
 	}
 	return w.CommandComplete(rowsTag(p.rowsTag, n))
+}
+
+// drainQuery runs a prepared query's plan, handing its rows to fn.
+func (s *Session) drainQuery(ctx context.Context, p *prepared, fn func([]exec.Row) error) error {
+	c, err := s.execCtx(ctx, p.params)
+	if err != nil {
+		return err
+	}
+	op, err := exec.Build(c, p.node)
+	if err != nil {
+		return err
+	}
+	return exec.Drain(op, fn)
 }
 
 // rowsTag is the command tag of a row-returning statement: PostgreSQL
@@ -453,6 +459,11 @@ func (p *portal) execute(ctx context.Context, maxRows int, w server.ResultWriter
 		pr, err := s.prepareBound(p.ps)
 		if err != nil {
 			return false, err
+		}
+		if pr.node != nil && p.ps.p != nil && p.ps.p.node != nil {
+			if err := plan.CheckSameResult(p.ps.p.cols, pr.cols); err != nil {
+				return false, err
+			}
 		}
 		if pr.copy != nil {
 			tag, err := s.runCopy(sctx, pr.copy, w)

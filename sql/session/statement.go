@@ -315,6 +315,8 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 		return s.prepareCopy(p, st, n.CopyStmt)
 	case *pg_query.Node_LockStmt:
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.lockTables(st, n.LockStmt) }
+	case *pg_query.Node_DoStmt:
+		return s.prepareDo(p, n.DoStmt)
 	case *pg_query.Node_PrepareStmt:
 		return s.prepareSQL(p, st, n.PrepareStmt)
 	case *pg_query.Node_ExecuteStmt:

@@ -12,6 +12,9 @@
 // prints "ERROR <SQLSTATE>" (compared) and "# <message>" (shown, not
 // compared), the client is replaced if it broke, and the next step goes on.
 const { Client } = require('pg');
+const steps = require('./steps');
+
+const { oneLine } = steps;
 
 function settings() {
   const ssl = process.env.PGSSLMODE === 'require' ? { rejectUnauthorized: false } : false;
@@ -36,22 +39,7 @@ async function connect() {
   return c;
 }
 
-function oneLine(s) { return String(s).replace(/\s+/g, ' '); }
-
-async function step(name, body) {
-  console.log('=== ' + name);
-  try {
-    await body();
-  } catch (e) {
-    if (e.code) {
-      console.log('ERROR ' + e.code);
-    } else {
-      console.log('EXCEPTION ' + (e.name || 'Error'));
-    }
-    console.log('# ' + oneLine(e.message));
-    await recover();
-  }
-}
+const step = (name, body) => steps.step(name, body, { recover });
 
 async function recover() {
   if (client && !broken) {
