@@ -165,15 +165,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int, error) {
 		if t.reads != nil {
 			t.noteUnwrittenInserts(tw)
 		}
-		if p.moved != nil {
-			for w := range tw.rows.All() {
-				if w.origExists && (w.del || w.rowID != w.origRowID) {
-					if m := p.moved[w.origRowID]; m != nil {
-						m.paired = true
-					}
-				}
-			}
-		}
+		pairMoves(p.moved, tw.rows)
 		plans = append(plans, p)
 	}
 	if t.meta != nil {
@@ -212,6 +204,11 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 			if err := t.stageAsGenerations(ctx); err != nil {
 				return err
 			}
+		}
+	}
+	if db.pdb == nil { // big writes: new generations too (write_generation.go)
+		if err := t.writesAsGenerations(ctx); err != nil {
+			return err
 		}
 	}
 	if err := t.sealRewrites(); err != nil {
@@ -617,6 +614,10 @@ func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) (err error) {
 	if st := tw.stage; st != nil {
 		p.ins = st.n // its write set holds nothing (spillAll)
 	}
+	if r := tw.rewrite; r != nil && r.counted {
+		p.ins, p.upd, p.del = r.ins, r.upd, r.del // a big write's (write_generation.go)
+		return nil
+	}
 	if r := tw.rewrite; r != nil {
 		// A rewrite keeps no change records (its version has the feed
 		// off): every row of the snapshot goes, every new one comes,
@@ -634,12 +635,10 @@ func (t *Txn) encodeChanges(b engineBatch, p *tablePlan) (err error) {
 		// transaction. They go, with the rest of the version's records,
 		// to the slot of the new key space, written and synced before
 		// the commit, which names the slot (stage_generation.go).
-		ce.slot = changeSlot(tw.freshRows)
-		ce.b = t.db.eng.newBatch(0)
-		defer ce.b.close()
+		ce.toSlot(changeSlot(tw.freshRows))
 		defer func() {
-			if err == nil {
-				err = t.db.eng.write(ce.b, true)
+			if ferr := ce.endSlot(); err == nil {
+				err = ferr
 			}
 		}()
 	}
@@ -828,6 +827,20 @@ func (ce *changeEncoder) put(typ byte, rowID int64, key, value, newKey, newValue
 		ce.b.reset()
 	}
 	return nil
+}
+
+// toSlot makes the encoder write its records under slot, in batches of
+// its own written whenever full, instead of into the commit's batch.
+func (ce *changeEncoder) toSlot(slot int64) {
+	ce.slot = slot
+	ce.b = ce.t.db.eng.newBatch(0)
+}
+
+// endSlot writes the last batch of a slot's records, synced (every one
+// before it is durable with it).
+func (ce *changeEncoder) endSlot() error {
+	defer ce.b.close()
+	return ce.t.db.eng.write(ce.b, true)
 }
 
 // encodeVersions adds history entries and table states; called under

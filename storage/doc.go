@@ -162,6 +162,10 @@
 // engine's size limit, at the price of copying the rows the table had.
 // The change records are written with the rows, under a slot of their
 // own that the version's history entry names (HistoryEntry.ChangesAt).
+// A write set of at least as many rows of another kind (UPDATE, DELETE)
+// commits the same way there (write_generation.go): its change records,
+// as the commit would write them, into the slot, and the snapshot's rows
+// with the writes laid over them into the generation.
 //
 // # Invariants
 //

@@ -251,3 +251,108 @@ func TestTiKVStagedDuplicatesFailTheCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestTiKVBigWritesStaySmall: with every TiKV transaction bounded to
+// 32 KB, one transaction that updates 1000 rows of a 3000-row table (ten
+// of them to new keys), deletes 500 and inserts 5 commits as a new
+// generation: the rows, their ids and the index are what the writes call
+// for, and the feed and the history entry hold the same changes as the
+// commit would have written in place.
+func TestTiKVBigWritesStaySmall(t *testing.T) {
+	smallRewriteBatches(t)
+	db := openTiKVStaging(t, 100)
+	tbl := withIndex(tA, colorIndex(false))
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
+	fillInSmallCommits(t, db, tbl)
+	ids := map[string]int64{}
+	want := map[string]string{}
+	tx := db.Begin()
+	it := tx.Scan(tA.ID, nil, nil)
+	for it.Next() {
+		ids[string(it.Row().Key)] = it.Row().RowID
+		want[string(it.Row().Key)] = string(it.Row().Value)
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tx.Rollback()
+	smallTiKVTransactions(t, 32<<10)
+
+	update(t, db, func(tx *Txn) error {
+		for round := range 10 {
+			for i := range 100 {
+				key := fmt.Sprintf("k%02d-%03d", round, i)
+				val := fmt.Sprintf("c%d:upd", (i+1)%4)
+				newKey := key
+				if i == 7 {
+					newKey = "moved-" + key
+					ids[newKey] = ids[key]
+					delete(want, key)
+				}
+				if err := tx.Update(tbl, k(key), k(newKey), k(val)); err != nil {
+					return err
+				}
+				want[newKey] = val
+			}
+		}
+		for round := 10; round < 15; round++ {
+			for i := range 100 {
+				key := fmt.Sprintf("k%02d-%03d", round, i)
+				if err := tx.Delete(tbl, k(key)); err != nil {
+					return err
+				}
+				delete(want, key)
+			}
+		}
+		for i := range 5 {
+			key := fmt.Sprintf("new-%d", i)
+			mustInsert(t, tx, tbl, key, "c3:new")
+			want[key] = "c3:new"
+		}
+		return nil
+	})
+	rd := db.Begin()
+	defer rd.Rollback()
+	got := map[string]string{}
+	it = rd.Scan(tA.ID, nil, nil)
+	for it.Next() {
+		r := it.Row()
+		got[string(r.Key)] = string(r.Value)
+		if id, ok := ids[string(r.Key)]; ok && id != r.RowID {
+			t.Fatalf("row %s: id %d, was %d", r.Key, r.RowID, id)
+		}
+	}
+	if err := it.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows, want %d", len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Fatalf("row %s = %q, want %q", k, got[k], v)
+		}
+	}
+	if err := rd.VerifyIndex(tA.ID, colorIndex(false)); err != nil {
+		t.Fatal(err)
+	}
+	h := history(t, db, tA.ID)
+	if h[0].RowsUpdated != 1000 || h[0].RowsDeleted != 500 || h[0].RowsInserted != 5 || h[0].ChangesAt == 0 || !h[0].ChangeDataFeed {
+		t.Fatalf("its history entry: %+v", h[0])
+	}
+	ch, err := changes(t, rd, tA.ID, h[0].Version, h[0].Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, c := range ch {
+		kinds[strings.Fields(c)[1]]++
+	}
+	if kinds["update_preimage"] != 1000 || kinds["update_postimage"] != 1000 || kinds["delete"] != 500 || kinds["insert"] != 5 || len(ch) != 2505 {
+		t.Fatalf("change records: %v", kinds)
+	}
+	if n := shadowKeys(t, db); n != 0 {
+		t.Fatalf("%d shadow keys after the commit", n)
+	}
+}

@@ -124,12 +124,16 @@ type Rewrite struct {
 	// (changeSlot, stage_generation.go); 0 for a rewrite, which has none.
 	slot   int64
 	cdfSeq uint32
-	uniq   []int64 // unique-form entries written, by index of info.Indexes
-	buf    []byte
-	err    error // sticky
-	sealed bool  // every batch applied and synced, unique indexes checked
-	done   bool  // switched, or its outcome unknown: never discarded
-	chunks int
+	// counted: the commit records ins, upd and del as the version's row
+	// changes (a big write made a generation, write_generation.go).
+	counted       bool
+	ins, upd, del int64
+	uniq          []int64 // unique-form entries written, by index of info.Indexes
+	buf           []byte
+	err           error // sticky
+	sealed        bool  // every batch applied and synced, unique indexes checked
+	done          bool  // switched, or its outcome unknown: never discarded
+	chunks        int
 }
 
 // RewriteRows starts writing the whole content of info's table anew: the

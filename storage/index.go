@@ -138,6 +138,7 @@ func (t *Txn) checkIndexes(tw *tableWrites) error {
 		ok = slices.Contains(tw.indexSet, given[i].ID) && given[i].Key != nil
 	}
 	if ok {
+		tw.written = tw.info
 		return nil
 	}
 	ids := make([]IndexID, len(given))

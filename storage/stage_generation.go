@@ -57,7 +57,7 @@ func (t *Txn) stageAsGeneration(ctx context.Context, tw *tableWrites) error {
 	if err != nil {
 		return err
 	}
-	ops, info := tw.ops, tw.info
+	ops, info := tw.ops, tw.written
 	tw.stage = nil
 	r, err := t.RewriteRows(info)
 	if err != nil {

@@ -58,8 +58,12 @@ type rowWrite struct {
 type tableWrites struct {
 	id   TableID
 	info TableInfo // as given by the latest write call
-	st   *tableState
-	rows *writeSet
+	// written: the latest TableInfo a row write gave that named the
+	// table's indexes (checkIndexes), for a commit that rewrites the
+	// table (stage_generation.go, write_generation.go).
+	written TableInfo
+	st      *tableState
+	rows    *writeSet
 	// rowBounds answer insert probes of the snapshot's rows (probe.go).
 	rowBounds spanBounds
 
@@ -515,6 +519,11 @@ func (t *Txn) checkWriteConflict(tw *tableWrites, key []byte) error {
 	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
 	if t.db.writtenSince(t.keyBuf, t.beginSeq) {
 		return serializationError("row %x of table %d was written by a concurrent transaction", key, tw.id)
+	}
+	if !tw.truncated && t.db.wipedSince(tw.st, t.beginSeq) {
+		// Its rows were replaced whole (a TRUNCATE, or a write committed
+		// as a new generation: write_generation.go), keeping no keys.
+		return serializationError("table %d was truncated or rewritten by a concurrent transaction", tw.id)
 	}
 	return nil
 }
