@@ -340,21 +340,33 @@ func lookupsCheaper(side, other Node, keys []Expr, est *Estimator) bool {
 	if est == nil || est.Stats == nil {
 		return false
 	}
-	scan, ok := other.(*Scan)
-	if f, isFilter := other.(*Filter); isFilter {
-		scan, ok = f.Input.(*Scan)
-	}
-	if !ok {
+	scan := scanUnder(other)
+	if scan == nil {
 		return false
 	}
-	r := est.Rows(side)
+	table := est.tableRows(scan.Table)
+	return est.Rows(side)*(lookupRowCost+lookupFetchCost*rowsPerKey(scan, keys, est)) <= table
+}
+
+// scanUnder is n when it is a Scan, the scan under n when n is a Filter
+// over one, and nil otherwise.
+func scanUnder(n Node) *Scan {
+	if f, ok := n.(*Filter); ok {
+		n = f.Input
+	}
+	s, _ := n.(*Scan)
+	return s
+}
+
+// rowsPerKey estimates the rows of scan's table a lookup of keys (over
+// scan's columns) finds: the table's rows over the keys' distinct values.
+func rowsPerKey(scan *Scan, keys []Expr, est *Estimator) float64 {
 	table := est.tableRows(scan.Table)
 	distinct := 1.0
 	for _, k := range keys {
 		distinct *= est.ndv(k, scan)
 	}
-	perKey := table / math.Max(1, math.Min(distinct, table))
-	return r*(lookupRowCost+lookupFetchCost*perKey) <= table
+	return table / math.Max(1, math.Min(distinct, table))
 }
 
 // ownKeysCheaper reports whether inner — a Scan, or a Filter over one,
@@ -370,11 +382,8 @@ func ownKeysCheaper(outer, inner Node, innerKeys []Expr, est *Estimator) bool {
 	if est == nil || est.Stats == nil {
 		return false
 	}
-	scan, ok := inner.(*Scan)
-	if f, isFilter := inner.(*Filter); isFilter {
-		scan, ok = f.Input.(*Scan)
-	}
-	if !ok || !scan.Keyed() || keyReadsOuter(scan) {
+	scan := scanUnder(inner)
+	if scan == nil || !scan.Keyed() || keyReadsOuter(scan) {
 		return false
 	}
 	keys := 1.0
@@ -385,13 +394,7 @@ func ownKeysCheaper(outer, inner Node, innerKeys []Expr, est *Estimator) bool {
 	// The lookups read the whole table's rows of each key value.
 	whole := *scan
 	whole.ClearKeyBounds()
-	table := est.tableRows(scan.Table)
-	distinct := 1.0
-	for _, k := range innerKeys {
-		distinct *= est.ndv(k, &whole)
-	}
-	perKey := table / math.Max(1, math.Min(distinct, table))
-	return own < est.Rows(outer)*(lookupRowCost+lookupFetchCost*perKey)
+	return own < est.Rows(outer)*(lookupRowCost+lookupFetchCost*rowsPerKey(&whole, innerKeys, est))
 }
 
 // estimateRows bounds the rows a plan produces when its shape tells; ok
