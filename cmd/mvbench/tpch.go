@@ -486,7 +486,7 @@ func (r *tpchRun) runBatch(ctx context.Context, batch tpchBatch) error {
 			if !r.create[q.name()][s.name].ok() {
 				continue
 			}
-			o, err := r.refresh(ctx, s, v, "")
+			o, err := r.refresh(ctx, s, v, "", batch.name)
 			if err != nil {
 				return err
 			}
@@ -500,7 +500,7 @@ func (r *tpchRun) runBatch(ctx context.Context, batch tpchBatch) error {
 				res.full[v] = tpchOutcome{status: stSkipped, err: "the REFRESH timed out"}
 				continue
 			}
-			full, err := r.refresh(ctx, s, v, " FULL")
+			full, err := r.refresh(ctx, s, v, " FULL", batch.name)
 			if err != nil {
 				return err
 			}
@@ -515,11 +515,12 @@ func (r *tpchRun) runBatch(ctx context.Context, batch tpchBatch) error {
 }
 
 // refresh runs REFRESH MATERIALIZED VIEW view (with suffix " FULL":
-// mvserver's full recompute), records mvserver's technique and reads the
-// view.
-func (r *tpchRun) refresh(ctx context.Context, s *system, view, suffix string) (tpchOutcome, error) {
+// mvserver's full recompute) after batch, records mvserver's technique
+// and reads the view. The phase's label names the batch, so
+// --profile-phase 'REFRESH t_q21 after RF2' profiles that one refresh.
+func (r *tpchRun) refresh(ctx context.Context, s *system, view, suffix, batch string) (tpchOutcome, error) {
 	var o tpchOutcome
-	err := r.b.phase(r.w, s, "REFRESH "+view+suffix, 0, func(*task) error {
+	err := r.b.phase(r.w, s, "REFRESH "+view+suffix+" after "+batch, 0, func(*task) error {
 		s.takeNotices()
 		var err error
 		if o, err = r.exec(ctx, s, "REFRESH MATERIALIZED VIEW "+view+suffix, false); err != nil {

@@ -340,21 +340,61 @@ func lookupsCheaper(side, other Node, keys []Expr, est *Estimator) bool {
 	if est == nil || est.Stats == nil {
 		return false
 	}
-	scan, ok := other.(*Scan)
-	if f, isFilter := other.(*Filter); isFilter {
-		scan, ok = f.Input.(*Scan)
-	}
-	if !ok {
+	scan := scanUnder(other)
+	if scan == nil {
 		return false
 	}
-	r := est.Rows(side)
+	table := est.tableRows(scan.Table)
+	return est.Rows(side)*(lookupRowCost+lookupFetchCost*rowsPerKey(scan, keys, est)) <= table
+}
+
+// scanUnder is n when it is a Scan, the scan under n when n is a Filter
+// over one, and nil otherwise.
+func scanUnder(n Node) *Scan {
+	if f, ok := n.(*Filter); ok {
+		n = f.Input
+	}
+	s, _ := n.(*Scan)
+	return s
+}
+
+// rowsPerKey estimates the rows of scan's table a lookup of keys (over
+// scan's columns) finds: the table's rows over the keys' distinct values.
+func rowsPerKey(scan *Scan, keys []Expr, est *Estimator) float64 {
 	table := est.tableRows(scan.Table)
 	distinct := 1.0
 	for _, k := range keys {
 		distinct *= est.ndv(k, scan)
 	}
-	perKey := table / math.Max(1, math.Min(distinct, table))
-	return r*(lookupRowCost+lookupFetchCost*perKey) <= table
+	return table / math.Max(1, math.Min(distinct, table))
+}
+
+// ownKeysCheaper reports whether inner — a Scan, or a Filter over one,
+// that key bounds of its own already narrow (an incremental refresh's
+// change keys, Scan.Narrowed; an IN list or point the planner chose) —
+// reads its rows for less than outer's rows would pay to look them up
+// through innerKeys, which drops those bounds: a lookup costs
+// lookupRowCost and each row it fetches lookupFetchCost, for the bounded
+// scan's own keys and rows as for outer's (TPC-H Q21's refresh: its 22
+// Saudi suppliers looked lineitem up by l_suppkey, 600 rows each, instead
+// of reading the few hundred lineitems of the changed orders by key).
+func ownKeysCheaper(outer, inner Node, innerKeys []Expr, est *Estimator) bool {
+	if est == nil || est.Stats == nil {
+		return false
+	}
+	scan := scanUnder(inner)
+	if scan == nil || !scan.Keyed() || keyReadsOuter(scan) {
+		return false
+	}
+	keys := 1.0
+	if scan.In != nil {
+		keys = float64(len(scan.In))
+	}
+	own := keys*lookupRowCost + lookupFetchCost*est.Rows(inner)
+	// The lookups read the whole table's rows of each key value.
+	whole := *scan
+	whole.ClearKeyBounds()
+	return own < est.Rows(outer)*(lookupRowCost+lookupFetchCost*rowsPerKey(&whole, innerKeys, est))
 }
 
 // estimateRows bounds the rows a plan produces when its shape tells; ok
@@ -428,8 +468,8 @@ func indexJoin(j *Join, est *Estimator) Node {
 	default:
 		return nil
 	}
-	if drives(j.Left, j.Right, est) || j.Kind.LeftOnly() && lookupsWin(j.Left, j.Right, est) ||
-		j.Kind == JoinInner && lookupsCheaper(j.Left, j.Right, j.RightKeys, est) {
+	if (drives(j.Left, j.Right, est) || j.Kind.LeftOnly() && lookupsWin(j.Left, j.Right, est) ||
+		j.Kind == JoinInner && lookupsCheaper(j.Left, j.Right, j.RightKeys, est)) && !ownKeysCheaper(j.Left, j.Right, j.RightKeys, est) {
 		if a := lookupJoin(j.Kind, j.Left, j.Right, j.LeftKeys, j.RightKeys, j.Residual); a != nil {
 			return a
 		}
@@ -442,7 +482,8 @@ func indexJoin(j *Join, est *Estimator) Node {
 	if j.Kind != JoinInner {
 		return nil
 	}
-	if !drives(j.Right, j.Left, est) && !lookupsCheaper(j.Right, j.Left, j.LeftKeys, est) {
+	if !drives(j.Right, j.Left, est) && !lookupsCheaper(j.Right, j.Left, j.LeftKeys, est) ||
+		ownKeysCheaper(j.Right, j.Left, j.LeftKeys, est) {
 		return nil
 	}
 	nl, nr := len(j.Left.Columns()), len(j.Right.Columns())

@@ -70,3 +70,54 @@ func TestJoinUnionOldSide(t *testing.T) {
 		t.Fatal("a large side does not distribute the join")
 	}
 }
+
+// TestSemiAntiJoinUnionOldSide: EXISTS and NOT EXISTS of a few touched
+// orders against a table's old side (the table less its changed rows,
+// united with their old images) take the branches one after the other,
+// the table's branch looked up: an anti join becomes an anti join with
+// the images under a lookup of the table, a semi join the union of a semi
+// join with the images and a lookup of the rest.
+func TestSemiAntiJoinUnionOldSide(t *testing.T) {
+	line := &catalog.Table{ID: 3, Name: "line", Columns: []catalog.Column{{ID: 1, Name: "ord_id", Type: types.Int8}, {ID: 2, Name: "n", Type: types.Int8}},
+		PrimaryKey: []uint32{1, 2}}
+	cols := NewScan(line).Columns()
+	scan := NewScan(line)
+	scan.Exclude = map[int64]struct{}{7: {}}
+	old := &Given{Cols: cols, Rows: [][]types.Datum{{types.NewInt8(1), types.NewInt8(1)}}}
+	oldSide := &SetOp{Kind: Union, All: true, Left: scan, Right: old, Cols: cols}
+	orders := &Given{Cols: []Column{{Name: "id", T: types.Int8}}, Rows: [][]types.Datum{{types.NewInt8(1)}, {types.NewInt8(2)}}}
+	join := func(kind JoinKind) *Join {
+		return &Join{Kind: kind, Left: orders, Right: oldSide, LeftKeys: []Expr{&ColRef{Idx: 0, T: types.Int8}}, RightKeys: []Expr{&ColRef{Idx: 0, T: types.Int8}}}
+	}
+	est := NewEstimator(nil, narrowStats{rows: 600000, ndv: 150000})
+	looksUp := func(n Node) bool {
+		a, ok := n.(*Apply)
+		if !ok {
+			return false
+		}
+		f, ok := a.Right.(*Filter)
+		if !ok {
+			return false
+		}
+		s, ok := f.Input.(*Scan)
+		return ok && s.Exclude != nil && s.Keyed()
+	}
+	out, err := Optimize(join(JoinAnti), est)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !looksUp(out) || out.(*Apply).Kind != JoinAnti {
+		t.Fatalf("NOT EXISTS: %T, want an anti lookup of the table", out)
+	}
+	if inner, ok := out.(*Apply).Left.(*Join); !ok || inner.Kind != JoinAnti {
+		t.Fatalf("NOT EXISTS: lookups driven by %T, want the anti join with the old images", out.(*Apply).Left)
+	}
+	out, err = Optimize(join(JoinSemi), est)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, ok := out.(*SetOp)
+	if !ok || u.Kind != Union || !u.All || !looksUp(u.Right) || out.Columns()[0].Name != "id" || len(out.Columns()) != 1 {
+		t.Fatalf("EXISTS: %T, want the union of a semi join with the images and a lookup of the table", out)
+	}
+}
