@@ -286,8 +286,8 @@ func (vc *vcompiler) binary(x *plan.Binary) (vexpr, vtype, bool) {
 	return nil, vtype{}, false
 }
 
-// vlike is text [NOT] LIKE a constant %-only pattern (vec.Like); CHAR
-// operands and other patterns stay row at a time.
+// vlike is text [NOT] LIKE a constant pattern (vec.Like); CHAR
+// operands and patterns that do not compile stay row at a time.
 func vlike(x *plan.Binary, l vexpr, lt vtype) (vexpr, vtype, bool) {
 	lp := constLike(x)
 	if lp == nil || lt.t != vec.Bytes || lt.char {
@@ -339,9 +339,9 @@ func (vc *vcompiler) logic(args []plan.Expr, and bool) (vexpr, vtype, bool) {
 }
 
 // constLike is x's pattern when x is LIKE or NOT LIKE a non-NULL
-// constant with % as its only wildcard (vec.CompileLike), else nil: the
-// vector kernel's patterns (the row path matches every LIKE with
-// likeMatcher, like.go).
+// constant, else nil. A pattern that does not compile (it ends in the
+// escape character) is nil too: the row path raises its error, on the
+// same rows as before. Both paths match with vec.CompileLike's matcher.
 func constLike(x *plan.Binary) *vec.LikePattern {
 	if x.Op != plan.OpLike && x.Op != plan.OpNotLike {
 		return nil
@@ -350,8 +350,8 @@ func constLike(x *plan.Binary) *vec.LikePattern {
 	if !ok || pc.D.IsNull() {
 		return nil
 	}
-	lp, ok := vec.CompileLike(pc.D.S)
-	if !ok {
+	lp, err := vec.CompileLike(pc.D.S)
+	if err != nil {
 		return nil
 	}
 	return lp
