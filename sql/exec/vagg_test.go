@@ -284,7 +284,8 @@ func runVec(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool, limit in
 	if limit > 0 {
 		mem = &Memory{Limit: limit, Setting: "query_memory_limit", TempDir: t.TempDir()}
 	}
-	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: &funcs.Ctx{Env: types.DefaultEnv}, Mem: mem, RowAtATime: rowAtATime, Workers: workers}
+	fc := &funcs.Ctx{Env: types.DefaultEnv, StatementTime: vecNow}
+	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: fc, Mem: mem, RowAtATime: rowAtATime, Workers: workers}
 	op, err := Build(c, p)
 	if err != nil {
 		t.Fatal(err)

@@ -50,9 +50,15 @@ func vecTypeOf(t types.T) (vtype, bool) {
 type vcompiler struct {
 	cols  []vexpr
 	types []vtype
+	// c, when set, lets statement constants fold and functions without
+	// a kernel run per row (vfunc.go).
+	c *Ctx
 }
 
 func (vc *vcompiler) compile(e plan.Expr) (vexpr, vtype, bool) {
+	if _, isConst := e.(*plan.Const); !isConst && vc.c != nil && statementConst(e) {
+		return vc.fold(e)
+	}
 	switch x := e.(type) {
 	case *plan.ColRef:
 		if x.Idx >= len(vc.cols) || vc.cols[x.Idx] == nil {
@@ -135,6 +141,8 @@ func (vc *vcompiler) compile(e plan.Expr) (vexpr, vtype, bool) {
 		return vc.logic(x.Args, true)
 	case *plan.Or:
 		return vc.logic(x.Args, false)
+	case *plan.Func:
+		return vc.rowFunc(x)
 	}
 	return nil, vtype{}, false
 }
