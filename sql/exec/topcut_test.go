@@ -1,11 +1,9 @@
 package exec
 
 import (
-	"context"
 	"math/rand"
 	"testing"
 
-	"github.com/mvserver/mvserver/sql/funcs"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -68,26 +66,12 @@ func TestTopCut(t *testing.T) {
 // how many rows its scan skipped at the cutoff.
 func runTop(t *testing.T, db *storage.DB, p *plan.Limit, rowAtATime bool) ([]string, int64) {
 	t.Helper()
-	txn := db.Begin()
-	defer txn.Rollback()
-	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: &funcs.Ctx{Env: types.DefaultEnv}, RowAtATime: rowAtATime}
-	op, err := Build(c, p)
-	if err != nil {
-		t.Fatal(err)
+	out, code, op := runOrderedOp(t, db, p, rowAtATime)
+	if code != "" {
+		t.Fatalf("SQLSTATE %s", code)
 	}
-	defer op.Close()
-	var out []string
-	if err := Drain(op, func(b []Row) error {
-		for _, r := range b {
-			out = append(out, renderRow(r))
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var skipped int64
 	if s, ok := op.(*limitOp).in.(*sortOp); ok && s.cut != nil {
-		skipped = s.cut.skipped
+		return out, s.cut.skipped
 	}
-	return out, skipped
+	return out, 0
 }
