@@ -30,6 +30,9 @@ import (
 func statementConst(e plan.Expr) bool {
 	ok := true
 	plan.Walk(e, func(x plan.Expr) bool {
+		if !ok {
+			return false // a part seen before is not: the rest need not be looked at
+		}
 		switch x := x.(type) {
 		case *plan.Const, *plan.Param, *plan.Cast, *plan.Binary, *plan.Neg, *plan.Not, *plan.And, *plan.Or,
 			*plan.IsNull, *plan.IsBool, *plan.IsDistinct, *plan.In, *plan.Case, *plan.Coalesce, *plan.NullIf, *plan.Greatest:

@@ -80,3 +80,27 @@ func TestVectorFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestStatementConst: a column anywhere, before or after a function
+// that alone would qualify, makes an expression no statement constant
+// (TestIVMProperty found ts::timestamptz < now() folded as one).
+func TestStatementConst(t *testing.T) {
+	now := funcCall(t, "now")
+	ts := &plan.Cast{E: col(8, types.Date), T: types.TimestampTZ}
+	day := &plan.Const{D: types.NewInterval(0, 1, 0), T: types.Interval}
+	for _, c := range []struct {
+		e    plan.Expr
+		want bool
+	}{
+		{now, true},
+		{&plan.Binary{Op: plan.OpSub, L: now, R: day, T: types.TimestampTZ}, true},
+		{&plan.Binary{Op: plan.OpLt, L: ts, R: now, T: types.Bool}, false},
+		{&plan.Binary{Op: plan.OpLt, L: now, R: ts, T: types.Bool}, false},
+		{&plan.Binary{Op: plan.OpLt, L: ts, R: &plan.Binary{Op: plan.OpSub, L: now, R: day, T: types.TimestampTZ}, T: types.Bool}, false},
+		{funcCall(t, "random"), false},
+	} {
+		if got := statementConst(c.e); got != c.want {
+			t.Errorf("statementConst(%T %v) = %v, want %v", c.e, c.e, got, c.want)
+		}
+	}
+}
