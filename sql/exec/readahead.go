@@ -77,6 +77,11 @@ func (ra *readahead) run() {
 	defer close(ra.batches)
 	s := ra.s
 	for {
+		select {
+		case <-ra.quit:
+			return
+		default:
+		}
 		var b scanBatch
 		var more bool
 		select {

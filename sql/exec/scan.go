@@ -48,6 +48,8 @@ type scanOp struct {
 	// so the batch's memory is reused (scan_reuse.go); last is it.
 	reuse bool
 	last  scanBatch
+	// cut is a top-N's cutoff test above this scan (topcut.go); nil: none.
+	cut *topCut
 }
 
 // rowIter is a storage.Iterator or storage.IndexIterator.
@@ -296,6 +298,20 @@ func (s *scanOp) read(out []Row, backing []types.Datum, keep bool) (_ []Row, mor
 			if !ok {
 				continue
 			}
+		}
+		if s.cut != nil && s.cut.past(r) {
+			s.cut.skipped++
+			if s.cut.skipped%scanFilterCheckEvery == 0 {
+				if !keep {
+					// The readahead's goroutine: hand back what it has,
+					// so that it sees a stop between two calls.
+					return out, true, nil
+				}
+				if err := s.c.Context.Err(); err != nil {
+					return nil, false, err
+				}
+			}
+			continue
 		}
 		n := len(out)
 		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]

@@ -14,9 +14,16 @@ import (
 	"github.com/mvserver/mvserver/storage"
 )
 
-// runOrdered runs p on db and returns its rows in their order (rendered),
-// the error's SQLSTATE, and the root operator.
+// runOrdered runs p on db and returns its rows in their order (rendered)
+// and the error's SQLSTATE.
 func runOrdered(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool) ([]string, string) {
+	t.Helper()
+	out, code, _ := runOrderedOp(t, db, p, rowAtATime)
+	return out, code
+}
+
+// runOrderedOp is runOrdered that also returns the root operator (closed).
+func runOrderedOp(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool) ([]string, string, Operator) {
 	t.Helper()
 	txn := db.Begin()
 	defer txn.Rollback()
@@ -40,9 +47,9 @@ func runOrdered(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool) ([]s
 		return nil
 	})
 	if err != nil {
-		return nil, pgerror.Code(err)
+		return nil, pgerror.Code(err), op
 	}
-	return out, ""
+	return out, "", op
 }
 
 func scanAll() *plan.Scan {

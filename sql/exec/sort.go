@@ -16,11 +16,15 @@ import (
 // ORDER BY … LIMIT n holds O(n) rows whatever the input size.
 type sortOp struct {
 	c    *Ctx
+	node *plan.Sort
 	in   Operator
 	keys []plan.SortKey
 	fns  []evalFn
 	// topN > 0 keeps only the first topN rows (set by a LIMIT above).
 	topN int64
+	// cut, under a LIMIT, is the scan's test against the cutoff
+	// (topcut.go); nil: none.
+	cut *topCut
 
 	mem    memAccount
 	out    Operator
@@ -53,7 +57,7 @@ func newSort(c *Ctx, s *plan.Sort, in Operator) (Operator, error) {
 		}
 		fns[i] = f
 	}
-	return &sortOp{c: c, in: in, keys: s.Keys, fns: fns, mem: c.account("sort")}, nil
+	return &sortOp{c: c, node: s, in: in, keys: s.Keys, fns: fns, mem: c.account("sort")}, nil
 }
 
 func (s *sortOp) sortRows(all []keyed) {
@@ -93,6 +97,9 @@ func (s *sortOp) load() error {
 	// keys), and the input reuses its batches (scan_reuse.go): a scan then
 	// allocates no batch per thousand rows for the few rows kept.
 	copyRows := s.topN > 0 && !s.c.RowAtATime && reuseInput(s.in)
+	if s.topN > 0 && s.node != nil {
+		s.cut = newTopCut(s.c, s.node, s.in)
+	}
 	var rowBlock []types.Datum
 	err := Drain(s.in, func(b []Row) error {
 		var size int64
@@ -161,6 +168,9 @@ func (s *sortOp) load() error {
 				rowBlock = nil
 			}
 			cutoff = all[s.topN-1].keys
+			if s.cut != nil {
+				s.cut.set(cutoff[0])
+			}
 			s.mem.release()
 			size = 0
 			for _, k := range all {

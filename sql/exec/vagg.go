@@ -169,7 +169,7 @@ func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
 	cols, types_ := op.scanCols, op.scanTypes
 	// The layers, bottom up.
 	for k := len(op.chain) - 1; k >= 0; k-- {
-		vc := &vcompiler{cols: cols, types: types_}
+		vc := &vcompiler{cols: cols, types: types_, c: op.c}
 		switch x := op.chain[k].(type) {
 		case *plan.Filter:
 			f, t, ok := vc.compile(x.Cond)
@@ -195,7 +195,7 @@ func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
 			ex.layers = append(ex.layers, l)
 			cols, types_ = ncols, ntypes
 		case *plan.Join:
-			jl, ncols, ntypes, ok := compileJoin(op.joins[x], cols, types_)
+			jl, ncols, ntypes, ok := compileJoin(op.c, op.joins[x], cols, types_)
 			if !ok {
 				return nil, false
 			}
@@ -203,7 +203,7 @@ func (op *vaggOp) compileExprs(record bool) (*vexprs, bool) {
 			cols, types_ = ncols, ntypes
 		}
 	}
-	vc := &vcompiler{cols: cols, types: types_}
+	vc := &vcompiler{cols: cols, types: types_, c: op.c}
 	for _, g := range op.node.GroupBy {
 		f, t, ok := vc.compile(g)
 		k := g.Type().Kind

@@ -176,9 +176,9 @@ func (g *vecGen) boolExpr(depth int) plan.Expr {
 		c := &plan.Const{D: types.Datum{K: types.KindChar, S: []string{"a", "ab  ", "b", ""}[g.rng.Intn(4)]}, T: ct}
 		return &plan.Binary{Op: cmps[g.rng.Intn(2)], L: col(7, ct), R: c, T: types.Bool}
 	case r == 4 && g.rng.Intn(2) == 0:
-		// [NOT] LIKE: prefix, suffix, search, exact and empty patterns
-		// (the kernel), and _ (the row path's regular expression).
-		pats := []string{"s1%", "%9", "%1%", "s2", "%", "", "s%2%", "s_", "_2%", "s1%%"}
+		// [NOT] LIKE: prefix, suffix, search, exact and empty patterns,
+		// _ and escapes (all the kernel's).
+		pats := []string{"s1%", "%9", "%1%", "s2", "%", "", "s%2%", "s_", "_2%", "s1%%", `s\1%`, "%_1"}
 		p := &plan.Const{D: types.NewText(pats[g.rng.Intn(len(pats))]), T: types.Text}
 		return &plan.Binary{Op: []plan.Op{plan.OpLike, plan.OpNotLike}[g.rng.Intn(2)], L: col(5, types.Text), R: p, T: types.Bool}
 	case r == 4:
@@ -284,7 +284,8 @@ func runVec(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool, limit in
 	if limit > 0 {
 		mem = &Memory{Limit: limit, Setting: "query_memory_limit", TempDir: t.TempDir()}
 	}
-	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: &funcs.Ctx{Env: types.DefaultEnv}, Mem: mem, RowAtATime: rowAtATime, Workers: workers}
+	fc := &funcs.Ctx{Env: types.DefaultEnv, StatementTime: vecNow}
+	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: fc, Mem: mem, RowAtATime: rowAtATime, Workers: workers}
 	op, err := Build(c, p)
 	if err != nil {
 		t.Fatal(err)

@@ -50,9 +50,15 @@ func vecTypeOf(t types.T) (vtype, bool) {
 type vcompiler struct {
 	cols  []vexpr
 	types []vtype
+	// c, when set, lets statement constants fold and functions without
+	// a kernel run per row (vfunc.go).
+	c *Ctx
 }
 
 func (vc *vcompiler) compile(e plan.Expr) (vexpr, vtype, bool) {
+	if _, isConst := e.(*plan.Const); !isConst && vc.c != nil && statementConst(e) {
+		return vc.fold(e)
+	}
 	switch x := e.(type) {
 	case *plan.ColRef:
 		if x.Idx >= len(vc.cols) || vc.cols[x.Idx] == nil {
@@ -135,6 +141,8 @@ func (vc *vcompiler) compile(e plan.Expr) (vexpr, vtype, bool) {
 		return vc.logic(x.Args, true)
 	case *plan.Or:
 		return vc.logic(x.Args, false)
+	case *plan.Func:
+		return vc.rowFunc(x)
 	}
 	return nil, vtype{}, false
 }
@@ -286,8 +294,8 @@ func (vc *vcompiler) binary(x *plan.Binary) (vexpr, vtype, bool) {
 	return nil, vtype{}, false
 }
 
-// vlike is text [NOT] LIKE a constant %-only pattern (vec.Like); CHAR
-// operands and other patterns stay row at a time.
+// vlike is text [NOT] LIKE a constant pattern (vec.Like); CHAR
+// operands and patterns that do not compile stay row at a time.
 func vlike(x *plan.Binary, l vexpr, lt vtype) (vexpr, vtype, bool) {
 	lp := constLike(x)
 	if lp == nil || lt.t != vec.Bytes || lt.char {
@@ -339,9 +347,9 @@ func (vc *vcompiler) logic(args []plan.Expr, and bool) (vexpr, vtype, bool) {
 }
 
 // constLike is x's pattern when x is LIKE or NOT LIKE a non-NULL
-// constant with % as its only wildcard (vec.CompileLike), else nil: the
-// vector kernel's patterns (the row path matches every LIKE with
-// likeMatcher, like.go).
+// constant, else nil. A pattern that does not compile (it ends in the
+// escape character) is nil too: the row path raises its error, on the
+// same rows as before. Both paths match with vec.CompileLike's matcher.
 func constLike(x *plan.Binary) *vec.LikePattern {
 	if x.Op != plan.OpLike && x.Op != plan.OpNotLike {
 		return nil
@@ -350,8 +358,8 @@ func constLike(x *plan.Binary) *vec.LikePattern {
 	if !ok || pc.D.IsNull() {
 		return nil
 	}
-	lp, ok := vec.CompileLike(pc.D.S)
-	if !ok {
+	lp, err := vec.CompileLike(pc.D.S)
+	if err != nil {
 		return nil
 	}
 	return lp

@@ -249,8 +249,8 @@ type vjoinLayer struct {
 
 // compileJoin compiles a join layer over the left input's columns; it
 // returns the layer and the joined columns.
-func compileJoin(jb *vjoinBuild, cols []vexpr, types_ []vtype) (*vjoinLayer, []vexpr, []vtype, bool) {
-	vc := &vcompiler{cols: cols, types: types_}
+func compileJoin(c *Ctx, jb *vjoinBuild, cols []vexpr, types_ []vtype) (*vjoinLayer, []vexpr, []vtype, bool) {
+	vc := &vcompiler{cols: cols, types: types_, c: c}
 	l := &vjoinLayer{b: jb, lcols: cols, lw: len(cols)}
 	for _, k := range jb.node.LeftKeys {
 		f, _, ok := vc.compile(k)
@@ -281,7 +281,7 @@ func compileJoin(jb *vjoinBuild, cols []vexpr, types_ []vtype) (*vjoinLayer, []v
 		ntypes[i] = t
 	}
 	if jb.node.Residual != nil {
-		vc := &vcompiler{cols: ncols, types: ntypes}
+		vc := &vcompiler{cols: ncols, types: ntypes, c: c}
 		f, t, ok := vc.compile(jb.node.Residual)
 		if !ok || t.t != vec.Bool {
 			return nil, nil, nil, false

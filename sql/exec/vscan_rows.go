@@ -92,7 +92,7 @@ func (vs *vecFilterScan) compile() (vexpr, bool) {
 		cols[i] = func(b *vec.Batch, _ []int32) (*vec.Vec, error) { return b.Cols[j], nil }
 		ts[i] = vs.ctypes[j]
 	}
-	vc := &vcompiler{cols: cols, types: ts}
+	vc := &vcompiler{cols: cols, types: ts, c: vs.c}
 	f, t, ok := vc.compile(vs.cond)
 	return f, ok && t.t == vec.Bool
 }

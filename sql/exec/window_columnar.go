@@ -97,7 +97,7 @@ type colWindow struct {
 
 	done   bool
 	sorted []colWinRow
-	kept   []types.Datum // len(keep) per input row, in input order
+	kept   datumBlocks // the keep columns of each input row, in input order
 	res    [][]types.Datum
 	pos    int
 }
@@ -177,6 +177,7 @@ func newColWindow(c *Ctx, w *plan.Window, in Operator, op *windowOp) *colWindow 
 			cw.keep = append(cw.keep, i)
 		}
 	}
+	cw.kept.width = len(cw.keep)
 	return cw
 }
 
@@ -194,13 +195,12 @@ func (w *colWindow) Next() ([]Row, error) {
 	end := min(n, w.pos+BatchSize)
 	out := make([]Row, end-w.pos)
 	block := make([]types.Datum, len(out)*w.width)
-	nk := len(w.keep)
 	for o := range out {
 		s := w.pos + o
 		row := block[o*w.width : (o+1)*w.width : (o+1)*w.width]
-		i := w.sorted[s].i
+		kr := w.kept.row(w.sorted[s].i)
 		for j, col := range w.keep {
-			row[col] = w.kept[i*nk+j]
+			row[col] = kr[j]
 		}
 		for j, wc := range w.spec.calls {
 			row[w.base+wc.idx] = w.res[j][s]
@@ -244,9 +244,7 @@ func (w *colWindow) compute() error {
 				}
 			}
 			w.sorted = append(w.sorted, p)
-			for _, col := range w.keep {
-				w.kept = append(w.kept, r[col])
-			}
+			w.kept.appendCols(r, w.keep)
 		}
 		if err := w.mem.grow(int64(len(b)) * perRow); err != nil {
 			return err
@@ -256,7 +254,7 @@ func (w *colWindow) compute() error {
 	if err != nil {
 		return err
 	}
-	kept := w.kept
+	kept := &w.kept
 	slices.SortFunc(w.sorted, func(a, b colWinRow) int {
 		for j := range m {
 			if c := cmp.Compare(a.r[j], b.r[j]); c != 0 {
@@ -267,7 +265,7 @@ func (w *colWindow) compute() error {
 			}
 		}
 		if nk > 0 {
-			if c := compareRowValues(kept[a.i*nk:(a.i+1)*nk], kept[b.i*nk:(b.i+1)*nk]); c != 0 {
+			if c := compareRowValues(kept.row(a.i), kept.row(b.i)); c != 0 {
 				return c
 			}
 		}

@@ -16,7 +16,7 @@ import (
 // gives (RowAtATime, the reference): random partitions and order keys with
 // NULLs and ties, ascending and descending, NULLS FIRST and LAST, the
 // ranking functions, and a parent that reads a random subset of the
-// columns.
+// columns. A few inputs span several blocks of kept rows (datumBlocks).
 func TestColumnarWindowMatchesRowPath(t *testing.T) {
 	seed := rand.Int63()
 	rng := rand.New(rand.NewSource(seed))
@@ -28,7 +28,11 @@ func TestColumnarWindowMatchesRowPath(t *testing.T) {
 		for i, ct := range colTypes {
 			vals.Cols = append(vals.Cols, plan.Column{Name: fmt.Sprintf("c%d", i), T: ct})
 		}
-		for i, n := 0, rng.Intn(1000); i < n; i++ {
+		n := rng.Intn(1000)
+		if iter%100 == 0 {
+			n = 2*datumBlockRows + rng.Intn(1000) // kept rows across blocks
+		}
+		for i := 0; i < n; i++ {
 			var r []plan.Expr
 			for j, ct := range colTypes {
 				d := types.NewInt(ct.Kind, int64(rng.Intn(1+j*3))-1)
