@@ -7,8 +7,9 @@ import (
 
 // applyOp runs a LATERAL item (R-Q2) or an index nested-loop join
 // (plan/access.go): for each left row it evaluates the correlation
-// parameters, builds the right plan in a child context and joins the left
-// row with the rows it produces. Output stays within a batch per Next
+// parameters, runs the right plan in a child context holding them (built
+// for the first left row and rebound to each next one, rebind.go) and
+// joins the left row with the rows it produces. Output stays within a batch per Next
 // however many rows one left row yields. A semi (anti) join emits the
 // left row alone when a right row matches (none does), stopping at the
 // first match.
@@ -28,6 +29,13 @@ type applyOp struct {
 	li      int
 	right   Operator // the current left row's right side
 	matched bool
+	// kept is the right side built for an earlier left row and read to
+	// its end, to be rebound to the next one (rebind.go); outer is the
+	// correlation values its context reads, overwritten per left row.
+	// fresh: the right side cannot be rebound, and is built per row.
+	kept    Operator
+	outer   []types.Datum
+	fresh   bool
 	pending []Row
 	done    bool
 }
@@ -70,16 +78,7 @@ func (a *applyOp) Next() ([]Row, error) {
 				a.lbatch, a.li = b, 0
 				continue
 			}
-			l := a.lbatch[a.li]
-			vals := make([]types.Datum, len(a.params))
-			for i, f := range a.params {
-				d, err := f(l)
-				if err != nil {
-					return nil, err
-				}
-				vals[i] = d
-			}
-			r, err := a.buildRight(a.c.child(vals))
+			r, err := a.rightFor(a.lbatch[a.li])
 			if err != nil {
 				return nil, err
 			}
@@ -96,8 +95,7 @@ func (a *applyOp) Next() ([]Row, error) {
 			}
 		}
 		if b == nil {
-			a.right.Close()
-			a.right = nil
+			a.done1()
 			switch {
 			case !a.matched && kind == plan.JoinLeft:
 				a.pending = append(a.pending, a.combine(l, make(Row, a.rw)))
@@ -134,6 +132,59 @@ func (a *applyOp) Next() ([]Row, error) {
 	return out, nil
 }
 
+// rightFor returns the right side for left row l: the kept one rebound
+// to l's correlation values, or one built for them.
+func (a *applyOp) rightFor(l Row) (Operator, error) {
+	vals := a.outer
+	if a.fresh || a.kept == nil {
+		// A right side built per row keeps reading its own values.
+		vals = make([]types.Datum, len(a.params))
+	}
+	for i, f := range a.params {
+		d, err := f(l)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = d
+	}
+	if a.kept != nil {
+		r := a.kept
+		a.kept = nil
+		ok, err := rebind(r)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		if ok {
+			return r, nil
+		}
+		r.Close()
+		a.fresh = true
+		vals = append([]types.Datum(nil), vals...)
+	}
+	r, err := a.buildRight(a.c.child(vals))
+	if err != nil {
+		return nil, err
+	}
+	// The join copies what it keeps of a right row (combine).
+	reuseInput(r)
+	if !a.fresh {
+		a.outer = vals
+	}
+	return r, nil
+}
+
+// done1 ends the current left row's right side: kept to be rebound to
+// the next row, or closed.
+func (a *applyOp) done1() {
+	if a.fresh {
+		a.right.Close()
+	} else {
+		a.kept = a.right
+	}
+	a.right = nil
+}
+
 // buildRight builds the right side for one left row.
 func (a *applyOp) buildRight(c *Ctx) (Operator, error) {
 	if a.probe == nil {
@@ -157,6 +208,10 @@ func (a *applyOp) Close() {
 	if a.right != nil {
 		a.right.Close()
 		a.right = nil
+	}
+	if a.kept != nil {
+		a.kept.Close()
+		a.kept = nil
 	}
 	a.left.Close()
 }

@@ -15,7 +15,9 @@
 //     operator tree, built per evaluation with a child Ctx whose Outer holds
 //     the values of its correlation parameters (so a correlated subquery's
 //     expressions are compiled per evaluation, the price of one-shot
-//     operators); an uncorrelated one runs once per statement, its result
+//     operators; an index nested-loop join's inner side is instead built
+//     once and rebound per outer row where its operators can start again,
+//     rebind.go); an uncorrelated one runs once per statement, its result
 //     kept in the statement state (PostgreSQL's InitPlan), a correlated one
 //     once per distinct parameter values unless it is volatile.
 //  6. Rows kept in memory and read more than once (a shared WITH query, the

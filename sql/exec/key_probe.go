@@ -14,6 +14,7 @@ type keyProbeOp struct {
 	s     *plan.Scan
 	width int
 	done  bool
+	scan  *scanOp // built at the first probe
 }
 
 func newKeyProbe(c *Ctx, s *plan.Scan) *keyProbeOp {
@@ -34,18 +35,29 @@ func (p *keyProbeOp) Next() ([]Row, error) {
 			return nil, nil
 		}
 	}
-	op, err := newScan(p.c, p.s)
-	if err != nil {
+	// The scan is built once and its keys evaluated again per probe
+	// (rebind.go).
+	if p.scan == nil {
+		op, err := newScan(p.c, p.s)
+		if err != nil {
+			return nil, err
+		}
+		p.scan = op.(*scanOp)
+	} else if err := p.scan.bindKeys(); err != nil {
 		return nil, err
 	}
-	found, err := op.(*scanOp).exists()
+	found, err := p.scan.exists()
 	if err != nil || !found {
 		return nil, err
 	}
 	return []Row{make(Row, p.width)}, nil
 }
 
-func (p *keyProbeOp) Close() {}
+func (p *keyProbeOp) Close() {
+	if p.scan != nil {
+		p.scan.Close()
+	}
+}
 
 // exists reports whether the scan's key ranges (or point) hold a row, from
 // the keys alone where an index answers.

@@ -1,9 +1,6 @@
 package exec
 
 import (
-	"bytes"
-	"slices"
-
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 	"github.com/mvserver/mvserver/storage"
@@ -26,6 +23,7 @@ type scanOp struct {
 	wantVer  bool
 	point    bool
 	pointKey []byte
+	keys     scanKeys // the compiled key values of s (scan_keys.go)
 	done     bool
 	batch    int // rows in the last batch (batches grow to BatchSize)
 	full     int // full batches read so far
@@ -76,93 +74,15 @@ func newScan(c *Ctx, s *plan.Scan) (Operator, error) {
 	op.dec = types.NewRowDecoderAt(ids, op.outIdx)
 	op.wantRID = s.Needed[op.nTable]
 	op.wantVer = s.Needed[op.nTable+1]
-	evalKey := func(vals []plan.Expr) ([]byte, error) {
-		var b []byte
-		for _, e := range vals {
-			f, err := compile(e, c)
-			if err != nil {
-				return nil, err
-			}
-			d, err := f(nil)
-			if err != nil {
-				return nil, err
-			}
-			if b, err = appendKeyDatum(b, d); err != nil {
-				return nil, err
-			}
-		}
-		return b, nil
-	}
 	if s.Index != nil {
 		op.index = storage.IndexID(s.Index.ID)
 	}
-	switch {
-	case s.Point != nil && s.Index == nil:
-		key, err := evalKey(s.Point)
-		if err != nil {
-			return nil, err
-		}
-		op.point, op.pointKey = true, key
-		return op, nil
-	case s.Point != nil && s.Index.Unique:
-		// Every column of a unique key: one entry at most that a value
-		// can equal (an entry with a NULL is keyed apart, and no
-		// equality holds for NULL).
-		key, err := evalKey(s.Point)
-		if err != nil {
-			return nil, err
-		}
-		op.point, op.pointKey = true, key
-		return op, nil
-	case s.Point != nil:
-		// Every column of a non-unique index key: the entries with that
-		// key.
-		key, err := evalKey(s.Point)
-		if err != nil {
-			return nil, err
-		}
-		op.ranges = []keyRange{{key, storage.PrefixEnd(key)}}
-	case s.In != nil:
-		for _, v := range s.In {
-			k, err := evalKey([]plan.Expr{v})
-			if err != nil {
-				return nil, err
-			}
-			op.ranges = append(op.ranges, keyRange{k, storage.PrefixEnd(k)})
-		}
-		// In key order, each value once (IN (1, 1) reads its rows once).
-		slices.SortFunc(op.ranges, func(a, b keyRange) int { return bytes.Compare(a.start, b.start) })
-		op.ranges = slices.CompactFunc(op.ranges, func(a, b keyRange) bool { return bytes.Equal(a.start, b.start) })
-	default:
-		var r keyRange
-		if s.Start != nil {
-			k, err := evalKey(s.Start.Values)
-			if err != nil {
-				return nil, err
-			}
-			if s.Start.Inclusive {
-				r.start = k
-			} else {
-				r.start = storage.PrefixEnd(k)
-			}
-		}
-		if s.End != nil {
-			k, err := evalKey(s.End.Values)
-			if err != nil {
-				return nil, err
-			}
-			if s.End.Inclusive {
-				r.end = storage.PrefixEnd(k)
-			} else {
-				r.end = k
-			}
-			if s.Start == nil && s.Index != nil {
-				// An index holds NULLs, which sort first; no upper
-				// bound holds for them.
-				r.start = storage.AppendNotNullMarker(nil)
-			}
-		}
-		op.ranges = []keyRange{r}
+	var err error
+	if op.keys, err = compileScanKeys(c, s); err != nil {
+		return nil, err
+	}
+	if err := op.bindKeys(); err != nil {
+		return nil, err
 	}
 	return op, nil
 }

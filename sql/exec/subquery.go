@@ -51,8 +51,10 @@ func compileOuterRef(x *plan.OuterRef, c *Ctx) (evalFn, error) {
 	if x.Idx >= len(c.Outer) {
 		return nil, pgerror.New(pgerror.InternalError, "outer reference %d outside of a subquery evaluation", x.Idx)
 	}
-	d := c.Outer[x.Idx]
-	return func(Row) (types.Datum, error) { return d, nil }, nil
+	// Read when evaluated: an index nested-loop join's inner side,
+	// compiled once, reads each outer row's values (rebind.go).
+	idx := x.Idx
+	return func(Row) (types.Datum, error) { return c.Outer[idx], nil }, nil
 }
 
 func errTooManyRows() error {
