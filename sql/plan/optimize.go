@@ -47,6 +47,13 @@ var Rules = []Rule{
 	// Join order: each island of inner joins is ordered by cost, its
 	// equalities closed transitively (joinorder.go).
 	{Name: "join-order", Apply: orderJoins},
+	// Semi and anti joins go down the ordered joins as semi-join-
+	// pushdown moves them down the bound ones, before the index-join
+	// rule makes lookups of them (semijoin_push.go): the join order may
+	// have put a join that keeps few rows below them and the input they
+	// filter (TPC-H Q21's lines of one nation's suppliers) below a join
+	// that keeps many (its orders).
+	{Name: "semi-join-sink", Apply: pushSemiJoins},
 	// Index scans: a filtered scan reads through the key its filter
 	// bounds best (access.go).
 	{Name: "index-scan", Apply: indexScans},
