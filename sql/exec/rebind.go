@@ -95,3 +95,18 @@ func (o *analyzeOp) rebind() (bool, error) {
 	}
 	return ok, err
 }
+
+// rebind starts the join again from its first left row; the right side
+// of the row it was at is kept to be rebound to the next, as at a row's
+// end.
+func (a *applyOp) rebind() (bool, error) {
+	ok, err := rebind(a.left)
+	if !ok || err != nil {
+		return ok, err
+	}
+	if a.right != nil {
+		a.done1()
+	}
+	a.lbatch, a.li, a.pending, a.done, a.matched = nil, 0, nil, false, false
+	return true, nil
+}

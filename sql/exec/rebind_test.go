@@ -17,8 +17,8 @@ import (
 // every join kind, the rows of building that side afresh for each outer
 // row: key ranges from the outer values (NULL bounds among them, ranges
 // long enough to read ahead), a condition reading them, semi and anti
-// joins that stop at the first match, and an aggregate over the side
-// (which closes its input at its end).
+// joins that stop at the first match, an aggregate over the side (which
+// closes its input at its end) and an index join inside it.
 func TestApplyRebindMatchesFreshBuild(t *testing.T) {
 	seed := rand.Int63()
 	t.Logf("seed %d", seed)
@@ -52,6 +52,13 @@ func TestApplyRebindMatchesFreshBuild(t *testing.T) {
 		if q%5 == 4 {
 			right = &plan.Aggregate{Input: right, GroupBy: []plan.Expr{col(7, vecTable.Columns[7].Type)},
 				Aggs: []plan.AggCall{aggCall(t, "sum", false, col(3, vecTable.Columns[3].Type)), aggCall(t, "count", false)}, Cols: make([]plan.Column, 3)}
+		}
+		if q%5 == 3 {
+			// A nested index join: each found row looks itself up by
+			// its primary key, with its own correlation value.
+			p := scanAll()
+			p.Point = []plan.Expr{&plan.OuterRef{Idx: 0, T: types.Int8}}
+			right = &plan.Apply{Kind: plan.JoinInner, Left: right, Right: p, Params: []plan.Expr{col(0, types.Int8)}}
 		}
 		params := []plan.Expr{col(0, types.Int8), col(1, types.Int8), col(2, types.Int8)}
 		a := &plan.Apply{Kind: kind, Left: left, Right: right, Params: params}

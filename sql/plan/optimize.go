@@ -26,6 +26,9 @@ type Rule struct {
 // Optimizer is what rules know besides the plan.
 type Optimizer struct {
 	est *Estimator
+	// rules are the rules optimizeWith runs, for a rule that optimizes a
+	// plan it builds on its own (lookup_groups_join.go).
+	rules []Rule
 }
 
 // Rules are the optimizer's rules in the order each pass runs them; each
@@ -60,6 +63,10 @@ var Rules = []Rule{
 	// An inner join of a small side with a UNION ALL joins each branch,
 	// so a branch that is a table can look the keys up (join_union.go).
 	{Name: "join-union", Apply: distributeJoins},
+	// A left join with a grouped subquery over joins looks each outer
+	// row's group up through the table its group columns come from,
+	// when that costs less (lookup_groups_join.go).
+	{Name: "index-join-groups", Apply: indexJoinGroups},
 	// Index nested-loop joins: an equality join with a small side looks
 	// the other side up through its key (access.go).
 	{Name: "index-join", Apply: indexJoins},
@@ -105,6 +112,9 @@ func optimizeWith(o *Optimizer, n Node, rules []Rule) (Node, error) {
 	if n == nil {
 		return nil, nil
 	}
+	outer := o.rules
+	o.rules = rules
+	defer func() { o.rules = outer }()
 	n, _, err := optimizeSubqueries(o, n, rules)
 	if err != nil {
 		return nil, err
