@@ -281,6 +281,20 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 		return 1 - e.Selectivity(x.E, in)
 	case *Binary:
 		switch x.Op {
+		case OpEq, OpNe:
+			dflt := e.eqSelectivity(x.L, x.R, in)
+			if x.Op == OpNe {
+				dflt = 1 - dflt
+			}
+			if s, ok := e.statsExprSelectivity(x, in, dflt); ok {
+				return s
+			}
+		case OpLt, OpLe, OpGt, OpGe:
+			if s, ok := e.statsExprSelectivity(x, in, defaultIneqSel); ok {
+				return s
+			}
+		}
+		switch x.Op {
 		case OpEq:
 			return e.eqSelectivity(x.L, x.R, in)
 		case OpNe:
@@ -314,7 +328,10 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 		}
 		sel = math.Min(sel, 0.5)
 		if x.Not {
-			return 1 - sel
+			sel = 1 - sel
+		}
+		if s, ok := e.statsExprSelectivity(x, in, sel); ok {
+			return s
 		}
 		return sel
 	case *IsNull:

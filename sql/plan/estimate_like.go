@@ -31,24 +31,42 @@ func (e *Estimator) statsPatternSelectivity(b *Binary, in Node) (float64, bool) 
 	if !ok {
 		return 0, false
 	}
+	sel := defaultMatchSel
+	if isNegatedPattern(b.Op) {
+		sel = 1 - defaultMatchSel
+	}
+	return e.sampledSelectivity(&Binary{Op: b.Op, L: b.L, R: b.R, T: types.Bool}, col, in, sel)
+}
+
+// sampledSelectivity is the share of in's rows for which cond, which
+// reads column col alone, is true, from the column's statistics: the
+// most common values for which it holds count with their frequencies,
+// and the share of the histogram's bounds for which it holds stands for
+// the other values (blended with dflt below fullPatternHist bounds; dflt
+// alone without a histogram). ok is false when the statistics cannot
+// tell or the executor cannot evaluate cond on a value.
+func (e *Estimator) sampledSelectivity(cond Expr, col *ColRef, in Node, dflt float64) (float64, bool) {
+	if constFolder == nil {
+		return 0, false
+	}
 	cs := e.columnStats(col, in)
 	if cs == nil || len(cs.MCV) == 0 && len(cs.Histogram) < minPatternHist {
 		return 0, false
 	}
-	// matches evaluates the operator with the column's value v.
-	matches := func(v types.Datum) (bool, bool) {
-		l := Rewrite(b.L, func(x Expr) Expr {
+	// holds evaluates cond with the column's value v.
+	holds := func(v types.Datum) (bool, bool) {
+		c := Rewrite(cond, func(x Expr) Expr {
 			if _, isCol := x.(*ColRef); isCol {
 				return &Const{D: v, T: col.T}
 			}
 			return x
 		})
-		d, ok := constFolder(&Binary{Op: b.Op, L: l, R: b.R, T: types.Bool})
+		d, ok := constFolder(c)
 		return ok && !d.IsNull() && d.Bool(), ok
 	}
 	mcvSel, sumMCF := 0.0, 0.0
 	for i, v := range cs.MCV {
-		m, ok := matches(v)
+		m, ok := holds(v)
 		if !ok {
 			return 0, false
 		}
@@ -57,14 +75,11 @@ func (e *Estimator) statsPatternSelectivity(b *Binary, in Node) (float64, bool) 
 		}
 		sumMCF += cs.MCF[i]
 	}
-	sel := defaultMatchSel
-	if isNegatedPattern(b.Op) {
-		sel = 1 - defaultMatchSel
-	}
+	sel := dflt
 	if n := len(cs.Histogram); n >= minPatternHist {
 		hit := 0
 		for _, v := range cs.Histogram {
-			m, ok := matches(v)
+			m, ok := holds(v)
 			if !ok {
 				return 0, false
 			}
@@ -75,7 +90,7 @@ func (e *Estimator) statsPatternSelectivity(b *Binary, in Node) (float64, bool) 
 		hs := float64(hit) / float64(n)
 		if n < fullPatternHist {
 			w := float64(n) / fullPatternHist
-			hs = hs*w + sel*(1-w)
+			hs = hs*w + dflt*(1-w)
 		}
 		sel = hs
 	}
