@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"context"
 	"math/rand"
 	"slices"
 	"strings"
@@ -27,7 +26,7 @@ func runOrderedOp(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool) ([
 	t.Helper()
 	txn := db.Begin()
 	defer txn.Rollback()
-	c := &Ctx{Context: context.Background(), Txn: txn, Env: types.DefaultEnv, Funcs: &funcs.Ctx{Env: types.DefaultEnv}, RowAtATime: rowAtATime}
+	c := testCtx(txn, rowAtATime)
 	op, err := Build(c, p)
 	if err != nil {
 		t.Fatal(err)

@@ -108,6 +108,15 @@ func stripFilters(n Node) Node {
 // ColRefs of the leaf); ok is false when no one leaf produces them all,
 // or at returns nil.
 func keyLeaf(n Node, cols []int, at func(leaf Node, keys []Expr) Node) (Node, bool) {
+	// over rebuilds n over its one input with the leaf replaced in it.
+	over := func(input Node, cols []int) (Node, bool) {
+		in, ok := keyLeaf(input, cols, at)
+		if !ok {
+			return nil, false
+		}
+		out, err := n.WithChildren(in)
+		return out, err == nil
+	}
 	switch x := n.(type) {
 	case *Scan:
 		return leafKeys(n, cols, at)
@@ -118,12 +127,7 @@ func keyLeaf(n Node, cols []int, at func(leaf Node, keys []Expr) Node) (Node, bo
 		if volatileExpr(x.Cond) {
 			return nil, false
 		}
-		in, ok := keyLeaf(x.Input, cols, at)
-		if !ok {
-			return nil, false
-		}
-		out, err := x.WithChildren(in)
-		return out, err == nil
+		return over(x.Input, cols)
 	case *Project:
 		if !plainColumns(x) {
 			return nil, false
@@ -132,42 +136,34 @@ func keyLeaf(n Node, cols []int, at func(leaf Node, keys []Expr) Node) (Node, bo
 		for i, c := range cols {
 			inner[i] = x.Exprs[c].(*ColRef).Idx
 		}
-		in, ok := keyLeaf(x.Input, inner, at)
-		if !ok {
-			return nil, false
-		}
-		out, err := x.WithChildren(in)
-		return out, err == nil
+		return over(x.Input, inner)
 	case *Join:
 		if x.Kind != JoinInner && x.Kind != JoinCross {
 			return nil, false
 		}
 		nl := len(x.Left.Columns())
 		left, right := true, true
-		for _, c := range cols {
+		shifted := make([]int, len(cols))
+		for i, c := range cols {
 			left = left && c < nl
 			right = right && c >= nl
+			shifted[i] = c - nl
 		}
+		ch := []Node{x.Left, x.Right}
+		side, sideCols := 0, cols
 		switch {
-		case left:
-			in, ok := keyLeaf(x.Left, cols, at)
-			if !ok {
-				return nil, false
-			}
-			out, err := x.WithChildren(in, x.Right)
-			return out, err == nil
 		case right:
-			shifted := make([]int, len(cols))
-			for i, c := range cols {
-				shifted[i] = c - nl
-			}
-			in, ok := keyLeaf(x.Right, shifted, at)
-			if !ok {
-				return nil, false
-			}
-			out, err := x.WithChildren(x.Left, in)
-			return out, err == nil
+			side, sideCols = 1, shifted
+		case !left:
+			return nil, false
 		}
+		in, ok := keyLeaf(ch[side], sideCols, at)
+		if !ok {
+			return nil, false
+		}
+		ch[side] = in
+		out, err := x.WithChildren(ch...)
+		return out, err == nil
 	}
 	return nil, false
 }
