@@ -86,22 +86,30 @@
 // histograms for ranges, null_frac for IS NULL and join keys, avg_width
 // for EXPLAIN's widths; estimate_join.go: eqjoinsel with MCV matching
 // and eqjoinsel_semi; estimate_like.go: pattern matches against the
-// MCVs and histogram; estimate_fold.go: constant bounds folded by the
+// MCVs and histogram; estimate_expr.go: conditions on an expression of
+// one column the same way; estimate_fold.go: constant bounds folded by the
 // executor's evaluator, which it registers), else PostgreSQL's default
 // selectivities. A projection keeps the island's column order; outer
 // joins stay in place. Before it, join-filter-pushdown moves an outer,
 // semi or anti join's ON conjuncts on one input into that input
 // (join_filter_push.go), and semi-join-pushdown moves a semi or anti
-// join down to the inner-join input its condition reads
-// (semijoin_push.go), where the join order places it as a leaf.
+// join down to the inner-join input its condition reads, and below
+// another semi or anti join that keeps more rows (semijoin_push.go),
+// where the join order places it as a leaf; after it, semi-join-sink
+// does the same on the ordered joins, before index-join makes lookups
+// of them.
 //
 // Access paths (pushdown.go, access.go). The binder gives a filtered
 // scan its primary-key point, prefix or range. The index-scan rule picks
 // among the primary key and the table's secondary indexes the key the
 // filter bounds best (equality, IN, range on leading columns), and the
 // index-join rule turns an equality join with a small side into an index
-// nested-loop join (an Apply looking the small side's keys up). The
-// Filter always stays above the scan.
+// nested-loop join (an Apply looking the small side's keys up); before
+// it, index-join-groups turns a left join with a grouped subquery over
+// joins into an Apply whose inner side reads each outer row's group
+// through the table its group columns come from, when the cost model
+// finds that cheaper (lookup_groups_join.go). The Filter always stays
+// above the scan.
 //
 // Arrays (bind_array.go): ARRAY[…], subscripts, op ANY/ALL (array) and
 // the array operators bind to calls of sql/funcs functions; polymorphic
