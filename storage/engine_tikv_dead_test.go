@@ -106,20 +106,9 @@ func TestTiKVDeadKeySpaceAfterClose(t *testing.T) {
 // before that deletion (as a storage caller may) deletes the history and
 // change records first, in bounded transactions, and starts empty.
 func TestTiKVDropStaysSmall(t *testing.T) {
-	db, err := Open(Options{InMemory: true, Store: "tikvmock://"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl := withIndex(tA, colorIndex(false))
-	createTable(t, db, tA)
-	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
-	fillInSmallCommits(t, db, tbl)
-	tx := db.Begin()
-	rows, err := tx.rowsOf(tA.ID)
-	tx.Rollback()
-	if err != nil || rows < FirstRowsID {
-		t.Fatalf("the created table lives under key space %d (%v), want one of its own", rows, err)
+	db, _, rows := openFilledTiKV(t)
+	if rows < FirstRowsID {
+		t.Fatalf("the created table lives under key space %d, want one of its own", rows)
 	}
 	smallTiKVTransactions(t, 32<<10)
 	spaces := map[byte]TableID{prefixRows: rows, prefixIndex: rows, prefixCDF: tA.ID, prefixHistory: tA.ID}
@@ -159,6 +148,29 @@ func TestTiKVDropStaysSmall(t *testing.T) {
 	}
 }
 
+// openFilledTiKV opens an in-memory mock TiKV store with table tA, its
+// color index, and 3000 rows written in small commits; it returns the
+// store, tA's TableInfo with the index and the key space of its rows.
+func openFilledTiKV(t *testing.T) (*DB, TableInfo, TableID) {
+	t.Helper()
+	db, err := Open(Options{InMemory: true, Store: "tikvmock://"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	tbl := withIndex(tA, colorIndex(false))
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
+	fillInSmallCommits(t, db, tbl)
+	tx := db.Begin()
+	defer tx.Rollback()
+	rows, err := tx.rowsOf(tA.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, tbl, rows
+}
+
 // fillInSmallCommits writes 3000 rows k<round>-<i> → "c<i%4>:<i>" into
 // tbl in 30 commits.
 func fillInSmallCommits(t *testing.T, db *DB, tbl TableInfo) {
@@ -181,24 +193,10 @@ func fillInSmallCommits(t *testing.T, db *DB, tbl TableInfo) {
 // nothing behind.
 func TestTiKVTruncateStaysSmall(t *testing.T) {
 	smallRewriteBatches(t)
-	db, err := Open(Options{InMemory: true, Store: "tikvmock://"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	tbl := withIndex(tA, colorIndex(false))
-	createTable(t, db, tA)
-	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, colorIndex(false)) })
-	fillInSmallCommits(t, db, tbl)
-	tx := db.Begin()
-	before, err := tx.rowsOf(tA.ID)
-	tx.Rollback()
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, tbl, before := openFilledTiKV(t)
 	smallTiKVTransactions(t, 32<<10)
 
-	tx = db.Begin()
+	tx := db.Begin()
 	if err := tx.Truncate(tbl); err != nil {
 		t.Fatal(err)
 	}

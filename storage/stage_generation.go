@@ -104,24 +104,11 @@ func (r *Rewrite) keepSnapshotRows(ctx context.Context, old TableID) error {
 		return err
 	}
 	defer it.Close()
-	for ok, n := it.First(), 0; ok; ok, n = it.Next(), n+1 {
-		if n%commitCheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		v, err := it.ValueAndErr()
-		if err != nil {
+	n := 0
+	for ok := it.First(); ok; ok = it.Next() {
+		if err := r.keepRow(ctx, it, &n); err != nil {
 			return err
 		}
-		rowID, version, val, err := parseRowValue(v)
-		if err != nil {
-			return err
-		}
-		if err := r.insertRow(it.Key()[tablePrefixLen:], rowID, version, val); err != nil {
-			return err
-		}
-		r.kept++
 	}
 	return it.Error()
 }
