@@ -9,11 +9,21 @@ import (
 )
 
 // smallTiKVTransactions bounds every engine transaction to limit bytes
-// and every deleting one to a few keys.
-func smallTiKVTransactions(t *testing.T, limit uint64) {
+// and every deleting one to a few keys. The background deletions of open
+// stores read the bounds: each of dbs is settled before they are set and
+// again before they are restored.
+func smallTiKVTransactions(t *testing.T, limit uint64, dbs ...*DB) {
+	for _, db := range dbs {
+		settle(db)
+	}
 	oldLimit, oldChunk := tikvTxnSizeLimit, deadChunkKeys
 	tikvTxnSizeLimit, deadChunkKeys = limit, 50
-	t.Cleanup(func() { tikvTxnSizeLimit, deadChunkKeys = oldLimit, oldChunk })
+	t.Cleanup(func() {
+		for _, db := range dbs {
+			settle(db)
+		}
+		tikvTxnSizeLimit, deadChunkKeys = oldLimit, oldChunk
+	})
 }
 
 func deadMarkers(t *testing.T, db *DB) int {
@@ -110,7 +120,7 @@ func TestTiKVDropStaysSmall(t *testing.T) {
 	if rows < FirstRowsID {
 		t.Fatalf("the created table lives under key space %d, want one of its own", rows)
 	}
-	smallTiKVTransactions(t, 32<<10)
+	smallTiKVTransactions(t, 32<<10, db)
 	spaces := map[byte]TableID{prefixRows: rows, prefixIndex: rows, prefixCDF: tA.ID, prefixHistory: tA.ID}
 	for prefix, id := range spaces {
 		if n := keySpaceLen(t, db, prefix, id); n < 30 {
@@ -194,7 +204,7 @@ func fillInSmallCommits(t *testing.T, db *DB, tbl TableInfo) {
 func TestTiKVTruncateStaysSmall(t *testing.T) {
 	smallRewriteBatches(t)
 	db, tbl, before := openFilledTiKV(t)
-	smallTiKVTransactions(t, 32<<10)
+	smallTiKVTransactions(t, 32<<10, db)
 
 	tx := db.Begin()
 	if err := tx.Truncate(tbl); err != nil {

@@ -277,7 +277,7 @@ func TestTiKVBigWritesStaySmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	tx.Rollback()
-	smallTiKVTransactions(t, 32<<10)
+	smallTiKVTransactions(t, 32<<10, db)
 
 	update(t, db, func(tx *Txn) error {
 		for round := range 10 {
