@@ -172,17 +172,11 @@ func compactFIFO[T any](q []T, head int) ([]T, int) {
 
 func (c *conflictTracker) size() int { return len(c.last) }
 
-// wipedSince reports whether a commit after seq replaced the table's rows
-// whole (a truncate, a drop, a rewrite's switch).
-func (db *DB) wipedSince(st *tableState, seq uint64) bool {
+// writtenSince reports whether a commit after seq wrote the Pebble key
+// pkey (row), or replaced the rows of st whole (wiped: a truncate, a
+// drop, a rewrite's switch), under one hold of commitMu.
+func (db *DB) writtenSince(pkey []byte, st *tableState, seq uint64) (row, wiped bool) {
 	db.commitMu.Lock()
 	defer db.commitMu.Unlock()
-	return st.wipeSeq > seq || st.dropSeq > seq || st.switchSeq > seq
-}
-
-// writtenSince reports whether a commit after seq wrote the Pebble key pkey.
-func (db *DB) writtenSince(pkey []byte, seq uint64) bool {
-	db.commitMu.Lock()
-	defer db.commitMu.Unlock()
-	return db.conflicts.last[string(pkey)] > seq
+	return db.conflicts.last[string(pkey)] > seq, st.wipeSeq > seq || st.dropSeq > seq || st.switchSeq > seq
 }

@@ -517,10 +517,11 @@ func (t *Txn) checkWriteConflict(tw *tableWrites, key []byte) error {
 		return nil
 	}
 	t.keyBuf = rowKey(t.keyBuf[:0], tw.id, key)
-	if t.db.writtenSince(t.keyBuf, t.beginSeq) {
+	row, wiped := t.db.writtenSince(t.keyBuf, tw.st, t.beginSeq)
+	if row {
 		return serializationError("row %x of table %d was written by a concurrent transaction", key, tw.id)
 	}
-	if !tw.truncated && t.db.wipedSince(tw.st, t.beginSeq) {
+	if wiped && !tw.truncated {
 		// Its rows were replaced whole (a TRUNCATE, or a write committed
 		// as a new generation: write_generation.go), keeping no keys.
 		return serializationError("table %d was truncated or rewritten by a concurrent transaction", tw.id)

@@ -27,7 +27,7 @@ func (s *Session) prepareDo(p *prepared, n *pg_query.DoStmt) (*prepared, error) 
 		return nil, err
 	}
 	if len(blk.Handlers) > 0 {
-		if len(blk.Body) != 1 || dataChange(blk.Body[0].SQL) {
+		if len(blk.Body) != 1 || parse.DataChange(blk.Body[0].SQL) {
 			return nil, pgerror.New(pgerror.FeatureNotSupported, "a DO block with an EXCEPTION clause may hold only one statement that changes no rows here (there are no subtransactions to undo the block's writes)")
 		}
 	}
@@ -48,19 +48,6 @@ func (s *Session) prepareDo(p *prepared, n *pg_query.DoStmt) (*prepared, error) 
 		return "", err
 	}
 	return p, nil
-}
-
-// dataChange reports whether sql is an INSERT, UPDATE, DELETE or MERGE.
-func dataChange(sql string) bool {
-	st, err := parse.ParseOne(sql)
-	if err != nil || st == nil || st.AST == nil {
-		return false
-	}
-	switch st.AST.Node.(type) {
-	case *pg_query.Node_InsertStmt, *pg_query.Node_UpdateStmt, *pg_query.Node_DeleteStmt, *pg_query.Node_MergeStmt:
-		return true
-	}
-	return false
 }
 
 // runDoStatements runs a block's statements in order; rows of a PERFORM
