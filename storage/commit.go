@@ -258,6 +258,12 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		db.commitMu.Unlock()
 		return ErrClosed
 	}
+	if err := db.logFailure(); err != nil {
+		// Read again under commitMu: no batch may reach Pebble once its
+		// log failed (log_watch.go).
+		db.commitMu.Unlock()
+		return err
+	}
 	if err := db.validate(t, plans, keys); err != nil {
 		db.commitMu.Unlock()
 		return err
@@ -398,6 +404,9 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 		return err
 	}
 	db.markDurable(seq)
+	if len(rewrites) > 0 {
+		killPoint("rewrite-switched") // durable, not yet acknowledged
+	}
 	db.snapAfterSync(seq)
 	db.publish(seq, events)
 	t.committed = make(map[TableID]int64, len(events))

@@ -170,6 +170,9 @@ func Open(opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	if !opts.InMemory {
+		po.FS = &logWatchFS{FS: po.FS, failed: db.noteLogFailure}
+	}
 	pdb, err := db.openPebble(dir, po, db.lock)
 	if err != nil {
 		var ab abandonedOpen
@@ -325,6 +328,16 @@ func (db *DB) Close() error {
 	db.closed.Store(true)
 	db.visMu.Unlock()
 	db.commitMu.Unlock()
+	if db.guard.stuck.Load() {
+		// A commit's log write failed inside Pebble, which panicked
+		// holding its commit pipeline's lock (faults.go): Pebble's Close
+		// would wait for it forever. Nothing is left to write: every
+		// acknowledged commit is in the log, which the next start
+		// replays, as after a crash. The directory stays locked until
+		// the process exits: Pebble's background work may still run.
+		db.log.Warn("storage left unclosed after the write-ahead log failed inside a commit; the next start replays the log")
+		return nil
+	}
 	err := db.eng.close()
 	if err != nil && db.guard.failed.Load() != nil {
 		// The log failed earlier (faults.go) and Pebble's close reports

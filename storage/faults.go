@@ -100,6 +100,11 @@ type diskGuard struct {
 	known   bool
 
 	failed atomic.Pointer[WriteFailedError]
+	// stuck: a Pebble commit panicked (its log write failed) and the
+	// panic was recovered. Pebble panics holding its commit pipeline's
+	// lock, which nothing releases, so Close must not call Pebble's
+	// Close (it waits for that lock forever).
+	stuck atomic.Bool
 }
 
 const diskCheckInterval = 50 * time.Millisecond
@@ -136,8 +141,8 @@ func (db *DB) writable(size int) error {
 	if db.readOnly != nil {
 		return db.readOnly
 	}
-	if f := db.guard.failed.Load(); f != nil {
-		return &WriteFailedError{Cause: f.Cause}
+	if err := db.logFailure(); err != nil {
+		return err
 	}
 	return db.guard.check(size)
 }
@@ -145,18 +150,37 @@ func (db *DB) writable(size int) error {
 // logFailed records a failure of the log's write or sync and returns the
 // commit's error. ENOSPC from the log is a full disk all the same, but the
 // log is as broken as after any other failed write.
+// The commit's batch reached Pebble, so its outcome is unknown (First).
 func (db *DB) logFailed(err error) error {
+	db.noteLogFailure(err)
 	f := &WriteFailedError{Cause: err, First: true}
-	defer db.markLogFailed()
-	if db.guard.failed.CompareAndSwap(nil, f) {
-		db.log.Error("the write-ahead log failed: no more commits are accepted until the server restarts", "err", err)
-	} else {
-		f = &WriteFailedError{Cause: db.guard.failed.Load().Cause}
-	}
 	if errors.Is(err, syscall.ENOSPC) {
 		return fmt.Errorf("%w (%w)", f, &DiskFullError{Cause: err})
 	}
 	return f
+}
+
+// noteLogFailure records the first failure of the log's write or sync
+// (from a commit, or from the log file itself: log_watch.go) and wakes
+// the Begins waiting for a sync that will not come.
+func (db *DB) noteLogFailure(err error) {
+	if db.guard.failed.CompareAndSwap(nil, &WriteFailedError{Cause: err}) {
+		db.log.Error("the write-ahead log failed: no more commits are accepted until the server restarts", "err", err)
+	}
+	db.markLogFailed()
+}
+
+// logFailure is the error of a commit refused because the log failed
+// before it: nothing of it was written.
+func (db *DB) logFailure() error {
+	f := db.guard.failed.Load()
+	if f == nil {
+		return nil
+	}
+	if errors.Is(f.Cause, syscall.ENOSPC) {
+		return fmt.Errorf("%w (%w)", &WriteFailedError{Cause: f.Cause}, &DiskFullError{Cause: f.Cause})
+	}
+	return &WriteFailedError{Cause: f.Cause}
 }
 
 // WriteFailure returns the log failure that stopped commits, or nil.
@@ -172,23 +196,30 @@ func (db *DB) WriteFailure() error {
 type fatalPanic struct{ msg string }
 
 // applyBatch hands b to Pebble, turning the panic of a fatal Pebble error
-// (its Fatalf, or a failed log write's error) on this goroutine into an
-// error.
+// on this goroutine into an error (applyPanic).
 func (db *DB) applyBatch(b *pebble.Batch) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			switch v := r.(type) {
-			case fatalPanic:
-				err = db.logFailed(errors.New(v.msg))
-			case error:
-				// Pebble's commit pipeline panics with the log write's
-				// own error (a full disk: ENOSPC) as well as through
-				// Fatalf; either way the log has failed.
-				err = db.logFailed(v)
-			default:
-				panic(r)
-			}
+			err = db.applyPanic(r)
 		}
 	}()
 	return db.pdb.ApplyNoSyncWait(b, pebble.Sync)
+}
+
+// applyPanic is the error of an apply that panicked inside Pebble: its
+// Fatalf, or its commit pipeline's panic with the log write's own error
+// (a full disk: ENOSPC). Either way the log has failed, and Pebble's
+// pipeline is stuck (its lock held). Other panics go on.
+func (db *DB) applyPanic(r any) error {
+	var cause error
+	switch v := r.(type) {
+	case fatalPanic:
+		cause = errors.New(v.msg)
+	case error:
+		cause = v
+	default:
+		panic(r)
+	}
+	db.guard.stuck.Store(true)
+	return db.logFailed(cause)
 }

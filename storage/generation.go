@@ -552,11 +552,7 @@ func (db *DB) latestKey(k conflictKey, buf []byte) []byte {
 func (db *DB) applyDirect(b *pebble.Batch, opts *pebble.WriteOptions) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			fp, ok := r.(fatalPanic)
-			if !ok {
-				panic(r)
-			}
-			err = db.logFailed(errors.New(fp.msg))
+			err = db.applyPanic(r)
 		}
 	}()
 	return db.pdb.Apply(b, opts)

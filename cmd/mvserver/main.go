@@ -195,13 +195,16 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "mvserver: %v\n", err)
 		return 1
 	}
+	// The handler is in place before the server says it listens: a
+	// SIGTERM sent as soon as that line appears stops it cleanly (it
+	// killed it, exit by signal, when it came first).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	srv, err := app.Start(cfg)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mvserver: %v\n", err)
 		return 1
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	got := <-sig
 	logger.Info("shutting down", "signal", got.String())
 	go func() {

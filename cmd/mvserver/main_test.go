@@ -44,6 +44,17 @@ var (
 // binPath is the mvserver binary TestMain built.
 var binPath string
 
+// binTags are the build tags the binary is built with (tikv when the
+// tests are: tags_tikv_test.go).
+var binTags string
+
+// testStore is the storage engine every server of these tests runs on
+// (its --store): empty for Pebble, or MVSERVER_TEST_STORE, e.g.
+// tikvmock:// with the mock cluster kept in the data directory, so it
+// outlives a SIGKILL as Pebble's files do. Read before cleanEnv drops
+// MVSERVER_* from the servers' environment.
+var testStore = os.Getenv("MVSERVER_TEST_STORE")
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	os.Exit(buildAndRun(m))
@@ -64,7 +75,11 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "main_test: go not found on PATH:", err)
 		return 1
 	}
-	cmd := exec.Command(goTool, "build", "-o", binPath, ".")
+	build := []string{"build", "-o", binPath}
+	if binTags != "" {
+		build = append(build, "-tags", binTags)
+	}
+	cmd := exec.Command(goTool, append(build, ".")...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "main_test: building mvserver:", err)
@@ -179,6 +194,9 @@ func cleanEnv() []string {
 func startServer(t testing.TB, dataDir string, args []string, env ...string) *proc {
 	t.Helper()
 	all := []string{"--data-dir", dataDir}
+	if testStore != "" && !hasFlag(args, "store") {
+		all = append(all, "--store", testStore)
+	}
 	if !hasListen(args, env) {
 		all = append(all, "--listen", "127.0.0.1:0")
 	}
@@ -335,9 +353,18 @@ func (p *proc) waitExit(timeout time.Duration) int {
 	case <-p.exited:
 		return p.state.ExitCode()
 	case <-time.After(timeout):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-		p.t.Fatalf("mvserver did not exit within %v (killed it):\n%s", timeout, p.log.String())
+		// SIGQUIT makes the Go runtime print every goroutine's stack
+		// before it exits: the log then shows what the exit waited on.
+		how := "SIGQUIT, its goroutines are below"
+		_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			how = "killed it: SIGQUIT did not end it"
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+		}
+		p.t.Fatalf("mvserver did not exit within %v (%s):\n%s", timeout, how, p.log.String())
 		return 0
 	}
 }
