@@ -53,6 +53,18 @@ func KindOf(t *catalog.Table, streaming bool, name parse.Name) error {
 	return e
 }
 
+// NotRefreshable is PostgreSQL 15's error for REFRESH MATERIALIZED VIEW
+// of a relation that is not one: a table passes its ownership check and
+// fails with 0A000 "is not a materialized view"; any other relation (a
+// plain view) fails that check first with 42809 "is not a table or
+// materialized view".
+func NotRefreshable(t *catalog.Table) error {
+	if t.Kind == catalog.KindTable {
+		return pgerror.New(pgerror.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name)
+	}
+	return pgerror.New(pgerror.WrongObjectType, "\"%s\" is not a table or materialized view", t.Name)
+}
+
 // CheckStreamingProperties checks the properties a streaming table's
 // refresh reads: skipChangeCommits is true or false (R-ST4).
 func CheckStreamingProperties(t *catalog.Table) error {

@@ -19,18 +19,19 @@ import (
 // an assignment cast to typ (42804 otherwise, with PostgreSQL's hint).
 //
 // What mvserver does not rewrite yet fails with 0A000: a column that an
-// index, the primary key, a foreign key or a CHECK uses, and a table that
-// views read (PostgreSQL refuses the latter too when a view uses the
-// column: "cannot alter type of a column used by a view or rule").
+// index, the primary key, a foreign key or a CHECK uses. A column a view
+// or materialized view uses fails as in PostgreSQL (0A000 "cannot alter
+// type of a column used by a view or rule"); views over the table's other
+// columns do not stop it.
 func ColumnTypeChange(b *plan.Binder, cat *catalog.Catalog, t *catalog.Table, i int, typ types.T, using *pg_query.Node) (plan.Expr, error) {
 	col := t.Columns[i]
 	if using == nil && col.Type.Kind == typ.Kind && col.Type.Elem == typ.Elem && col.Type.Width == typ.Width &&
 		col.Type.Precision == typ.Precision && col.Type.Scale == typ.Scale && col.Type.Enum == typ.Enum {
 		return nil, nil
 	}
-	if deps := cat.Dependents(t.ID); len(deps) > 0 {
+	if users := ColumnUsers(cat, nil, b.Env, t, i); len(users) > 0 {
 		return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot alter type of a column used by a view or rule").
-			WithDetail("%s depends on table %s", deps[0].Name, t.Name)
+			WithDetail("rule _RETURN on %s %s depends on column \"%s\"", relationKindWord(users[0]), users[0].Name, col.Name)
 	}
 	uses := false
 	for _, id := range t.PrimaryKey {

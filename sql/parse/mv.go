@@ -112,9 +112,11 @@ type RefreshDataset struct {
 // DropDataset is DROP MATERIALIZED [LAKE] VIEW / STREAMING TABLE (R-M6).
 type DropDataset struct {
 	Streaming bool
-	Name      Name
-	IfExists  bool
-	Cascade   bool
+	// Names are the relations dropped, in the order written (PostgreSQL's
+	// DROP takes a list).
+	Names    []Name
+	IfExists bool
+	Cascade  bool
 }
 
 // AlterDataset is one ALTER MATERIALIZED VIEW / STREAMING TABLE form (R-M6).
@@ -655,11 +657,17 @@ func (p *extParser) parseDropDataset() error {
 	streaming, _ := p.datasetKind()
 	d := &DropDataset{Streaming: streaming}
 	d.IfExists = p.accept("if", "exists")
-	n, err := p.name()
-	if err != nil {
-		return err
+	for {
+		n, err := p.name()
+		if err != nil {
+			return err
+		}
+		d.Names = append(d.Names, n)
+		if !p.isOp(0, ",") {
+			break
+		}
+		p.i++
 	}
-	d.Name = n
 	switch {
 	case p.accept("cascade"):
 		d.Cascade = true

@@ -114,7 +114,7 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 				return e, nil
 			}
 		}
-		return b.resolveColumn(sc, parts, loc)
+		return b.resolveColumn(sc, x.ColumnRef, parts, loc)
 	case *pg_query.Node_AConst:
 		return b.bindConst(x.AConst)
 	case *pg_query.Node_ParamRef:
@@ -164,6 +164,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 			return &Not{E: args[0]}, nil
 		}
 	case *pg_query.Node_NullTest:
+		if row := x.NullTest.Arg.GetRowExpr(); row != nil {
+			return b.rowNullTest(row, x.NullTest.Nulltesttype == pg_query.NullTestType_IS_NOT_NULL, ec)
+		}
 		e, err := b.bindExpr(x.NullTest.Arg, ec)
 		if err != nil {
 			return nil, err

@@ -44,6 +44,18 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 // INSERT … SELECT); otherwise they become text.
 func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node, []Column, error) {
 	b.init()
+	if len(s.LockingClause) > 0 {
+		// Bound as without the clause first: the clause's errors are
+		// PostgreSQL's executor's, after every binding error.
+		lc := s.LockingClause
+		s.LockingClause = nil
+		_, _, err := b.bindSelectOpts(s, keepUnknown)
+		s.LockingClause = lc
+		if err != nil {
+			return nil, nil, err
+		}
+		return nil, nil, b.rowLockError(s)
+	}
 	if s.WithClause != nil {
 		pop, err := b.pushWith(s.WithClause)
 		if err != nil {
@@ -53,9 +65,6 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 	}
 	if s.IntoClause != nil {
 		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "SELECT INTO is not supported")
-	}
-	if len(s.LockingClause) > 0 {
-		return nil, nil, b.errAt(-1, pgerror.FeatureNotSupported, "SELECT … FOR UPDATE/SHARE is not supported")
 	}
 	if s.Op != pg_query.SetOperation_SETOP_NONE {
 		return b.bindSetOp(s)
@@ -149,6 +158,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				for _, i := range idxs {
 					c := sc.cols[i]
 					sc.markNeeded(i)
+					b.noteUse(nil, c)
 					targets = append(targets, target{e: &ColRef{Idx: i, T: c.t, Name: c.name}, name: c.name, col: Column{Name: c.name, T: c.t, Table: c.table, AttrNum: c.attnum}, loc: cr.Location})
 				}
 				continue

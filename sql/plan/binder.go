@@ -70,6 +70,9 @@ type Binder struct {
 	subqueries int
 	// views are the views being expanded, innermost last (cycle check).
 	views []uint32
+	// uses, when set, collects the column uses of the statement's own
+	// references (column_uses.go).
+	uses *[]ColumnUse
 	// siblings are the FROM items left of the derived table being bound,
 	// which it cannot see (for the error message).
 	siblings []string

@@ -3,6 +3,8 @@ package plan
 import (
 	"strings"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/sql/types"
 )
@@ -106,7 +108,7 @@ func (s *scope) markNeeded(i int) {
 // resolveColumn binds a column reference: a ColRef when it names a column
 // of s, an OuterRef when it names a column of an enclosing query (the
 // nearest one that has it, as PostgreSQL searches).
-func (b *Binder) resolveColumn(s *scope, parts []string, loc int32) (Expr, error) {
+func (b *Binder) resolveColumn(s *scope, ref *pg_query.ColumnRef, parts []string, loc int32) (Expr, error) {
 	var rel, name string
 	switch len(parts) {
 	case 1:
@@ -143,12 +145,13 @@ func (b *Binder) resolveColumn(s *scope, parts []string, loc int32) (Expr, error
 		}
 		cur.markNeeded(i)
 		c := cur.cols[i]
-		ref := &ColRef{Idx: i, T: c.t, Name: c.name}
+		b.noteUse(ref, c)
+		cr := &ColRef{Idx: i, T: c.t, Name: c.name}
 		if cur.lvl == s.lvl {
-			return ref, nil
+			return cr, nil
 		}
 		b.outerTargets = append(b.outerTargets, cur.lvl)
-		return b.outerRef(s.lvl, cur.lvl, ref)
+		return b.outerRef(s.lvl, cur.lvl, cr)
 	}
 	if rel != "" {
 		if b.isHidden(s, rel) {
@@ -265,7 +268,7 @@ func (b *Binder) outerRef(cur, target *level, e Expr) (Expr, error) {
 // scopes): for clauses that must name a column of this query.
 func (s *scope) resolve(parts []string, b *Binder, loc int32) (int, error) {
 	inner := &scope{cols: s.cols, rels: s.rels, lvl: s.lvl}
-	e, err := b.resolveColumn(inner, parts, loc)
+	e, err := b.resolveColumn(inner, nil, parts, loc)
 	if err != nil {
 		return 0, err
 	}

@@ -694,8 +694,7 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 	}
 	if err := dataset.KindOf(t, r.Streaming, r.Name); err != nil {
 		if !r.Streaming && t.Kind != catalog.KindStreamingTable {
-			// PostgreSQL's REFRESH of another relation: 0A000.
-			return "", pgerror.New(pgerror.FeatureNotSupported, "\"%s\" is not a materialized view", t.Name)
+			return "", dataset.NotRefreshable(t)
 		}
 		return "", err
 	}

@@ -918,6 +918,17 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				dropIndex(id)
 			}
 			nt.Columns = append(nt.Columns[:i:i], nt.Columns[i+1:]...)
+			if ti := t.ColumnIndex(cmd.Name); ti >= 0 {
+				without := s.cat.Clone()
+				without.PutTable(nt.Clone())
+				if users := ddl.ColumnUsers(s.cat, without, b.Env, t, ti); len(users) > 0 {
+					if cmd.Behavior != pg_query.DropBehavior_DROP_CASCADE {
+						return "", ddl.DependentObjectsError(t, cmd.Name, users)
+					}
+					return "", pgerror.New(pgerror.FeatureNotSupported, "DROP COLUMN … CASCADE of a column a view uses is not supported yet").
+						WithHint("Drop %s first.", users[0].Name)
+				}
+			}
 			ops = append(ops, "DROP COLUMNS")
 		case pg_query.AlterTableType_AT_AlterColumnType:
 			i, err := colIdx()
@@ -1043,7 +1054,19 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 	}
 	c := s.cat.Clone()
 	c.PutTable(nt)
-	if err := s.persist(c, []uint32{nt.ID}, nil); err != nil {
+	ids := []uint32{nt.ID}
+	if op == "RENAME COLUMN" {
+		// The views over the column follow it (their query text changes).
+		views, err := ddl.RenameColumnInViews(s.cat, c, b.Env, t, t.ColumnIndex(rs.Subname), rs.Newname)
+		if err != nil {
+			return "", err
+		}
+		for _, v := range views {
+			c.PutTable(v)
+			ids = append(ids, v.ID)
+		}
+	}
+	if err := s.persist(c, ids, nil); err != nil {
 		return "", err
 	}
 	if err := s.txn.RecordVersion(nt.StorageInfo(), op, nil); err != nil {

@@ -147,7 +147,11 @@ func (s *Session) prepareExt(p *prepared) (*prepared, error) {
 			if x.Streaming {
 				kind = catalog.KindStreamingTable
 			}
-			return s.dropRelations(kind, [][]string{x.Name.Parts}, x.IfExists, x.Cascade)
+			names := make([][]string, len(x.Names))
+			for i, n := range x.Names {
+				names[i] = n.Parts
+			}
+			return s.dropRelations(kind, names, x.IfExists, x.Cascade)
 		}
 	case *parse.CancelRefresh:
 		p.action = func(ctx context.Context, _ []types.Datum) (string, error) {
