@@ -5,6 +5,7 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/sql/parse"
+	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
 )
 
@@ -92,6 +93,31 @@ func actionRule(a byte) string {
 		catalog.FKSetNull: "SET NULL", catalog.FKSetDefault: "SET DEFAULT"}[a]
 }
 
+// A CHECK condition is printed as PostgreSQL prints the tree it stores
+// (plan.RuleutilsText: 'x'::text, = ANY (ARRAY[…]), the casts operator
+// resolution adds), from the condition bound over the table; one that
+// does not bind or holds what that printer does not know shows the text
+// the catalog keeps.
+func (v *View) checkText(t *catalog.Table, expr string, pretty bool) string {
+	b := &plan.Binder{Cat: v.Cat}
+	if v.F != nil {
+		b.Env = v.F.Env
+	}
+	if e, err := b.BindRowExpr(t, expr, nil); err == nil {
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = c.Name
+		}
+		if text, ok := plan.RuleutilsText(e, cols, pretty); ok {
+			return text
+		}
+	}
+	if pretty {
+		return parse.PrettyExpr(expr)
+	}
+	return expr
+}
+
 // def is pg_get_constraintdef of the constraint; the referenced table of
 // a foreign key is schema-qualified when the search path would not find
 // it (qualify.go). pretty is pg_get_constraintdef(oid, true): a CHECK's
@@ -99,11 +125,7 @@ func actionRule(a byte) string {
 // the plain form is "CHECK ((qty > 0))").
 func (k *tableConstraint) def(v *View, pretty bool) string {
 	if k.check != nil {
-		expr := k.check.Expr
-		if pretty {
-			expr = parse.PrettyExpr(expr)
-		}
-		d := "CHECK (" + expr + ")"
+		d := "CHECK (" + v.checkText(k.t, k.check.Expr, pretty) + ")"
 		if k.check.NotValid {
 			d += " NOT VALID"
 		}
