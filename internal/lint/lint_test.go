@@ -38,6 +38,9 @@ var allowed = map[string][]string{
 	// sql/sequence: sequence counters outside transactions, and the
 	// options of CREATE/ALTER SEQUENCE.
 	"sql/sequence": {"pgerror", "catalog", "storage"},
+	// sql/plpgsql: DO blocks parsed and interpreted; their SQL runs
+	// through a Runner the session gives.
+	"sql/plpgsql": {"pgerror", "sql/parse"},
 	// sql/ddl: DDL applied to a catalog clone (enum types, functions).
 	"sql/ddl": {"pgerror", "sql/parse", "sql/plan", "sql/funcs", "sql/types", "catalog"},
 	"server":  {"pgerror"},
@@ -47,7 +50,7 @@ var allowed = map[string][]string{
 	// that is not the connection's: incrementality analysis (mv_insights,
 	// EXPLAIN's blockers), SHOW, DESCRIBE and EXPLAIN of datasets.
 	"dataset":       {"pgerror", "refresh", "sql/parse", "sql/plan", "sql/exec", "sql/types", "sql/settings", "catalog", "storage"},
-	"sql/session":   {"pgerror", "sql/ddl", "notify", "server", "refresh", "dataset", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "sql/sequence", "catalog", "storage", "stats"},
+	"sql/session":   {"pgerror", "sql/ddl", "sql/plpgsql", "notify", "server", "refresh", "dataset", "scheduler", "sql/parse", "sql/plan", "sql/exec", "sql/funcs", "sql/types", "sql/pgcatalog", "sql/copyfmt", "sql/settings", "sql/acl", "sql/sequence", "catalog", "storage", "stats"},
 	"app":           {"pgerror", "notify", "server", "sql/session", "refresh", "scheduler", "sql/types", "catalog", "storage", "web", "stats"},
 	"web":           {"pgerror", "server", "dataset", "sql/parse", "sql/exec", "refresh", "sql/types", "catalog", "storage"},
 	"cmd/mvserver":  {"app"},
