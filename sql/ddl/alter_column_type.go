@@ -1,6 +1,8 @@
 package ddl
 
 import (
+	"slices"
+
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/mvserver/mvserver/catalog"
@@ -18,8 +20,11 @@ import (
 // true}) sends one for every column). Without USING the column must have
 // an assignment cast to typ (42804 otherwise, with PostgreSQL's hint).
 //
-// What mvserver does not rewrite yet fails with 0A000: a column that an
-// index, the primary key, a foreign key or a CHECK uses. A column a view
+// Indexes over the column are rebuilt and CHECKs over it checked again
+// (RetypedIndexes; the caller does both after the rows are rewritten), as
+// PostgreSQL rebuilds them. What mvserver does not rewrite yet fails with
+// 0A000: a column that the primary key (the table's storage key), a
+// foreign key or a generation expression uses. A column a view
 // or materialized view uses fails as in PostgreSQL (0A000 "cannot alter
 // type of a column used by a view or rule"); views over the table's other
 // columns do not stop it.
@@ -37,19 +42,20 @@ func ColumnTypeChange(b *plan.Binder, cat *catalog.Catalog, t *catalog.Table, i 
 	for _, id := range t.PrimaryKey {
 		uses = uses || id == col.ID
 	}
-	for _, ix := range t.Indexes {
-		uses = uses || ix.Uses(col.ID)
-	}
 	for _, fk := range t.ForeignKeys {
 		for _, id := range fk.Cols {
 			uses = uses || id == col.ID
 		}
 	}
-	for _, ck := range t.Checks {
-		uses = uses || parse.MentionsIdent(ck.Expr, col.Name)
+	for _, c := range cat.Tables() {
+		for _, fk := range c.ForeignKeys {
+			if fk.RefTable == t.ID && slices.Contains(fk.RefCols, col.ID) {
+				uses = true
+			}
+		}
 	}
 	if uses || col.Generated != "" {
-		return nil, pgerror.New(pgerror.FeatureNotSupported, "changing the type of column \"%s\": an index, key, constraint or generation expression uses it, and rewriting those is not supported yet", col.Name)
+		return nil, pgerror.New(pgerror.FeatureNotSupported, "changing the type of column \"%s\": the primary key, a foreign key or a generation expression uses it, and rewriting those is not supported yet", col.Name)
 	}
 	text := funcs.QuoteIdent(col.Name)
 	if using != nil {
@@ -73,4 +79,33 @@ func ColumnTypeChange(b *plan.Binder, cat *catalog.Catalog, t *catalog.Table, i 
 		}
 	}
 	return e, nil
+}
+
+// RetypedIndexes lists the indexes of t over column col: ALTER COLUMN …
+// TYPE rebuilds each as a new index (a new OID, as PostgreSQL's rebuild
+// gives it) from the rewritten rows. rebuilt are their replacements, ids
+// from cat.
+func RetypedIndexes(cat *catalog.Catalog, t *catalog.Table, col int) (old []uint32, rebuilt []catalog.Index) {
+	for _, ix := range t.Indexes {
+		if !ix.Uses(t.Columns[col].ID) {
+			continue
+		}
+		old = append(old, ix.ID)
+		nx := ix
+		nx.ID = cat.AllocID()
+		rebuilt = append(rebuilt, nx)
+	}
+	return old, rebuilt
+}
+
+// RetypedChecks lists the CHECK constraints of t that name column col,
+// which the rewritten rows must satisfy again.
+func RetypedChecks(t *catalog.Table, col int) []catalog.Check {
+	var out []catalog.Check
+	for _, ck := range t.Checks {
+		if parse.MentionsIdent(ck.Expr, t.Columns[col].Name) {
+			out = append(out, ck)
+		}
+	}
+	return out
 }

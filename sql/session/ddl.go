@@ -951,8 +951,32 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 				return "", pgerror.New(pgerror.FeatureNotSupported, "ALTER COLUMN … TYPE together with other ALTER TABLE actions is not supported yet; run it as a statement of its own")
 			}
 			nt.Columns[i].Type = typ
-			from, to := t, nt
-			post = append(post, func(ec *exec.Ctx) error { return exec.RetypeColumn(ec, from, to, i, e) })
+			// Indexes over the column are rebuilt from the rewritten rows
+			// as new indexes; the rewrite writes the table without them.
+			oldIx, rebuilt := ddl.RetypedIndexes(c, t, i)
+			to := nt.Clone()
+			for k, id := range oldIx {
+				for j := range nt.Indexes {
+					if nt.Indexes[j].ID == id {
+						nt.Indexes[j] = rebuilt[k]
+					}
+				}
+				to.Indexes = slices.DeleteFunc(to.Indexes, func(ix catalog.Index) bool { return ix.ID == id })
+				newIdx = append(newIdx, rebuilt[k].ID)
+			}
+			from := t
+			post = append(post, func(ec *exec.Ctx) error {
+				for _, id := range oldIx {
+					if err := s.txn.DropIndex(storageID(to), storage.IndexID(id)); err != nil {
+						return err
+					}
+				}
+				return exec.RetypeColumn(ec, from, to, i, e)
+			})
+			// CHECKs over the column hold for the new values too.
+			for _, ck := range ddl.RetypedChecks(nt, i) {
+				post = append(post, checkRowsWork(b, nt, ck))
+			}
 			ops = append(ops, "CHANGE COLUMN")
 		default:
 			return "", pgerror.New(pgerror.FeatureNotSupported, "this ALTER TABLE form is not supported yet")
