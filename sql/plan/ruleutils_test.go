@@ -38,6 +38,9 @@ func TestRuleutilsText(t *testing.T) {
 		{"lower(a) = 'x'", "(lower(a) = 'x'::text)", "lower(a) = 'x'::text"},
 		{"s IN ('a', 'b')", "((s)::text = ANY ((ARRAY['a'::character varying, 'b'::character varying])::text[]))", "s::text = ANY (ARRAY['a'::character varying, 'b'::character varying]::text[])"},
 		{"big > 5", "(big > 5)", "big > 5"},
+		// The printed varchar IN list read back: the array cast is now
+		// one cast per element, and PostgreSQL prints it so.
+		{"(s)::text = ANY ((ARRAY['a'::character varying, 'b'::character varying])::text[])", "((s)::text = ANY (ARRAY[('a'::character varying)::text, ('b'::character varying)::text]))", "s::text = ANY (ARRAY['a'::character varying::text, 'b'::character varying::text])"},
 		{"n * 2 + 1 > n - (n - 1)", "(((n * 2) + 1) > (n - (n - 1)))", "(n * 2 + 1) > (n - (n - 1))"},
 		{"NOT b", "(NOT b)", "NOT b"},
 		{"a NOT IN ('x')", "(a <> 'x'::text)", "a <> 'x'::text"},
