@@ -11,6 +11,7 @@ import (
 	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
 	"github.com/mvserver/mvserver/refresh"
+	"github.com/mvserver/mvserver/sql/ddl"
 	"github.com/mvserver/mvserver/sql/parse"
 	"github.com/mvserver/mvserver/sql/plan"
 	"github.com/mvserver/mvserver/sql/types"
@@ -159,6 +160,9 @@ func (s *Session) createView(st *parse.Statement, vs *pg_query.ViewStmt) (string
 		// Replacing a view needs its ownership; it keeps its owner and
 		// grants (PostgreSQL's CREATE OR REPLACE VIEW).
 		if err := s.requireOwner(old); err != nil {
+			return "", err
+		}
+		if err := ddl.CheckViewReplace(old, cols); err != nil {
 			return "", err
 		}
 		t.ID, t.Owner, t.ACL = old.ID, old.Owner, old.ACL
