@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -365,6 +366,11 @@ func (s *Session) createMaterializedView(ctx context.Context, c *parse.CreateMat
 			return "", err
 		}
 		s.blockerNotices(name, ds.Policy, va)
+		if c.Mode == parse.CreatePlain && !c.NoData && len(s.createRuns) > 0 {
+			// PostgreSQL's tag of a populated CREATE MATERIALIZED VIEW,
+			// as of CREATE TABLE AS: SELECT and the rows it holds.
+			return fmt.Sprintf("SELECT %d", s.createRuns[len(s.createRuns)-1].res.Stats.RowsWritten), nil
+		}
 		return tag, nil
 	}
 	// CREATE OR REFRESH keeps an unchanged definition and refreshes it,
