@@ -139,6 +139,11 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec *exprCtx) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if x.TypeCast.Arg.GetAConst() != nil {
+			// A literal's cast is its input: PostgreSQL points its
+			// errors at the literal ('x'::int), not at the ::.
+			loc = nodeLocation(x.TypeCast.Arg)
+		}
 		return b.explicitCast(arg, t, loc)
 	case *pg_query.Node_AExpr:
 		return b.bindAExpr(x.AExpr, ec)
