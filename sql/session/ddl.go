@@ -925,8 +925,15 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 					if cmd.Behavior != pg_query.DropBehavior_DROP_CASCADE {
 						return "", ddl.DependentObjectsError(t, cmd.Name, users)
 					}
-					return "", pgerror.New(pgerror.FeatureNotSupported, "DROP COLUMN … CASCADE of a column a view uses is not supported yet").
-						WithHint("Drop %s first.", users[0].Name)
+					if len(at.Cmds) != 1 {
+						return "", pgerror.New(pgerror.FeatureNotSupported, "DROP COLUMN … CASCADE of a column a view uses, together with other ALTER TABLE actions, is not supported yet; run it as a statement of its own")
+					}
+					// The views go first (with what reads them), in this
+					// transaction; then the column, as without them.
+					if err := s.dropColumnUsers(users); err != nil {
+						return "", err
+					}
+					return s.alterTable(ctx, st, at)
 				}
 			}
 			ops = append(ops, "DROP COLUMNS")
@@ -1097,4 +1104,24 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 		return "", mapStorageErr(err)
 	}
 	return "ALTER TABLE", nil
+}
+
+// dropColumnUsers drops the views and materialized views that use a column
+// ALTER TABLE … DROP COLUMN … CASCADE drops, and what reads them, with
+// PostgreSQL's notice.
+func (s *Session) dropColumnUsers(users []*catalog.Table) error {
+	c := s.cat.Clone()
+	var dropped []uint32
+	for _, u := range users {
+		if _, still := c.Table(u.ID); !still {
+			continue
+		}
+		s.notice("drop cascades to %s %s", dataset.KindName(u.Kind), u.Name)
+		ids, err := s.dropCascade(c, u, true)
+		if err != nil {
+			return err
+		}
+		dropped = append(dropped, ids...)
+	}
+	return s.persist(c, nil, dropped)
 }
