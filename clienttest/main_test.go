@@ -96,6 +96,15 @@ type features struct {
 	tls      bool // --tls-cert, --tls-key
 }
 
+// mvBuildTags are the build tags of the binary: tikv when the suite is
+// built with it (tags_tikv_test.go).
+var mvBuildTags string
+
+// mvStore is every mvserver's --store: empty for Pebble, or
+// MVSERVER_TEST_STORE (tikvmock:// keeps the mock cluster in the data
+// directory). Read here: the servers' environment drops MVSERVER_*.
+var mvStore = os.Getenv("MVSERVER_TEST_STORE")
+
 // mvserverBinary builds ./cmd/mvserver once (or takes -mvserver).
 func mvserverBinary(t testing.TB) (string, features) {
 	t.Helper()
@@ -104,7 +113,11 @@ func mvserverBinary(t testing.TB) (string, features) {
 		if mvBin == "" {
 			mvBin = filepath.Join(workRoot, "mvserver")
 			// go test puts its own toolchain first on PATH.
-			cmd := exec.Command("go", "build", "-o", mvBin, "./cmd/mvserver")
+			build := []string{"build", "-o", mvBin}
+			if mvBuildTags != "" {
+				build = append(build, "-tags", mvBuildTags)
+			}
+			cmd := exec.Command("go", append(build, "./cmd/mvserver")...)
 			cmd.Dir = repoRoot
 			if out, err := cmd.CombinedOutput(); err != nil {
 				mvErr = fmt.Errorf("building mvserver: %v\n%s", err, out)

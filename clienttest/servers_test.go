@@ -177,6 +177,9 @@ var listeningRE = regexp.MustCompile(`msg="mvserver listening" addr=127\.0\.0\.1
 func startMvserver(t *testing.T, bin string, feat features, dataDir string, c *connSettings) *syncBuffer {
 	t.Helper()
 	args := []string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--http", "", "--database", c.Database}
+	if mvStore != "" {
+		args = append(args, "--store", mvStore)
+	}
 	env := cleanServerEnv()
 	if feat.password {
 		args = append(args, "--superuser", c.User)
