@@ -39,6 +39,10 @@ type scanOp struct {
 	scratch Row
 	dropped int64
 	passed  int64
+	// vf tests pred a batch at a time (scan_vfilter.go); nil: row at a
+	// time. vnext is the next of its passing rows to hand out.
+	vf    *batchFilter
+	vnext int
 	// post is pred once the scan reads ahead (scan_filter.go): the
 	// reader decodes whole rows and the condition runs here on them.
 	post evalFn
@@ -179,11 +183,11 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if len(out) == size {
 		s.full++
-		if s.full == readaheadAfter && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
+		if s.full >= readaheadAfter && s.ra == nil && s.filterDrained() && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
 			if s.pred == nil {
 				s.ra = startReadahead(s)
 			} else if s.passed > s.dropped {
-				s.post, s.pred = s.pred, nil
+				s.post, s.pred, s.vf = s.pred, nil, nil
 				s.ra = startReadahead(s)
 				filteredReadaheads.Add(1)
 			}
@@ -200,6 +204,9 @@ func (s *scanOp) Next() ([]Row, error) {
 // hands the rows to the statement's kept rows (kept_rows.go): the scan's
 // own goroutine only, never the readahead's.
 func (s *scanOp) read(out []Row, backing []types.Datum, keep bool) (_ []Row, more bool, err error) {
+	if s.vf != nil {
+		return s.readFiltered(out, backing, keep)
+	}
 	for len(out) < cap(out) {
 		if !s.it.Next() {
 			return out, false, s.it.Err()

@@ -69,6 +69,7 @@ func newFilteredScan(c *Ctx, s *plan.Scan, cond plan.Expr) (Operator, error) {
 	sc.pred = f
 	sc.predDec = types.NewRowDecoderAt(ids, at)
 	sc.scratch = make(Row, sc.width)
+	sc.vf = newBatchFilter(c, s, cond)
 	return sc, nil
 }
 
@@ -84,8 +85,25 @@ func hasSubquery(e plan.Expr) bool {
 	return found
 }
 
-// test reports whether the stored row r passes the scan's condition.
+// test reports whether the stored row r passes the scan's condition,
+// and counts it.
 func (s *scanOp) test(r storage.Row) (bool, error) {
+	ok, err := s.eval(r)
+	if err != nil || ok {
+		return ok, err
+	}
+	s.dropped++
+	if s.dropped%scanFilterCheckEvery == 0 {
+		if err := s.c.Context.Err(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// eval reports whether the stored row r passes the scan's condition
+// (evaluated row at a time).
+func (s *scanOp) eval(r storage.Row) (bool, error) {
 	// Only the condition's columns are ever written to the scratch row,
 	// so only they are cleared (clearing the full-width row per stored
 	// row was a fifth of a TPC-H Q12 scan).
@@ -110,13 +128,74 @@ func (s *scanOp) test(r storage.Row) (bool, error) {
 		s.passed++
 		return true, nil
 	}
-	s.dropped++
-	if s.dropped%scanFilterCheckEvery == 0 {
-		if err := s.c.Context.Err(); err != nil {
+	return false, nil
+}
+
+// readFiltered is read (scan.go) for a scan whose condition is tested a
+// batch at a time (s.vf, scan_vfilter.go): it hands out the rows of the
+// tested batch that passed, then tests the next batch of s.it.
+func (s *scanOp) readFiltered(out []Row, backing []types.Datum, keep bool) (_ []Row, more bool, err error) {
+	vf := s.vf
+	for len(out) < cap(out) {
+		if s.vnext >= len(vf.pass) {
+			if more, err := s.testBatch(); err != nil || !more {
+				return out, more, err
+			}
+			continue
+		}
+		r := vf.row(vf.pass[s.vnext])
+		s.vnext++
+		if s.cut != nil && s.cut.past(r) {
+			s.cut.skipped++
+			continue
+		}
+		n := len(out)
+		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
+		if err := s.fill(row, r); err != nil {
+			return nil, false, err
+		}
+		if keep && s.index == 0 {
+			s.c.keep(storage.TableID(s.s.Table.ID), r)
+		}
+		out = append(out, row)
+	}
+	return out, true, nil
+}
+
+// testBatch reads the next batch of s.it into s.vf and tests it; more is
+// false when s.it had no row left (or failed: err).
+func (s *scanOp) testBatch() (more bool, err error) {
+	vf := s.vf
+	vf.reset()
+	s.vnext = 0
+	for vf.len() < BatchSize && s.it.Next() {
+		r := s.it.Row()
+		if s.s.Exclude != nil {
+			if _, skip := s.s.Exclude[r.RowID]; skip {
+				continue
+			}
+		}
+		if err := vf.add(r); err != nil {
 			return false, err
 		}
 	}
-	return false, nil
+	if vf.len() == 0 {
+		return false, s.it.Err()
+	}
+	passed := s.passed
+	if err := vf.test(s.eval); err != nil {
+		return false, err
+	}
+	// eval counted the rows it passed, the kernel none.
+	s.passed = passed + int64(len(vf.pass))
+	s.dropped += int64(vf.len() - len(vf.pass))
+	return true, s.c.Context.Err()
+}
+
+// filterDrained reports whether the scan holds no tested rows it has yet
+// to hand out: only then may it turn to readahead.
+func (s *scanOp) filterDrained() bool {
+	return s.vf == nil || s.vnext >= len(s.vf.pass)
 }
 
 // nextFiltered returns the rows of the next batches read ahead that pass

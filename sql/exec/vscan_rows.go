@@ -24,14 +24,11 @@ import (
 
 // vecFilterScan is a Filter(Scan) read by vector kernels.
 type vecFilterScan struct {
-	c      *Ctx
-	scan   *plan.Scan
-	cond   plan.Expr
-	full   *types.RowDecoder // the needed columns, at their places
-	width  int
-	colIdx []int // batch column → table column
-	ctypes []vtype
-	dec    *types.RowDecoder // the condition's columns, into the batch
+	c     *Ctx
+	scan  *plan.Scan
+	cond  plan.Expr
+	full  *types.RowDecoder // the needed columns, at their places
+	width int
 }
 
 // newVecFilterScan returns the vectorized read of n, nil when it does
@@ -49,52 +46,17 @@ func newVecFilterScan(c *Ctx, n plan.Node) *vecFilterScan {
 	if s.Needed[nt] || s.Needed[nt+1] || c.keeping(storage.TableID(s.Table.ID)) {
 		return nil
 	}
-	vs := &vecFilterScan{c: c, scan: s, cond: f.Cond, width: len(s.Columns())}
-	var ids, cids []uint32
-	var at, cat []int
-	used := map[int]bool{}
-	plan.Walk(f.Cond, func(e plan.Expr) bool {
-		if r, ok := e.(*plan.ColRef); ok {
-			used[r.Idx] = true
-		}
-		return true
-	})
-	for i, col := range s.Table.Columns {
-		if !s.Needed[i] {
-			continue
-		}
-		ids, at = append(ids, col.ID), append(at, i)
-		if !used[i] {
-			continue
-		}
-		vt, ok := vecTypeOf(col.Type)
-		if !ok {
-			return nil
-		}
-		cids, cat = append(cids, col.ID), append(cat, len(vs.colIdx))
-		vs.colIdx = append(vs.colIdx, i)
-		vs.ctypes = append(vs.ctypes, vt)
-	}
-	vs.full = types.NewRowDecoderAt(ids, at)
-	vs.dec = types.NewRowDecoderAt(cids, cat)
-	if _, ok := vs.compile(); !ok {
+	if newBatchFilter(c, s, f.Cond) == nil {
 		return nil
 	}
-	return vs
-}
-
-// compile compiles the condition over the batch's columns (each part its
-// own: an expression owns its result vectors).
-func (vs *vecFilterScan) compile() (vexpr, bool) {
-	cols := make([]vexpr, vs.width)
-	ts := make([]vtype, vs.width)
-	for j, i := range vs.colIdx {
-		cols[i] = func(b *vec.Batch, _ []int32) (*vec.Vec, error) { return b.Cols[j], nil }
-		ts[i] = vs.ctypes[j]
+	var ids []uint32
+	var at []int
+	for i, col := range s.Table.Columns {
+		if s.Needed[i] {
+			ids, at = append(ids, col.ID), append(at, i)
+		}
 	}
-	vc := &vcompiler{cols: cols, types: ts, c: vs.c}
-	f, t, ok := vc.compile(vs.cond)
-	return f, ok && t.t == vec.Bool
+	return &vecFilterScan{c: c, scan: s, cond: f.Cond, width: len(s.Columns()), full: types.NewRowDecoderAt(ids, at)}
 }
 
 // rows reads the passing rows in key order; grow charges a part's batch
@@ -176,21 +138,14 @@ func (vs *vecFilterScan) rows(grow func([]Row) error) ([]Row, error) {
 
 // part reads one key range.
 func (vs *vecFilterScan) part(ctx context.Context, it *storage.Iterator, grow func([]Row) error, mu *sync.Mutex) ([]Row, error) {
-	cond, _ := vs.compile()
-	b := newScanBatch(vs.ctypes)
-	raw := make([]types.RawValue, len(vs.colIdx))
-	var sel, pass []int32
-	var vals []byte  // the batch's encoded rows
-	var offs []int32 // row i is vals[offs[i]:offs[i+1]]
+	bf := newBatchFilter(vs.c, vs.scan, vs.cond)
 	var out []Row
 	for more := true; more; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		resetScanBatch(b)
-		vals, offs = vals[:0], append(offs[:0], 0)
-		n := 0
-		for n < BatchSize {
+		bf.reset()
+		for bf.len() < BatchSize {
 			if !it.Next() {
 				if err := it.Err(); err != nil {
 					return nil, err
@@ -198,41 +153,30 @@ func (vs *vecFilterScan) part(ctx context.Context, it *storage.Iterator, grow fu
 				more = false
 				break
 			}
-			r := it.Row()
-			if err := vs.dec.DecodeRaw(r.Value, raw); err != nil {
+			if err := bf.add(it.Row()); err != nil {
 				return nil, err
 			}
-			if err := putRawRow(b, n, raw); err != nil {
-				return nil, err
-			}
-			vals = append(vals, r.Value...)
-			offs = append(offs, int32(len(vals)))
-			n++
 		}
-		if n == 0 {
+		if bf.len() == 0 {
 			break
 		}
-		endScanBatch(b, n)
-		sel = vec.All(sel, n)
-		r, err := cond(b, sel)
-		if err != nil {
+		if err := bf.test(nil); err != nil {
 			return nil, err
 		}
-		pass = vec.True(r, sel, pass)
-		if len(pass) == 0 {
+		if len(bf.pass) == 0 {
 			continue
 		}
-		rows := make([]Row, len(pass))
-		backing := make([]types.Datum, len(pass)*vs.width)
-		for k, i := range pass {
+		rows := make([]Row, len(bf.pass))
+		backing := make([]types.Datum, len(bf.pass)*vs.width)
+		for k, i := range bf.pass {
 			row := Row(backing[k*vs.width : (k+1)*vs.width : (k+1)*vs.width])
-			if err := vs.full.Decode(vals[offs[i]:offs[i+1]], row); err != nil {
+			if err := vs.full.Decode(bf.row(i).Value, row); err != nil {
 				return nil, err
 			}
 			rows[k] = row
 		}
 		mu.Lock()
-		err = grow(rows)
+		err := grow(rows)
 		mu.Unlock()
 		if err != nil {
 			return nil, err
