@@ -185,13 +185,18 @@ func (rd *RowDecoder) decode(value []byte, out []Datum) error {
 		if int(id) < len(rd.pos) {
 			want = rd.pos[id]
 		}
-		d, rest, err := decodePayload(k, b, want != 0)
-		if err != nil {
-			return err
-		}
-		b = rest
-		if want != 0 {
-			out[want-1] = d
+		if want == 0 {
+			rest, err := skipPayload(k, b)
+			if err != nil {
+				return err
+			}
+			b = rest
+		} else {
+			d, rest, err := decodePayload(k, b, true)
+			if err != nil {
+				return err
+			}
+			b, out[want-1] = rest, d
 		}
 		if id >= last {
 			return nil

@@ -48,7 +48,7 @@ func (rd *RowDecoder) DecodeRaw(value []byte, out []RawValue) error {
 			want = rd.pos[id]
 		}
 		if want == 0 {
-			_, rest, err := decodePayload(k, b, false)
+			rest, err := skipPayload(k, b)
 			if err != nil {
 				return err
 			}
