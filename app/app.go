@@ -102,6 +102,10 @@ type Config struct {
 	// directory's disk; past it commits fail with 53100 (0 = storage's
 	// default, 256 MiB; negative = none).
 	DiskReserve int64
+	// CacheSize is the bytes of Pebble's block cache, which holds the
+	// uncompressed blocks of the tables scans read (0 = storage's
+	// default).
+	CacheSize int64
 	// FS, when set, is the filesystem under the data directory (tests
 	// inject faults through it).
 	FS vfs.FS
@@ -204,7 +208,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.Database = "mvserver"
 	}
 	storage.SetKillPointFromEnv() // tests of crashes only (generation.go)
-	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, StageRows: cfg.StageThreshold, Store: cfg.Store})
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, CacheSize: cfg.CacheSize, StageRows: cfg.StageThreshold, Store: cfg.Store})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mvserver/mvserver/app"
 	"io"
 	"log/slog"
 	"os"
@@ -44,6 +45,7 @@ type config struct {
 	seed         uint64
 	check        string
 	dataDir      string
+	cacheSize    int64    // the in-process mvserver's --cache-size (0: its default)
 	store        string   // the in-process mvserver's --store in this run ("": Pebble)
 	stores       []string // --store's list: one run per engine (stores.go)
 	cpuProfile   string
@@ -92,6 +94,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated data")
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
 	store := fs.String("store", "", "storage engine of the in-process mvserver (its --store): empty or pebble for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv); a comma list (pebble,tikvmock://) runs everything once per engine and prints the later engines' numbers beside the first's")
+	cacheSize := fs.String("cache-size", "", "block cache of the in-process mvserver (its --cache-size, e.g. 2GB; default its own)")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the in-process mvserver (default: a temporary directory, removed at the end)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process mvserver included) to this file")
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
@@ -104,6 +107,13 @@ Usage: go run ./cmd/mvbench [flags]
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (flags only; see -h)", fs.Arg(0))
+	}
+	if *cacheSize != "" {
+		n, err := app.ParseMemory(*cacheSize)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--cache-size: %q is not a size such as 2GB", *cacheSize)
+		}
+		c.cacheSize = n
 	}
 	c.rows = *rows
 	if c.rows < 1 {
@@ -262,7 +272,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	mvURL := cfg.mvURL
 	if mvURL == "" {
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-		p, url, err := startMVServer(cfg.dataDir, cfg.store, logger)
+		p, url, err := startMVServer(cfg.dataDir, cfg.store, cfg.cacheSize, logger)
 		if err != nil {
 			return rep, err
 		}

@@ -120,7 +120,7 @@ func TestTinyRun(t *testing.T) {
 func TestCheckFindsDrift(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, url, err := startMVServer(t.TempDir(), "", slog.New(slog.DiscardHandler))
+	p, url, err := startMVServer(t.TempDir(), "", 0, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -212,7 +212,7 @@ type inProcess struct {
 // startMVServer starts mvserver on a loopback port with its data in dir
 // (a new temporary directory when empty, removed at stop), on the storage
 // engine store names (empty: Pebble).
-func startMVServer(dir, store string, logger *slog.Logger) (*inProcess, string, error) {
+func startMVServer(dir, store string, cacheSize int64, logger *slog.Logger) (*inProcess, string, error) {
 	p := &inProcess{dir: dir}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "mvbench-data-")
@@ -226,6 +226,7 @@ func startMVServer(dir, store string, logger *slog.Logger) (*inProcess, string, 
 	cfg := app.DefaultConfig()
 	cfg.Listen, cfg.HTTP, cfg.DataDir, cfg.Logger = "127.0.0.1:0", "", p.dir, logger
 	cfg.Store = store
+	cfg.CacheSize = cacheSize
 	srv, err := app.Start(cfg)
 	if err != nil {
 		if p.rm {

@@ -98,6 +98,7 @@ func run(args []string) int {
 	stageRows := fs.Int64("stage-threshold", envInt64("stage-threshold", 0), "rows of one table past which an autocommit INSERT, COPY or CREATE TABLE AS writes its new rows to <data-dir>/tmp in sorted runs, ingested at its commit (on TiKV: written as a new generation of the table), instead of holding them in memory (env MVSERVER_STAGE_THRESHOLD); 0 = the default (262144), -1 = never")
 	diffLimit := fs.Int64("full-refresh-diff-limit", envInt64("full-refresh-diff-limit", 0), "largest view (rows) whose full refresh is written as a difference from its stored rows, so views reading its change feed see the real row changes; its new rows are held in memory (env MVSERVER_FULL_REFRESH_DIFF_LIMIT); 0 = the default (2000000), -1 = none")
 	diskReserve := fs.String("disk-reserve", envDefault("disk-reserve", "256MB"), "free space every commit leaves on the data directory's disk; commits past it fail with 53100 until space is freed; 0 = none (env MVSERVER_DISK_RESERVE)")
+	cacheSize := fs.String("cache-size", envDefault("cache-size", "256MB"), "bytes of the storage engine's block cache, which keeps uncompressed table blocks for scans; a table scanned often that does not fit is read and decompressed again each time (env MVSERVER_CACHE_SIZE)")
 	refreshMem := fs.String("refresh-memory-limit", envDefault("refresh-memory-limit", "default"), "memory budget of one refresh, as --query-memory-limit (env MVSERVER_REFRESH_MEMORY_LIMIT)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -105,6 +106,11 @@ func run(args []string) int {
 	reserve, err := app.ParseMemory(*diskReserve)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mvserver: bad --disk-reserve %q: a size such as 256MB or 0 (none)\n", *diskReserve)
+		return 2
+	}
+	cache, err := app.ParseMemory(*cacheSize)
+	if err != nil || cache <= 0 {
+		fmt.Fprintf(os.Stderr, "mvserver: bad --cache-size %q: a size such as 256MB or 2GB\n", *cacheSize)
 		return 2
 	}
 	memLimits := map[string]*int64{}
@@ -146,6 +152,7 @@ func run(args []string) int {
 	cfg.RewriteThreshold = *rewriteRows
 	cfg.StageThreshold = int(*stageRows)
 	cfg.FullDiffLimit = *diffLimit
+	cfg.CacheSize = cache
 	cfg.DiskReserve = reserve
 	if reserve == 0 {
 		cfg.DiskReserve = -1
