@@ -43,6 +43,10 @@ type scanOp struct {
 	// time. vnext is the next of its passing rows to hand out.
 	vf    *batchFilter
 	vnext int
+	// condExpr is pred's expression; par reads the rest of the table in
+	// parallel ranges (scan_parallel.go), nil: not.
+	condExpr plan.Expr
+	par      *parallelScan
 	// post is pred once the scan reads ahead (scan_filter.go): the
 	// reader decodes whole rows and the condition runs here on them.
 	post evalFn
@@ -147,6 +151,9 @@ func (s *scanOp) Next() ([]Row, error) {
 		}
 		return []Row{row}, nil
 	}
+	if s.par != nil {
+		return s.par.next()
+	}
 	if s.ra != nil {
 		if s.post != nil {
 			return s.nextFiltered()
@@ -183,10 +190,11 @@ func (s *scanOp) Next() ([]Row, error) {
 	}
 	if len(out) == size {
 		s.full++
-		if s.full >= readaheadAfter && s.ra == nil && s.filterDrained() && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
+		if s.full >= readaheadAfter && s.ra == nil && s.it != nil && len(s.ranges) == 0 && !s.c.keeping(storage.TableID(s.s.Table.ID)) && readaheadOK(s.it) {
 			if s.pred == nil {
 				s.ra = startReadahead(s)
-			} else if s.passed > s.dropped {
+			} else if s.startParallel() {
+			} else if s.passed > s.dropped && s.filterDrained() {
 				s.post, s.pred, s.vf = s.pred, nil, nil
 				s.ra = startReadahead(s)
 				filteredReadaheads.Add(1)
@@ -240,17 +248,25 @@ func (s *scanOp) read(out []Row, backing []types.Datum, keep bool) (_ []Row, mor
 			}
 			continue
 		}
-		n := len(out)
-		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
-		if err := s.fill(row, r); err != nil {
+		if out, err = s.emit(out, backing, r, keep); err != nil {
 			return nil, false, err
 		}
-		if keep && s.index == 0 {
-			s.c.keep(storage.TableID(s.s.Table.ID), r)
-		}
-		out = append(out, row)
 	}
 	return out, true, nil
+}
+
+// emit appends the stored row r to out, decoded into the next row of
+// backing; keep hands it to the statement's kept rows (read's keep).
+func (s *scanOp) emit(out []Row, backing []types.Datum, r storage.Row, keep bool) ([]Row, error) {
+	n := len(out)
+	row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
+	if err := s.fill(row, r); err != nil {
+		return nil, err
+	}
+	if keep && s.index == 0 {
+		s.c.keep(storage.TableID(s.s.Table.ID), r)
+	}
+	return append(out, row), nil
 }
 
 // fill decodes the needed columns of a stored row into row.
@@ -272,6 +288,10 @@ func (s *scanOp) fill(row Row, r storage.Row) error {
 }
 
 func (s *scanOp) Close() {
+	if s.par != nil {
+		s.par.close()
+		s.par = nil
+	}
 	if s.ra != nil {
 		s.ra.stop()
 		s.ra = nil

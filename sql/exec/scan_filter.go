@@ -66,7 +66,7 @@ func newFilteredScan(c *Ctx, s *plan.Scan, cond plan.Expr) (Operator, error) {
 		}
 		return true
 	})
-	sc.pred = f
+	sc.pred, sc.condExpr = f, cond
 	sc.predDec = types.NewRowDecoderAt(ids, at)
 	sc.scratch = make(Row, sc.width)
 	sc.vf = newBatchFilter(c, s, cond)
@@ -102,12 +102,22 @@ func (s *scanOp) test(r storage.Row) (bool, error) {
 }
 
 // eval reports whether the stored row r passes the scan's condition
-// (evaluated row at a time).
+// (evaluated row at a time), and counts it if so.
 func (s *scanOp) eval(r storage.Row) (bool, error) {
+	ok, err := s.evalRow(s.pred, s.scratch, r)
+	if ok {
+		s.passed++
+	}
+	return ok, err
+}
+
+// evalRow evaluates pred, the scan's condition, on the stored row r
+// decoded into row; it changes nothing of s (parallel readers call it,
+// scan_parallel.go).
+func (s *scanOp) evalRow(pred evalFn, row Row, r storage.Row) (bool, error) {
 	// Only the condition's columns are ever written to the scratch row,
 	// so only they are cleared (clearing the full-width row per stored
 	// row was a fifth of a TPC-H Q12 scan).
-	row := s.scratch
 	if err := s.predDec.DecodeWanted(r.Value, row); err != nil {
 		return false, err
 	}
@@ -120,15 +130,11 @@ func (s *scanOp) eval(r storage.Row) (bool, error) {
 			row[s.nTable+1] = types.NewInt8(r.CommitVersion)
 		}
 	}
-	d, err := s.pred(row)
+	d, err := pred(row)
 	if err != nil {
 		return false, err
 	}
-	if d.K == types.KindBool && d.I != 0 {
-		s.passed++
-		return true, nil
-	}
-	return false, nil
+	return d.K == types.KindBool && d.I != 0, nil
 }
 
 // readFiltered is read (scan.go) for a scan whose condition is tested a
@@ -149,15 +155,9 @@ func (s *scanOp) readFiltered(out []Row, backing []types.Datum, keep bool) (_ []
 			s.cut.skipped++
 			continue
 		}
-		n := len(out)
-		row := backing[n*s.width : (n+1)*s.width : (n+1)*s.width]
-		if err := s.fill(row, r); err != nil {
+		if out, err = s.emit(out, backing, r, keep); err != nil {
 			return nil, false, err
 		}
-		if keep && s.index == 0 {
-			s.c.keep(storage.TableID(s.s.Table.ID), r)
-		}
-		out = append(out, row)
 	}
 	return out, true, nil
 }

@@ -24,9 +24,16 @@ func runOrdered(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool) ([]s
 // runOrderedOp is runOrdered that also returns the root operator (closed).
 func runOrderedOp(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool) ([]string, string, Operator) {
 	t.Helper()
+	return runOrderedWith(t, db, p, rowAtATime, 0)
+}
+
+// runOrderedWith is runOrderedOp with workers parallel workers.
+func runOrderedWith(t *testing.T, db *storage.DB, p plan.Node, rowAtATime bool, workers int) ([]string, string, Operator) {
+	t.Helper()
 	txn := db.Begin()
 	defer txn.Rollback()
 	c := testCtx(txn, rowAtATime)
+	c.Workers = workers
 	op, err := Build(c, p)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math/rand"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestBatchFilterMatchesRowPath(t *testing.T) {
 	rng := rand.New(rand.NewSource(seed))
 	db := loadVecTable(t, rng, 5000, true)
 	g := &vecGen{rng: rng}
-	tested, retested := batchesTested.Load(), batchesRetested.Load()
+	tested, retested, par := batchesTested.Load(), batchesRetested.Load(), ParallelFilteredScans()
 	nonEmpty := 0
 	for q := range 80 {
 		s := scanAll()
@@ -35,7 +36,8 @@ func TestBatchFilterMatchesRowPath(t *testing.T) {
 		}
 		var p plan.Node = &plan.Filter{Input: s, Cond: g.boolExpr(3)}
 		want, wantErr := runOrdered(t, db, p, true)
-		got, gotErr := runOrdered(t, db, p, false)
+		// Parallel readers (scan_parallel.go) with one or two workers.
+		got, gotErr, _ := runOrderedWith(t, db, p, false, 1+q%2)
 		if gotErr != wantErr || !slices.Equal(got, want) {
 			t.Fatalf("seed %d query %d: got %d rows err %q, want %d rows err %q", seed, q, len(got), gotErr, len(want), wantErr)
 		}
@@ -56,6 +58,9 @@ func TestBatchFilterMatchesRowPath(t *testing.T) {
 	}
 	if batchesRetested.Load() == retested {
 		t.Error("no batch was tested again row at a time")
+	}
+	if ParallelFilteredScans() == par && runtime.GOMAXPROCS(0) > 1 {
+		t.Error("no filtered scan read in parallel")
 	}
 	if nonEmpty < 15 {
 		t.Errorf("only %d filters kept rows", nonEmpty)
