@@ -152,7 +152,7 @@ func (s *scanOp) Next() ([]Row, error) {
 		return []Row{row}, nil
 	}
 	if s.par != nil {
-		return s.par.next()
+		return s.par.next(s.c.Context)
 	}
 	if s.ra != nil {
 		if s.post != nil {

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -203,7 +204,9 @@ func (s *scanOp) runPart(q *scanPart, quit chan struct{}) {
 }
 
 // next returns the next batch of the ranges in order; nil at the end.
-func (p *parallelScan) next() ([]Row, error) {
+// It waits for a reader until ctx ends: a reader of a selective filter
+// may go a long way between two batches.
+func (p *parallelScan) next(ctx context.Context) ([]Row, error) {
 	if h := p.head; h != nil {
 		p.head = nil
 		if len(h.rows) > 0 || h.err != nil {
@@ -211,7 +214,13 @@ func (p *parallelScan) next() ([]Row, error) {
 		}
 	}
 	for p.cur < len(p.parts) {
-		b, ok := <-p.parts[p.cur].out
+		var b scanBatch
+		var ok bool
+		select {
+		case b, ok = <-p.parts[p.cur].out:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		if !ok {
 			p.cur++
 			continue
