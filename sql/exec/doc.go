@@ -47,7 +47,11 @@
 // whole-table scan runs over columnar batches (vagg.go, package vec) when
 // every expression has a vector kernel, with the same rows, kinds and
 // scales as the row path, which it falls back to (from a fresh scan) when
-// the data or the memory budget does not suit the vectors.
+// the data or the memory budget does not suit the vectors. A filter
+// fused into a scan tests its condition a batch at a time by its kernel
+// (scan_vfilter.go), and a whole-table one whose condition calls no
+// function reads the rest of its table in parallel key ranges, handed
+// out in key order (scan_parallel.go).
 //
 // Imports: sql/plan, sql/funcs, sql/types, sql/exec/vec, catalog, storage, pgerror.
 package exec

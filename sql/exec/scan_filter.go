@@ -23,7 +23,10 @@ import (
 // row), when EXPLAIN ANALYZE does not count the two nodes' rows apart.
 //
 // The condition's functions run on the statement's goroutine only, so a
-// scan filtering inside its reads does not read ahead. When most rows
+// scan filtering inside its reads does not read ahead, unless its
+// condition calls no function and runs by kernel: such a whole-table
+// scan reads the rest of its table in parallel ranges instead
+// (scan_parallel.go). When most rows
 // pass, though (TPC-H Q13's o_comment NOT LIKE keeps 99%), decoding only
 // the condition's columns first saves little, and reading ahead — the
 // other core decoding whole rows while this one tests them — is worth
