@@ -311,13 +311,20 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	}
 	res.Technique, res.Reason = p.technique, p.reason
 	groupState := ckpt != nil && ckpt.GroupState
+	var scalars []ScalarState
 	switch p.technique {
 	case NoOp:
+		if ckpt != nil {
+			scalars = ckpt.Scalars
+		}
 	case FullRecompute:
 		if res.Stats, err = runFull(ctx, in, an); err != nil {
 			return nil, err
 		}
 		groupState = an.groupAgg != nil
+		if scalars, err = fullScalars(in, an); err != nil {
+			return nil, err
+		}
 		p.actual = r.now().Sub(start)
 	default:
 		res.Stats, err = runIncremental(ctx, in, p)
@@ -331,6 +338,11 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 			res.Technique, res.Reason = FullRecompute, "drift: "+drift.msg+"; recomputed in full"
 			p.technique, p.reason = res.Technique, res.Reason
 			res.Stats, err = runFull(ctx, in, an)
+			if err == nil {
+				scalars, err = fullScalars(in, an)
+			}
+		} else {
+			scalars = p.scalars
 		}
 		if err != nil {
 			return nil, err
@@ -341,6 +353,9 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 		p.actual = r.now().Sub(start) // the invariants check aside
 		if invariants && res.Technique != FullRecompute {
 			if err := checkInvariant(ctx, in); err != nil {
+				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
+			}
+			if err := checkScalars(in, an, scalars); err != nil {
 				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
 			}
 		}
@@ -355,7 +370,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := r.markPopulated(txn, cat, v); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, Scalars: scalars, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
 		return nil, err
 	}
 	end := r.now()
