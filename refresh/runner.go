@@ -150,6 +150,10 @@ type Result struct {
 	Versions  map[uint32]int64
 	// Duration is the run's time inside RefreshIn (its commit excluded).
 	Duration time.Duration
+	// Analysis is what the refresh found maintainable in the view's
+	// query (nil for a streaming table): a caller reporting blockers
+	// need not analyse the query again.
+	Analysis *Analysis
 }
 
 // Refresh runs one refresh of view in its own transaction and commits it.
@@ -296,6 +300,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	res := &Result{Versions: versions, RunID: newID()}
 	an := Analyze(cat, v, q, v.DependsOn)
+	res.Analysis = an
 	p, err := planRefresh(ctx, in, an, opt, false)
 	var drift *errDrift
 	if errors.As(err, &drift) {
