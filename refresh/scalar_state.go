@@ -98,7 +98,8 @@ func (e *extreme) beats(v types.Datum) bool {
 	return c < 0
 }
 
-// add counts one input row's value in.
+// add counts one input row's value in. Of equal values it keeps the one
+// MIN/MAX returns (types.Preferred: 1.50 over 1.5), whatever the order.
 func (e *extreme) add(v types.Datum) {
 	switch {
 	case v.IsNull():
@@ -106,14 +107,30 @@ func (e *extreme) add(v types.Datum) {
 		e.val, e.count = v, 1
 	case types.Compare(v, e.val) == 0:
 		e.count++
+		if types.Preferred(e.val, v) {
+			e.val = v
+		}
 	}
+}
+
+// oneForm reports whether values of kind k that compare equal are the
+// same value (not so for numerics, 1.5 and 1.50, or floats, 0 and -0).
+func oneForm(k types.Kind) bool {
+	switch k {
+	case types.KindBool, types.KindInt2, types.KindInt4, types.KindInt8, types.KindDate, types.KindTimestamp, types.KindTimestampTZ:
+		return true
+	}
+	return false
 }
 
 // fold applies an input's change to the state: the rows lost, then the
 // rows gained. known is false when the value cannot be told from the state
-// (its last row left and no gained row reaches it); bad when a lost row is
-// past the value, which a true state never has.
+// (its last row left and no gained row reaches it, or a row at it left and
+// equal values may differ in form, so which one MIN/MAX returns is not
+// known); bad when a lost row is past the value, which a true state never
+// has.
 func (e *extreme) fold(lost, gained []types.Datum) (known, bad bool) {
+	formLost := false
 	for _, v := range lost {
 		if v.IsNull() {
 			continue
@@ -123,26 +140,30 @@ func (e *extreme) fold(lost, gained []types.Datum) (known, bad bool) {
 		}
 		if types.Compare(v, e.val) == 0 {
 			e.count--
+			formLost = formLost || !oneForm(v.K)
 		}
 	}
 	if e.count < 0 {
 		return false, true
 	}
 	old := e.val
-	var best extreme
-	best.max = e.max
+	best := extreme{max: e.max}
 	for _, v := range gained {
 		best.add(v)
 	}
 	switch {
 	case best.val.IsNull():
 	case e.beats(best.val):
+		// Every row at the new value is a gained one.
 		e.val, e.count = best.val, best.count
 		return true, false
 	case types.Compare(best.val, e.val) == 0:
 		e.count += best.count
+		if types.Preferred(e.val, best.val) {
+			e.val = best.val
+		}
 	}
-	if e.count == 0 && !old.IsNull() {
+	if formLost || e.count == 0 && !old.IsNull() {
 		return false, false
 	}
 	return true, false

@@ -9,9 +9,10 @@ import (
 // Q15's total_revenue = (SELECT max(total_revenue) FROM revenue0)) is
 // maintained from the scalar's stored value and count at it
 // (scalar_state.go): every batch is incremental under REFRESH POLICY
-// INCREMENTAL STRICT, through a new maximum, a tie at it, the maximum's
-// last row leaving (the scalar evaluated again), an emptied input (NULL)
-// and rows coming back, and the views equal their queries after each.
+// INCREMENTAL STRICT, through a new maximum, a tie at it, one of the tie
+// leaving and the maximum's last row leaving (the scalar evaluated again),
+// an emptied input (NULL) and rows coming back, and the views equal their
+// queries after each.
 // Without the stored state the filter runs again over its whole input,
 // old and new, whenever the scalar's source changes.
 func TestScalarExtremeState(t *testing.T) {
@@ -65,8 +66,11 @@ WHERE l_price >= (SELECT max(l_price) FROM lineitem WHERE l_suppkey = 7) - 5`,
 				`DELETE FROM lineitem WHERE l_suppkey = 12 AND l_orderkey <> 90002 AND l_shipdate >= DATE '1996-01-01' AND l_shipdate < DATE '1996-04-01'`}
 		}, false},
 		{"one of the tie leaves", func() []string {
+			// Equal decimals may differ in scale (1.5, 1.50) and max
+			// returns the one with more digits: with a row at the
+			// maximum gone, the scalar is evaluated again.
 			return []string{`DELETE FROM lineitem WHERE l_orderkey = 90002`}
-		}, true},
+		}, false},
 		{"the maximum's last row leaves", func() []string {
 			return []string{`UPDATE lineitem SET l_discount = 0.50 WHERE l_suppkey = ` + top() + ` AND l_shipdate >= DATE '1996-01-01'`,
 				`UPDATE lineitem SET l_price = l_price + 1.00 WHERE l_orderkey % 7 = 0`}
