@@ -1723,14 +1723,23 @@ func (g *ivmGen) genHavingScalar() (ivmQuery, bool) {
 	return ivmQuery{sql: q, cols: []ivmCol{{"g", kind}, {"s", ivmInt}, {"n", ivmInt}}, incr: true}, true
 }
 
+// grouped draws a source, an integer column of it to aggregate and a
+// group key.
+func (g *ivmGen) grouped() (a ivmRef, ref, key string, kind ivmKind, ok bool) {
+	a = ivmRef{"a", g.pickSource()}
+	if ref, ok = g.colOfKind(ivmScope{a}, ivmInt); !ok {
+		return a, "", "", kind, false
+	}
+	key, kind = g.groupKey(a)
+	return a, ref, key, kind, true
+}
+
 func (g *ivmGen) genExtremeOfGroups() (ivmQuery, bool) {
-	a := ivmRef{"a", g.pickSource()}
-	sc := ivmScope{a}
-	ref, ok := g.colOfKind(sc, ivmInt)
+	a, ref, key, kind, ok := g.grouped()
 	if !ok {
 		return ivmQuery{}, false
 	}
-	key, kind := g.groupKey(a)
+	sc := ivmScope{a}
 	where := ""
 	if g.p(0.5) {
 		where = " WHERE " + g.pred(sc)
@@ -1766,13 +1775,10 @@ func (g *ivmGen) genTopK() (ivmQuery, bool) {
 }
 
 func (g *ivmGen) genTopKGroup() (ivmQuery, bool) {
-	a := ivmRef{"a", g.pickSource()}
-	sc := ivmScope{a}
-	ref, ok := g.colOfKind(sc, ivmInt)
+	a, ref, key, kind, ok := g.grouped()
 	if !ok {
 		return ivmQuery{}, false
 	}
-	key, kind := g.groupKey(a)
 	q := fmt.Sprintf("SELECT sum(%s) AS s, %s AS g, count(*) AS n FROM %s AS a GROUP BY %s", ref, key, a.src.from, key)
 	return ivmQuery{sql: q + g.orderLimit(2), cols: []ivmCol{{"s", ivmInt}, {"g", kind}, {"n", ivmInt}}}, true
 }
