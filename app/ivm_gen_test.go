@@ -149,6 +149,10 @@ var ivmShapes = []ivmShape{
 	// Q15, Q22).
 	{"scalar_filter", true, (*ivmGen).genScalarFilter, true, nil},
 	{"having_scalar", true, (*ivmGen).genHavingScalar, false, nil},
+	// TPC-H Q15: the groups of an aggregate at its maximum (minimum),
+	// kept with the extreme's value and count at it
+	// (refresh/scalar_state.go).
+	{"extreme_of_groups", true, (*ivmGen).genExtremeOfGroups, false, nil},
 	// Comparison with a correlated scalar aggregate (TPC-H Q17, Q20):
 	// decorrelated into a join with a grouped side, whose touched groups
 	// the join narrows to the keys its other side holds.
@@ -1719,6 +1723,33 @@ func (g *ivmGen) genHavingScalar() (ivmQuery, bool) {
 	return ivmQuery{sql: q, cols: []ivmCol{{"g", kind}, {"s", ivmInt}, {"n", ivmInt}}, incr: true}, true
 }
 
+// grouped draws a source, an integer column of it to aggregate and a
+// group key.
+func (g *ivmGen) grouped() (a ivmRef, ref, key string, kind ivmKind, ok bool) {
+	a = ivmRef{"a", g.pickSource()}
+	if ref, ok = g.colOfKind(ivmScope{a}, ivmInt); !ok {
+		return a, "", "", kind, false
+	}
+	key, kind = g.groupKey(a)
+	return a, ref, key, kind, true
+}
+
+func (g *ivmGen) genExtremeOfGroups() (ivmQuery, bool) {
+	a, ref, key, kind, ok := g.grouped()
+	if !ok {
+		return ivmQuery{}, false
+	}
+	sc := ivmScope{a}
+	where := ""
+	if g.p(0.5) {
+		where = " WHERE " + g.pred(sc)
+	}
+	r := fmt.Sprintf("SELECT %s AS g, sum(%s) AS s, count(*) AS n FROM %s AS a%s GROUP BY %s", key, ref, a.src.from, where, key)
+	cond := fmt.Sprintf(g.pick("r.s = (SELECT %s(s) FROM r)", "r.s >= (SELECT %s(s) FROM r) - 2", "r.n = (SELECT %s(n) FROM r)"), g.pick("max", "min"))
+	q := fmt.Sprintf("WITH r AS (%s) SELECT r.g AS c0, r.s AS c1, r.n AS c2 FROM r WHERE %s", r, cond)
+	return ivmQuery{sql: q, cols: []ivmCol{{"c0", kind}, {"c1", ivmInt}, {"c2", ivmInt}}, incr: true}, true
+}
+
 // orderLimit is ORDER BY over the first n output columns (all of them
 // usually, so ties are rare; fewer sometimes) and LIMIT k.
 func (g *ivmGen) orderLimit(n int) string {
@@ -1744,13 +1775,10 @@ func (g *ivmGen) genTopK() (ivmQuery, bool) {
 }
 
 func (g *ivmGen) genTopKGroup() (ivmQuery, bool) {
-	a := ivmRef{"a", g.pickSource()}
-	sc := ivmScope{a}
-	ref, ok := g.colOfKind(sc, ivmInt)
+	a, ref, key, kind, ok := g.grouped()
 	if !ok {
 		return ivmQuery{}, false
 	}
-	key, kind := g.groupKey(a)
 	q := fmt.Sprintf("SELECT sum(%s) AS s, %s AS g, count(*) AS n FROM %s AS a GROUP BY %s", ref, key, a.src.from, key)
 	return ivmQuery{sql: q + g.orderLimit(2), cols: []ivmCol{{"s", ivmInt}, {"g", kind}, {"n", ivmInt}}}, true
 }

@@ -27,6 +27,10 @@ type Checkpoint struct {
 	// GroupState: the view's GROUP_AGGREGATE states (groupagg.go) were
 	// written by the refresh that made this checkpoint and match its rows.
 	GroupState bool `json:"group_state,omitempty"`
+	// Scalars are the states of the query's MIN/MAX scalar subqueries
+	// at these versions (scalar_state.go); a refresh that did not
+	// compute one leaves it out.
+	Scalars []ScalarState `json:"scalars,omitempty"`
 	// OwnWrites are the sources whose rows the refresh read with writes of
 	// its own transaction (REFRESH inside a transaction block that changed
 	// them): those writes get their version only at the commit, so Sources
@@ -35,6 +39,18 @@ type Checkpoint struct {
 	// Rates are the seconds per cost unit the view's refreshes took, by
 	// kind, learned run by run (costmodel.go); nil before the first.
 	Rates *CostRates `json:"cost_rates,omitempty"`
+}
+
+// scalarsByID is c's MIN/MAX scalar states by subquery id (nil c: none).
+func (c *Checkpoint) scalarsByID() map[int]ScalarState {
+	if c == nil || len(c.Scalars) == 0 {
+		return nil
+	}
+	m := make(map[int]ScalarState, len(c.Scalars))
+	for _, st := range c.Scalars {
+		m[st.ID] = st
+	}
+	return m
 }
 
 // LastRun is the outcome of a view's latest refresh (DESCRIBE, SHOW).

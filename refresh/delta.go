@@ -156,6 +156,13 @@ type differ struct {
 	then time.Time
 	// budget prices the plans the differentiation itself runs (budget.go).
 	budget changeBudget
+	// scalarsBefore are the checkpoint's MIN/MAX scalar states by
+	// subquery id; scalarsAfter those this refresh computed, for the new
+	// checkpoint (scalar_state.go).
+	scalarsBefore map[int]ScalarState
+	scalarsAfter  []ScalarState
+	// ctes are the changes of shared CTEs, by CTE.
+	ctes map[*plan.CTE]*diffResult
 }
 
 func unchanged(n plan.Node) *diffResult { return &diffResult{old: n} }
@@ -203,9 +210,30 @@ func (df *differ) diff(n plan.Node) (*diffResult, error) {
 		// Order does not matter to a bag; the view stores no order.
 		return df.diff(x.Input)
 	case *plan.CTEScan:
-		// Each reference is differentiated on its own (a shared CTE's
-		// materialization belongs to the statement that runs it).
-		return df.diff(x.Input)
+		// A shared CTE's references are bound alike: its change is
+		// built and run once, and each reference gets its own copy of
+		// the result (a join may narrow its copy: regroup.go). TPC-H
+		// Q15's revenue0, under its max and in its join. An unshared
+		// reference is differentiated on its own.
+		if !x.CTE.Shared {
+			return df.diff(x.Input)
+		}
+		d, ok := df.ctes[x.CTE]
+		if !ok {
+			var err error
+			if d, err = df.diff(x.Input); err != nil {
+				return nil, err
+			}
+			if err := df.materializeChange(d); err != nil {
+				return nil, err
+			}
+			if df.ctes == nil {
+				df.ctes = map[*plan.CTE]*diffResult{}
+			}
+			df.ctes[x.CTE] = d
+		}
+		c := *d
+		return &c, nil
 	case *plan.Join:
 		return df.join(x)
 	case *plan.SetOp:

@@ -56,7 +56,10 @@
 // cannot depend on rows outside the view, topk.go). A filter against an
 // uncorrelated scalar subquery (TPC-H Q11/Q15/Q22) is linear while the
 // scalar's sources do not change and runs again, old and new, when they do
-// (scalarfilter.go). What stops a plan
+// (scalarfilter.go); a MIN/MAX scalar keeps its value and the count of
+// its input's rows at it in the checkpoint, so it moves with its input's
+// change and the filter stays linear while it keeps its value
+// (scalar_state.go). What stops a plan
 // node from being maintained is answered once (localBlockers in
 // analyze.go), for EXPLAIN's analysis and the differentiator alike. A
 // change is a Z-set (zset.go: rows with integer weights); consolidate is
@@ -86,6 +89,11 @@
 //     version its checkpoint names, the output of the definition in force
 //     when the row was processed, once (FULL and RESET CHECKPOINTS aside);
 //     rows and checkpoint change only together, in one commit.
+//  6. A checkpoint's Scalars hold, for each MIN/MAX scalar subquery they
+//     name, its value over the checkpoint's snapshot and the count of its
+//     input's rows at that value; a refresh that did not compute one
+//     leaves it out (the invariants build checks them after every
+//     incremental refresh).
 //
 // Imports: sql/exec, sql/plan, sql/parse, sql/funcs, sql/types, catalog,
 // storage, pgerror.

@@ -60,6 +60,9 @@ type refreshPlan struct {
 	// kept says why the estimates may not send this refresh full.
 	kept       string
 	partitions int // PARTITION_OVERWRITE: partitions recomputed
+	// scalars are the MIN/MAX scalar states the change computed for the
+	// new checkpoint (scalar_state.go).
+	scalars []ScalarState
 }
 
 // errStrict is the failure of an INCREMENTAL STRICT refresh that cannot be
@@ -82,7 +85,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	sizes := &sizer{txn: in.Txn, est: in.estimator(), cache: map[uint32]int64{}}
 	full := func(reason string) (*refreshPlan, error) {
 		p.technique, p.reason = FullRecompute, reason
-		p.plus, p.minus, p.ga = nil, nil, nil
+		p.plus, p.minus, p.ga, p.scalars = nil, nil, nil, nil
 		if p.fullCost == 0 {
 			p.estimateFull(in, sizes)
 		}
@@ -183,7 +186,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// The techniques in the table's order: the first that applies and
 	// does not refuse builds the change.
 	run := &techRun{in: in, an: an, deltas: deltas, insertOnly: insertOnly, dryRun: dryRun, changed: p.changed,
-		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At}, viewRows: sizes.rows(v.ID), sizes: sizes}
+		df: &differ{ctx: in.Exec, est: in.estimator(), deltas: deltas, then: ckpt.At, scalarsBefore: ckpt.scalarsByID()}, viewRows: sizes.rows(v.ID), sizes: sizes}
 	// The plans the differentiation runs are priced as they go, and stop
 	// at a full recompute's estimate (budget.go).
 	run.df.budget.sizes = sizes
@@ -234,6 +237,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		}
 		chosen = t
 		p.plus, p.minus, p.ga, p.partitions = c.plus, c.minus, c.ga, c.partitions
+		p.scalars = run.df.scalarsAfter
 		break
 	}
 	if chosen == nil {

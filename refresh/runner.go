@@ -150,6 +150,10 @@ type Result struct {
 	Versions  map[uint32]int64
 	// Duration is the run's time inside RefreshIn (its commit excluded).
 	Duration time.Duration
+	// Analysis is what the refresh found maintainable in the view's
+	// query (nil for a streaming table): a caller reporting blockers
+	// need not analyse the query again.
+	Analysis *Analysis
 }
 
 // Refresh runs one refresh of view in its own transaction and commits it.
@@ -296,6 +300,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	q, versions, ckpt := in.Query, in.Versions, in.Checkpoint
 	res := &Result{Versions: versions, RunID: newID()}
 	an := Analyze(cat, v, q, v.DependsOn)
+	res.Analysis = an
 	p, err := planRefresh(ctx, in, an, opt, false)
 	var drift *errDrift
 	if errors.As(err, &drift) {
@@ -311,13 +316,20 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	}
 	res.Technique, res.Reason = p.technique, p.reason
 	groupState := ckpt != nil && ckpt.GroupState
+	var scalars []ScalarState
 	switch p.technique {
 	case NoOp:
+		if ckpt != nil {
+			scalars = ckpt.Scalars
+		}
 	case FullRecompute:
 		if res.Stats, err = runFull(ctx, in, an); err != nil {
 			return nil, err
 		}
 		groupState = an.groupAgg != nil
+		if scalars, err = fullScalars(in, an); err != nil {
+			return nil, err
+		}
 		p.actual = r.now().Sub(start)
 	default:
 		res.Stats, err = runIncremental(ctx, in, p)
@@ -331,6 +343,11 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 			res.Technique, res.Reason = FullRecompute, "drift: "+drift.msg+"; recomputed in full"
 			p.technique, p.reason = res.Technique, res.Reason
 			res.Stats, err = runFull(ctx, in, an)
+			if err == nil {
+				scalars, err = fullScalars(in, an)
+			}
+		} else {
+			scalars = p.scalars
 		}
 		if err != nil {
 			return nil, err
@@ -341,6 +358,9 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 		p.actual = r.now().Sub(start) // the invariants check aside
 		if invariants && res.Technique != FullRecompute {
 			if err := checkInvariant(ctx, in); err != nil {
+				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
+			}
+			if err := checkScalars(in, an, scalars); err != nil {
 				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
 			}
 		}
@@ -355,7 +375,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := r.markPopulated(txn, cat, v); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, Scalars: scalars, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
 		return nil, err
 	}
 	end := r.now()

@@ -1,6 +1,11 @@
 package refresh
 
-import "github.com/mvserver/mvserver/sql/plan"
+import (
+	"bytes"
+
+	"github.com/mvserver/mvserver/sql/plan"
+	"github.com/mvserver/mvserver/sql/types"
+)
 
 // A filter comparing with a scalar aggregate over a whole input (TPC-H Q11,
 // Q15, Q22: HAVING sum(x) > (SELECT sum(x)*0.0001 …), WHERE total =
@@ -44,11 +49,28 @@ func hasSubquery(e plan.Expr) bool {
 }
 
 // scalarFilter differentiates a filter whose condition reads uncorrelated
-// scalar subqueries.
+// scalar subqueries. A MIN/MAX scalar with a stored state (scalar_state.go)
+// is a constant of the refresh, old and new; the filter is linear when
+// every scalar kept its value.
 func (df *differ) scalarFilter(f *plan.Filter, subs []*plan.Subquery) (*diffResult, error) {
 	moved := false
 	old := map[int]plan.Node{} // by Subquery.ID (Rewrite copies nodes)
+	was := map[int]plan.Expr{} // the old value of a kept scalar
+	now := map[int]plan.Expr{} // its new value
 	for _, s := range subs {
+		if x, ok := extremeOf(s); ok {
+			before, after, err := df.extremeStates(x)
+			if err != nil {
+				return nil, err
+			}
+			now[s.ID] = after.constant(s)
+			if before != nil {
+				was[s.ID] = before.constant(s)
+				moved = moved || !sameDatum(before.val, after.val)
+				continue
+			}
+			moved = true
+		}
 		d, err := df.diff(s.Plan)
 		if err != nil {
 			return nil, err
@@ -61,25 +83,46 @@ func (df *differ) scalarFilter(f *plan.Filter, subs []*plan.Subquery) (*diffResu
 	if err != nil {
 		return nil, err
 	}
+	cond := withScalars(f.Cond, now, nil)
+	cur := &plan.Filter{Input: f.Input, Cond: cond}
 	if !moved {
 		if !in.changed {
-			return unchanged(f), nil
+			return unchanged(cur), nil
 		}
-		return linear(f, in)
+		return linear(cur, in)
 	}
-	// The scalar's sources changed: the filter again, old and new.
-	oldCond := plan.Rewrite(f.Cond, func(x plan.Expr) plan.Expr {
-		if s, ok := x.(*plan.Subquery); ok && old[s.ID] != nil && uncorrelatedScalar(s) {
-			c := *s
-			c.Plan = old[s.ID]
-			return &c
-		}
-		return x
-	})
+	// The scalar's value moved: the filter again, old and new.
 	oldIn := in.old
 	if oldIn == nil {
 		oldIn = f.Input
 	}
-	was := &plan.Filter{Input: oldIn, Cond: oldCond}
-	return &diffResult{changed: true, plus: &plan.Filter{Input: f.Input, Cond: f.Cond}, minus: was, old: was}, nil
+	then := &plan.Filter{Input: oldIn, Cond: withScalars(f.Cond, was, old)}
+	return &diffResult{changed: true, plus: cur, minus: then, old: then}, nil
+}
+
+// withScalars is cond with each uncorrelated scalar subquery replaced by
+// its value in consts, or else its plan in plans.
+func withScalars(cond plan.Expr, consts map[int]plan.Expr, plans map[int]plan.Node) plan.Expr {
+	return plan.Rewrite(cond, func(x plan.Expr) plan.Expr {
+		s, ok := x.(*plan.Subquery)
+		if !ok || !uncorrelatedScalar(s) {
+			return x
+		}
+		if c, ok := consts[s.ID]; ok {
+			return c
+		}
+		if p := plans[s.ID]; p != nil {
+			c := *s
+			c.Plan = p
+			return &c
+		}
+		return x
+	})
+}
+
+// sameDatum reports whether two scalar values are the same, encoding and
+// all (NULLs alike; 1.0 and 1.00 differ, as they print).
+func sameDatum(a, b types.Datum) bool {
+	enc := func(d types.Datum) []byte { return types.AppendRowValue(nil, []uint32{1}, []types.Datum{d}) }
+	return bytes.Equal(enc(a), enc(b))
 }

@@ -11,6 +11,9 @@ import (
 // doubling slice would.
 var tailChunk = 4096
 
+// firstTailChunk is the size of a tail's first chunk.
+const firstTailChunk = 32
+
 // sortedTail is a writeSet's sorted tail: writes in strictly ascending key
 // order, in chunks. Every chunk but the last holds its final writes;
 // appends go to the last one (or a new one when it is full).
@@ -49,7 +52,14 @@ func (t *sortedTail) lastKey() []byte {
 func (t *sortedTail) append(w rowWrite) {
 	last := len(t.chunks) - 1
 	if last < 0 || len(t.chunks[last]) == cap(t.chunks[last]) {
-		t.chunks = append(t.chunks, make([]rowWrite, 0, tailChunk))
+		// A small transaction (a refresh's checkpoint and run record,
+		// a one-row INSERT) does not allocate and clear a whole chunk:
+		// chunks start small and double up to tailChunk.
+		size := firstTailChunk
+		if last >= 0 {
+			size = 2 * cap(t.chunks[last])
+		}
+		t.chunks = append(t.chunks, make([]rowWrite, 0, min(max(size, firstTailChunk), tailChunk)))
 		t.starts = append(t.starts, t.n)
 		last++
 	}

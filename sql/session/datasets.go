@@ -735,7 +735,12 @@ func (s *Session) refreshDataset(ctx context.Context, r *parse.RefreshDataset) (
 		s.eng.Refreshed(t.ID, res)
 	}
 	s.refreshNotice(res)
-	// What blocks incremental refresh, as of the catalog after the refresh (R-I9).
+	// What blocks incremental refresh, as of the catalog after the refresh
+	// (R-I9). A query the refresh found no blocker in has none to report:
+	// it is not bound and analysed a second time.
+	if res.Analysis != nil && len(res.Analysis.Blockers) == 0 {
+		return stmt, nil
+	}
 	if err := s.ensureTxn(); err == nil {
 		if v, ok := s.cat.Table(t.ID); ok && v.Kind == catalog.KindMaterializedView {
 			s.storedNotices(v)
