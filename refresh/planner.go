@@ -438,7 +438,7 @@ func (s *sizer) cost(n plan.Node) int64 {
 		// table: the outer side's rows are at most what it reads.
 		if s.est != nil {
 			left := s.cost(x.Left)
-			return left + int64(math.Min(s.est.Rows(x.Left), float64(left)))*lookupRowsPerKey
+			return left + int64(math.Min(s.est.Rows(x.Left), float64(left))*s.loopCost(x.Right))
 		}
 	case *plan.Given:
 		return int64(len(x.Rows))

@@ -88,8 +88,12 @@
 // and eqjoinsel_semi; estimate_like.go: pattern matches against the
 // MCVs and histogram; estimate_expr.go: conditions on an expression of
 // one column the same way; estimate_fold.go: constant bounds folded by the
-// executor's evaluator, which it registers), else PostgreSQL's default
-// selectivities. A projection keeps the island's column order; outer
+// executor's evaluator, which it registers; estimate_agg_threshold.go: a
+// threshold on a group's sum or average from the column's mean and
+// variance), else PostgreSQL's default selectivities. A join is priced as
+// a hash join, or, where one side is a scan keyed on the join columns, as
+// the index-join rule's lookups when those are cheaper
+// (joinorder_lookup.go). A projection keeps the island's column order; outer
 // joins stay in place. Before it, join-filter-pushdown moves an outer,
 // semi or anti join's ON conjuncts on one input into that input
 // (join_filter_push.go), and semi-join-pushdown moves a semi or anti

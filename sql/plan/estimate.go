@@ -290,6 +290,9 @@ func (e *Estimator) Selectivity(cond Expr, in Node) float64 {
 				return s
 			}
 		case OpLt, OpLe, OpGt, OpGe:
+			if s, ok := e.aggThresholdSelectivity(x, in); ok {
+				return s
+			}
 			if s, ok := e.statsExprSelectivity(x, in, defaultIneqSel); ok {
 				return s
 			}

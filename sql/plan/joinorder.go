@@ -125,6 +125,10 @@ type island struct {
 	// ndvOf caches colNDV for the leaves ndvFor.
 	ndvOf  []float64
 	ndvFor []Node
+	// keysOf caches leafKeys (joinorder_lookup.go), keysDone says which
+	// leaves it has.
+	keysOf   [][][]int
+	keysDone []bool
 }
 
 // jpred is one predicate over the island row and the leaves it reads.
@@ -742,12 +746,8 @@ func (is *island) trial(a, b *jtree, leaves []Node, cross bool) (jtree, bool) {
 		return jtree{}, false
 	}
 	rows := math.Max(1, a.rows*b.rows*s.sel)
-	hashed := s.nkeys > 0
-	t := jtree{mask: a.mask | b.mask, leaf: -1, l: a, r: b, rows: rows, cost: joinCost(a, b, rows, hashed)}
-	if c := joinCost(b, a, rows, hashed); c < t.cost {
-		t.l, t.r, t.cost = b, a, c
-	}
-	return t, true
+	l, r, cost := is.bestJoin(a, b, leaves, rows, s.nkeys > 0, true)
+	return jtree{mask: a.mask | b.mask, leaf: -1, l: l, r: r, rows: rows, cost: cost}, true
 }
 
 // cost returns the cost of the island's current tree sh over leaves.
@@ -760,7 +760,8 @@ func (is *island) cost(sh *shape, leaves []Node) float64 {
 		l, r := walk(sh.l), walk(sh.r)
 		s, _ := is.splitOf(l.mask, r.mask, leaves, l.rows, r.rows, false)
 		rows := math.Max(1, l.rows*r.rows*s.sel)
-		return &jtree{mask: l.mask | r.mask, l: l, r: r, rows: rows, cost: joinCost(l, r, rows, sh.hasKeys)}
+		_, _, cost := is.bestJoin(l, r, leaves, rows, sh.hasKeys, false)
+		return &jtree{mask: l.mask | r.mask, l: l, r: r, rows: rows, cost: cost}
 	}
 	return walk(sh).cost
 }
