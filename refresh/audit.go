@@ -125,10 +125,29 @@ func checkInvariant(ctx context.Context, in *Input) error {
 	if err != nil {
 		return err
 	}
-	if !d.Equal() {
+	if !d.Equal() && !(d.MissingCount == d.ExtraCount && limitMayTie(in.Query)) {
 		return fmt.Errorf("view differs from its query: %s", d)
 	}
 	return nil
+}
+
+// limitMayTie reports whether n is ORDER BY … LIMIT with fewer keys than
+// columns: rows that tie at the LIMIT's edge may be either, in PostgreSQL
+// too, so a view and one evaluation of its query may differ by such rows
+// and both be answers. The IVM property test checks those views for
+// exactly that (its limitPeers); every other view is compared row for row.
+func limitMayTie(n plan.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.Project:
+			n = x.Input
+		case *plan.Limit:
+			s, ok := x.Input.(*plan.Sort)
+			return ok && len(s.Keys) < len(s.Columns())
+		default:
+			return false
+		}
+	}
 }
 
 // Check is CHECK MATERIALIZED VIEW: it evaluates the view's query on the
