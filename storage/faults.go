@@ -171,16 +171,14 @@ func (db *DB) noteLogFailure(err error) {
 }
 
 // logFailure is the error of a commit refused because the log failed
-// before it: nothing of it was written.
+// before it: nothing of it was written, and the log (not the disk's
+// space) is what it waits on, so it is not a DiskFullError even after an
+// ENOSPC.
 func (db *DB) logFailure() error {
-	f := db.guard.failed.Load()
-	if f == nil {
-		return nil
+	if f := db.guard.failed.Load(); f != nil {
+		return &WriteFailedError{Cause: f.Cause}
 	}
-	if errors.Is(f.Cause, syscall.ENOSPC) {
-		return fmt.Errorf("%w (%w)", &WriteFailedError{Cause: f.Cause}, &DiskFullError{Cause: f.Cause})
-	}
-	return &WriteFailedError{Cause: f.Cause}
+	return nil
 }
 
 // WriteFailure returns the log failure that stopped commits, or nil.
