@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -54,31 +55,70 @@ func openStore(opts Options) (*DB, error) {
 		}
 	}
 	db := newDB(&opts)
+	if err := db.lockDataDir(&opts); err != nil {
+		return nil, err
+	}
 	eng, err := open(endpoints, &opts)
 	if err != nil {
+		db.unlockDataDir()
 		return nil, fmt.Errorf("storage: open %s: %w", opts.Store, err)
 	}
 	db.eng = eng
 	if err := db.initOtherStage(&opts); err != nil {
 		_ = eng.close()
+		db.unlockDataDir()
 		return nil, err
 	}
 	if db.sharedStore = eng.shared(); db.sharedStore {
 		if err := db.allocNode(); err != nil {
 			_ = eng.close()
+			db.unlockDataDir()
 			return nil, err
 		}
 		if err := db.holdNodeLease(); err != nil {
 			_ = eng.close()
+			db.unlockDataDir()
 			return nil, err
 		}
 	}
 	if err := db.load(); err != nil {
 		db.dropNodeLease()
 		_ = eng.close()
+		db.unlockDataDir()
 		return nil, err
 	}
 	return db, nil
+}
+
+// lockDataDir takes the data directory's lock, as Pebble's open does: a
+// server on another engine keeps its staged files (and the mock
+// cluster's data) there, so a second server on the same directory fails
+// at once saying it is in use (it failed inside the mock's store with
+// "resource temporarily unavailable", or, on a real cluster, shared the
+// staged files).
+func (db *DB) lockDataDir(opts *Options) error {
+	if opts.InMemory || opts.Dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return fmt.Errorf("storage: create data directory: %w", err)
+	}
+	lock, err := pebble.LockDirectory(opts.Dir, vfs.Default)
+	if err != nil {
+		if isLockHeld(err) {
+			return &lockedError{dir: opts.Dir, cause: err}
+		}
+		return fmt.Errorf("storage: lock data directory %s: %w", opts.Dir, err)
+	}
+	db.lock = lock
+	return nil
+}
+
+func (db *DB) unlockDataDir() {
+	if db.lock != nil {
+		_ = db.lock.Close()
+		db.lock = nil
+	}
 }
 
 // initOtherStage sets staged inserts up on an engine other than Pebble.

@@ -144,6 +144,9 @@ type proc struct {
 func spawn(t testing.TB, args []string, env ...string) *proc {
 	t.Helper()
 	p := &proc{t: t, log: newLogBuffer(), exited: make(chan struct{})}
+	if testStore != "" && hasFlag(args, "data-dir") && !hasFlag(args, "store") {
+		args = append([]string{"--store", testStore}, args...)
+	}
 	p.cmd = exec.Command(binPath, args...)
 	if !hasFlag(args, "http") && !hasEnv(env, "MVSERVER_HTTP") {
 		// Servers under test run side by side: none takes the console's
@@ -194,9 +197,6 @@ func cleanEnv() []string {
 func startServer(t testing.TB, dataDir string, args []string, env ...string) *proc {
 	t.Helper()
 	all := []string{"--data-dir", dataDir}
-	if testStore != "" && !hasFlag(args, "store") {
-		all = append(all, "--store", testStore)
-	}
 	if !hasListen(args, env) {
 		all = append(all, "--listen", "127.0.0.1:0")
 	}
