@@ -27,15 +27,23 @@ func logFailFS(fail *atomic.Bool) vfs.FS {
 	}))
 }
 
+// openLogFailing opens a DB on a fresh directory whose log writes and
+// syncs fail while the returned flag is set.
+func openLogFailing(t *testing.T) (*DB, *atomic.Bool) {
+	t.Helper()
+	fail := new(atomic.Bool)
+	db, err := Open(Options{Dir: t.TempDir(), FS: logFailFS(fail), DiskReserve: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, fail
+}
+
 // A commit whose write-ahead log write failed is never visible: before,
 // its batch was in Pebble's memtable and every later Begin read its rows
 // although the commit had failed (and a restart may lose them).
 func TestFailedCommitInvisible(t *testing.T) {
-	var fail atomic.Bool
-	db, err := Open(Options{Dir: t.TempDir(), FS: logFailFS(&fail), DiskReserve: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, fail := openLogFailing(t)
 	defer db.Close()
 	createTable(t, db, tA)
 	update(t, db, func(tx *Txn) error { mustInsert(t, tx, tA, "a", "1"); return nil })
@@ -101,11 +109,7 @@ func applyInFlight(t *testing.T, db *DB, key string, n int) error {
 // inside its commit pipeline (log_watch.go). Before, the commit went on
 // into Pebble.
 func TestCommitRefusedAfterBackgroundLogFailure(t *testing.T) {
-	var fail atomic.Bool
-	db, err := Open(Options{Dir: t.TempDir(), FS: logFailFS(&fail), DiskReserve: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, fail := openLogFailing(t)
 	defer db.Close()
 	createTable(t, db, tA)
 	fail.Store(true)
@@ -121,7 +125,7 @@ func TestCommitRefusedAfterBackgroundLogFailure(t *testing.T) {
 	}
 	tx := db.Begin()
 	mustInsert(t, tx, tA, "after", strings.Repeat("v", 40<<10))
-	err = tx.Commit()
+	err := tx.Commit()
 	var wf *WriteFailedError
 	if !errors.As(err, &wf) || wf.First {
 		t.Fatalf("a commit after the log failed: %v (%#v), want a WriteFailedError saying nothing was written", err, wf)
@@ -150,11 +154,7 @@ func TestCloseAfterLogFailureInsideCommit(t *testing.T) {
 		}
 		return
 	}
-	var fail atomic.Bool
-	db, err := Open(Options{Dir: t.TempDir(), FS: logFailFS(&fail), DiskReserve: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, fail := openLogFailing(t)
 	fail.Store(true)
 	var errs []error
 	// Three fit Pebble's first memtable (256 KB): rotating it after the
