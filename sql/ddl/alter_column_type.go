@@ -109,3 +109,23 @@ func RetypedChecks(t *catalog.Table, col int) []catalog.Check {
 	}
 	return out
 }
+
+// SwapRetypedIndexes puts the replacements of RetypedIndexes into nt (the
+// table after ALTER COLUMN … TYPE of column col) and returns the table the
+// row rewrite writes through, which has neither the old indexes nor their
+// replacements (those are built from the rewritten rows), with the old
+// and the new index ids.
+func SwapRetypedIndexes(cat *catalog.Catalog, nt *catalog.Table, col int) (rewrite *catalog.Table, old, built []uint32) {
+	old, rebuilt := RetypedIndexes(cat, nt, col)
+	rewrite = nt.Clone()
+	for k, id := range old {
+		for j := range nt.Indexes {
+			if nt.Indexes[j].ID == id {
+				nt.Indexes[j] = rebuilt[k]
+			}
+		}
+		rewrite.Indexes = slices.DeleteFunc(rewrite.Indexes, func(ix catalog.Index) bool { return ix.ID == id })
+		built = append(built, rebuilt[k].ID)
+	}
+	return rewrite, old, built
+}

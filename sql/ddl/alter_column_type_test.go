@@ -31,4 +31,17 @@ func TestRetypedIndexesAndChecks(t *testing.T) {
 	if cks := RetypedChecks(tb, 1); len(cks) != 1 || cks[0].Name != "t_b_check" {
 		t.Fatalf("checks %+v", cks)
 	}
+
+	// Swapped in: the table keeps t_a and gets the new ids; the rewrite
+	// writes through t_a alone.
+	rw, old2, built := SwapRetypedIndexes(cat, tb, 1)
+	if len(old2) != 2 || old2[0] != 901 || old2[1] != 903 || len(built) != 2 {
+		t.Fatalf("swap: old %v built %v", old2, built)
+	}
+	if tb.Indexes[0].ID != 900 || tb.Indexes[1].ID != built[0] || tb.Indexes[2].ID != built[1] || tb.Indexes[1].Name != "t_b_key" {
+		t.Fatalf("swapped indexes %+v", tb.Indexes)
+	}
+	if len(rw.Indexes) != 1 || rw.Indexes[0].ID != 900 {
+		t.Fatalf("the rewrite's indexes %+v", rw.Indexes)
+	}
 }

@@ -960,17 +960,8 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 			nt.Columns[i].Type = typ
 			// Indexes over the column are rebuilt from the rewritten rows
 			// as new indexes; the rewrite writes the table without them.
-			oldIx, rebuilt := ddl.RetypedIndexes(c, t, i)
-			to := nt.Clone()
-			for k, id := range oldIx {
-				for j := range nt.Indexes {
-					if nt.Indexes[j].ID == id {
-						nt.Indexes[j] = rebuilt[k]
-					}
-				}
-				to.Indexes = slices.DeleteFunc(to.Indexes, func(ix catalog.Index) bool { return ix.ID == id })
-				newIdx = append(newIdx, rebuilt[k].ID)
-			}
+			to, oldIx, built := ddl.SwapRetypedIndexes(c, nt, i)
+			newIdx = append(newIdx, built...)
 			from := t
 			post = append(post, func(ec *exec.Ctx) error {
 				for _, id := range oldIx {
