@@ -149,20 +149,12 @@ func Open(opts Options) (*DB, error) {
 		if dir == "" {
 			return nil, errors.New("storage: Options.Dir is empty")
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("storage: create data directory: %w", err)
-		}
 		// Take Pebble's LOCK ourselves first so a second server fails at once
 		// with a clear error (fcntl F_SETLK never waits).
-		lock, err := pebble.LockDirectory(dir, po.FS)
-		if err != nil {
-			if isLockHeld(err) {
-				return nil, &lockedError{dir: dir, cause: err}
-			}
-			return nil, fmt.Errorf("storage: lock data directory %s: %w", dir, err)
+		if err := db.lockDataDir(dir, po.FS); err != nil {
+			return nil, err
 		}
-		db.lock = lock
-		po.Lock = lock
+		po.Lock = db.lock
 	}
 	if !opts.InMemory {
 		if err := db.checkReplaySpace(po, dir); err != nil {

@@ -55,8 +55,10 @@ func openStore(opts Options) (*DB, error) {
 		}
 	}
 	db := newDB(&opts)
-	if err := db.lockDataDir(&opts); err != nil {
-		return nil, err
+	if !opts.InMemory && opts.Dir != "" {
+		if err := db.lockDataDir(opts.Dir, vfs.Default); err != nil {
+			return nil, err
+		}
 	}
 	eng, err := open(endpoints, &opts)
 	if err != nil {
@@ -90,25 +92,22 @@ func openStore(opts Options) (*DB, error) {
 	return db, nil
 }
 
-// lockDataDir takes the data directory's lock, as Pebble's open does: a
-// server on another engine keeps its staged files (and the mock
-// cluster's data) there, so a second server on the same directory fails
-// at once saying it is in use (it failed inside the mock's store with
-// "resource temporarily unavailable", or, on a real cluster, shared the
-// staged files).
-func (db *DB) lockDataDir(opts *Options) error {
-	if opts.InMemory || opts.Dir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+// lockDataDir creates the data directory and takes its lock (Pebble's
+// LOCK file, through fs), so a second server on it fails at once saying
+// it is in use. Every engine takes it: a server on another engine keeps
+// its staged files (and the mock cluster's data) there too; a second
+// one failed inside the mock's store with "resource temporarily
+// unavailable", or, on a real cluster, shared the staged files.
+func (db *DB) lockDataDir(dir string, fs vfs.FS) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("storage: create data directory: %w", err)
 	}
-	lock, err := pebble.LockDirectory(opts.Dir, vfs.Default)
+	lock, err := pebble.LockDirectory(dir, fs)
 	if err != nil {
 		if isLockHeld(err) {
-			return &lockedError{dir: opts.Dir, cause: err}
+			return &lockedError{dir: dir, cause: err}
 		}
-		return fmt.Errorf("storage: lock data directory %s: %w", opts.Dir, err)
+		return fmt.Errorf("storage: lock data directory %s: %w", dir, err)
 	}
 	db.lock = lock
 	return nil
