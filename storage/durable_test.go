@@ -31,8 +31,13 @@ func logFailFS(fail *atomic.Bool) vfs.FS {
 // syncs fail while the returned flag is set.
 func openLogFailing(t *testing.T) (*DB, *atomic.Bool) {
 	t.Helper()
+	return openLogFailingIn(t, t.TempDir())
+}
+
+func openLogFailingIn(t *testing.T, dir string) (*DB, *atomic.Bool) {
+	t.Helper()
 	fail := new(atomic.Bool)
-	db, err := Open(Options{Dir: t.TempDir(), FS: logFailFS(fail), DiskReserve: -1})
+	db, err := Open(Options{Dir: dir, FS: logFailFS(fail), DiskReserve: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,18 +148,20 @@ func TestCommitRefusedAfterBackgroundLogFailure(t *testing.T) {
 // in flight and past every check of the DB, make that happen in order.
 //
 // It runs in a child process: the stuck Pebble's goroutines outlive
-// Close until the process exits, as the server's do.
+// Close until the process exits, as the server's do. The child exits
+// without its test's cleanups, so it works in the parent's directory.
 func TestCloseAfterLogFailureInsideCommit(t *testing.T) {
-	if os.Getenv("STORAGE_STUCK_CHILD") == "" {
+	dir := os.Getenv("STORAGE_STUCK_CHILD")
+	if dir == "" {
 		cmd := exec.Command(os.Args[0], "-test.run", "^TestCloseAfterLogFailureInsideCommit$", "-test.v")
-		cmd.Env = append(os.Environ(), "STORAGE_STUCK_CHILD=1")
+		cmd.Env = append(os.Environ(), "STORAGE_STUCK_CHILD="+t.TempDir())
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "closed after the stuck commit") {
 			t.Fatalf("the child process: %v\n%s", err, out)
 		}
 		return
 	}
-	db, fail := openLogFailing(t)
+	db, fail := openLogFailingIn(t, dir)
 	fail.Store(true)
 	var errs []error
 	// Three fit Pebble's first memtable (256 KB): rotating it after the
