@@ -30,7 +30,7 @@ var oracleFiles = []string{
 	"modifying_with.slt", "tableoid.slt", "lock_table.slt", "update_from.slt", "prepare.slt", "distinct_on.slt",
 	"const_in.slt", "returning_from.slt", "database_owner.slt", "grouping_sets.slt", "tablesample.slt", "pg_proc_types.slt",
 	"enum.slt", "merge.slt", "sql_function.slt",
-	"view_column_deps.slt", "row_locks.slt", "refresh_errors.slt", "check_constraint_text.slt",
+	"view_column_deps.slt", "view_rename_deps.slt", "row_locks.slt", "refresh_errors.slt", "check_constraint_text.slt",
 	"do_plpgsql.slt", "alter_column_type.slt", "matview_create_tag.slt",
 }
 

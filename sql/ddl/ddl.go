@@ -5,6 +5,7 @@ import (
 
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/sql/types"
 )
 
 // Env is what a statement runs against.
@@ -17,6 +18,9 @@ type Env struct {
 	Subject, Owner uint32
 	// Notice sends a NOTICE to the client.
 	Notice func(format string, args ...any)
+	// Types is the session's type environment (time zone, OID names),
+	// for binding stored queries.
+	Types *types.Env
 	// Position maps a location in the parse tree to the client's text
 	// (for error positions); nil for none.
 	Position func(loc int32) int32
@@ -26,6 +30,10 @@ type Env struct {
 type Result struct {
 	Tag              string
 	Changed, Dropped []uint32
+	// Versions are the tables the statement gives a new version (R-T4),
+	// recorded with Operation.
+	Versions  []uint32
+	Operation string
 }
 
 // Action runs one statement.
@@ -45,6 +53,14 @@ func Statement(n *pg_query.Node) (Action, bool) {
 			return func(e *Env) (Result, error) { return dropTypes(e, x.DropStmt) }, true
 		case pg_query.ObjectType_OBJECT_FUNCTION:
 			return func(e *Env) (Result, error) { return dropFunctions(e, x.DropStmt) }, true
+		}
+	case *pg_query.Node_RenameStmt:
+		if _, ok := relationKinds[x.RenameStmt.RenameType]; ok {
+			return func(e *Env) (Result, error) { return renameRelation(e, x.RenameStmt) }, true
+		}
+	case *pg_query.Node_AlterObjectSchemaStmt:
+		if _, ok := relationKinds[x.AlterObjectSchemaStmt.ObjectType]; ok {
+			return func(e *Env) (Result, error) { return setRelationSchema(e, x.AlterObjectSchemaStmt) }, true
 		}
 	case *pg_query.Node_CommentStmt:
 		return func(e *Env) (Result, error) { return comment(e, x.CommentStmt) }, true

@@ -28,16 +28,16 @@ func ColumnUsers(cat, without *catalog.Catalog, env *types.Env, t *catalog.Table
 			// change and fails its next refresh, saying so (R-ST).
 			continue
 		}
-		_, _, uses, err := plan.BindStoredQuery(cat, d, env)
+		sq, err := plan.BindStoredQuery(cat, d, env)
 		if err != nil {
 			continue // already broken: it answers for itself when read
 		}
 		used := false
-		for _, u := range uses {
+		for _, u := range sq.Uses {
 			used = used || u.Table == t.ID && int(u.AttrNum) == col+1
 		}
 		if !used && without != nil {
-			_, _, _, err := plan.BindStoredQuery(without, d, env)
+			_, err := plan.BindStoredQuery(without, d, env)
 			used = err != nil
 		}
 		if used {
@@ -78,20 +78,20 @@ func RenameColumnInViews(before, after *catalog.Catalog, env *types.Env, t *cata
 		if d.Kind == catalog.KindTable {
 			continue
 		}
-		st, cols, uses, err := plan.BindStoredQuery(before, d, env)
+		sq, err := plan.BindStoredQuery(before, d, env)
 		if err != nil {
 			continue // already broken: it answers for itself when read
 		}
 		refs := map[*pg_query.ColumnRef]bool{}
-		for _, u := range uses {
+		for _, u := range sq.Uses {
 			if u.Ref != nil && u.Table == t.ID && int(u.AttrNum) == col+1 {
 				refs[u.Ref] = true
 			}
 		}
 		nd := d.Clone()
 		if len(refs) > 0 {
-			renameRefs(st.AST, refs, old, newName)
-			text, err := parse.Deparse(st.AST)
+			renameRefs(sq.Stmt.AST, refs, old, newName)
+			text, err := parse.Deparse(sq.Stmt.AST)
 			if err != nil {
 				return nil, err
 			}
@@ -101,8 +101,8 @@ func RenameColumnInViews(before, after *catalog.Catalog, env *types.Env, t *cata
 			}
 		}
 		// The view must read the same columns after the rename.
-		_, ncols, _, err := plan.BindStoredQuery(after, nd, env)
-		if err != nil || len(ncols) != len(cols) {
+		nsq, err := plan.BindStoredQuery(after, nd, env)
+		if err != nil || len(nsq.Cols) != len(sq.Cols) {
 			return nil, pgerror.New(pgerror.FeatureNotSupported, "cannot rename column %s of table %s: the definition of %s %s cannot be rewritten to follow it", old, t.Name, relationKindWord(d), d.Name).
 				WithHint("Drop the view, rename the column and create the view again.")
 		}

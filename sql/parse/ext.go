@@ -203,7 +203,7 @@ func (p *extParser) end() error {
 // keywords. It returns handled=false for statements pg_query parses (after
 // noting any CREATE TABLE extras to blank out).
 func (p *extParser) parseExtension() (bool, error) {
-	if p.word(0) == "alter" && p.peekDataset(1) {
+	if p.word(0) == "alter" && p.peekDataset(1) && !p.postgresAlterMatview() {
 		return true, p.parseAlterDataset()
 	}
 	switch p.word(0) {

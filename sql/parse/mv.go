@@ -173,6 +173,25 @@ func (p *extParser) peekDataset(k int) bool {
 	return false
 }
 
+// postgresAlterMatview reports whether an ALTER MATERIALIZED VIEW (p.i at
+// ALTER) is one of PostgreSQL's forms pg_query parses: IF EXISTS, RENAME
+// [COLUMN] … TO, SET SCHEMA.
+func (p *extParser) postgresAlterMatview() bool {
+	if p.word(1) != "materialized" || p.word(2) != "view" {
+		return false
+	}
+	if p.word(3) == "if" {
+		return true
+	}
+	save := p.i
+	defer func() { p.i = save }()
+	p.i += 3
+	if _, err := p.name(); err != nil {
+		return false
+	}
+	return p.word(0) == "rename" || p.word(0) == "set" && p.word(1) == "schema"
+}
+
 // parseCreateDataset parses from CREATE (p.i at CREATE).
 func (p *extParser) parseCreateDataset(explain bool) error {
 	c := &CreateMaterializedView{Explain: explain}

@@ -41,6 +41,7 @@ func (b *Binder) bindFrom(n *pg_query.Node, lat *scope) (Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		b.noteRelation(rv, t)
 		if err := b.checkRead(t, rv.Location); err != nil {
 			return nil, nil, err
 		}
@@ -248,6 +249,9 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 	sc, err := b.derivedScope(cols, rv.Alias, t.Name, rv.Location)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rv.Alias == nil {
+		sc.relIDs = []uint32{t.ID} // an unaliased relation, as a table's
 	}
 	return node, sc, nil
 }

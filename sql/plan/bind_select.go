@@ -149,6 +149,7 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 				if rel == "" {
 					idxs = sc.visible()
 				} else {
+					b.noteQualifier(sc, cr, rel)
 					for i, c := range sc.cols {
 						if c.rel == rel && !c.hidden && c.name != "" {
 							idxs = append(idxs, i)

@@ -73,6 +73,9 @@ type Binder struct {
 	// uses, when set, collects the column uses of the statement's own
 	// references (column_uses.go).
 	uses *[]ColumnUse
+	// relUses, when set, collects the relation names of the statement's
+	// own text (relation_uses.go).
+	relUses *[]RelationUse
 	// siblings are the FROM items left of the derived table being bound,
 	// which it cannot see (for the error message).
 	siblings []string

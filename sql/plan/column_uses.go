@@ -29,26 +29,36 @@ func (b *Binder) noteUse(ref *pg_query.ColumnRef, c scopeCol) {
 	}
 }
 
+// StoredQuery is a view's or materialized view's stored query, bound as a
+// definition: the parsed statement (whose nodes the uses point into), its
+// output columns, the column uses and the relation names of the query's
+// own text.
+type StoredQuery struct {
+	Stmt      *parse.Statement
+	Cols      []Column
+	Uses      []ColumnUse
+	Relations []RelationUse
+}
+
 // BindStoredQuery parses and binds v's stored query (a view's or
 // materialized view's) against cat as a definition (it is not run, and
 // privileges are not checked), its names resolved under the search path
-// of its CREATE (R-M8). It returns the parsed statement (whose column
-// references the uses point into), the output columns and the column uses
-// of the query's own references.
-func BindStoredQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (*parse.Statement, []Column, []ColumnUse, error) {
+// of its CREATE (R-M8).
+func BindStoredQuery(cat *catalog.Catalog, v *catalog.Table, env *types.Env) (*StoredQuery, error) {
 	st, err := parse.ParseOne(v.Query)
 	if err != nil || st == nil || st.AST == nil || st.AST.GetSelectStmt() == nil {
-		return nil, nil, nil, pgerror.New(pgerror.InternalError, "%s has an invalid definition", v.Name)
+		return nil, pgerror.New(pgerror.InternalError, "%s has an invalid definition", v.Name)
 	}
 	path := v.ViewSearchPath
 	if v.Dataset != nil {
 		path = v.Dataset.SearchPath
 	}
-	var uses []ColumnUse
-	b := &Binder{Cat: cat, SearchPath: slices.Clone(path), Stmt: st, Env: env, DefinitionOnly: true, uses: &uses}
+	out := &StoredQuery{Stmt: st}
+	b := &Binder{Cat: cat, SearchPath: slices.Clone(path), Stmt: st, Env: env, DefinitionOnly: true, uses: &out.Uses, relUses: &out.Relations}
 	q, err := b.BindSelect(st.AST.GetSelectStmt())
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return st, q.Cols, uses, nil
+	out.Cols = q.Cols
+	return out, nil
 }

@@ -146,6 +146,7 @@ func (b *Binder) resolveColumn(s *scope, ref *pg_query.ColumnRef, parts []string
 		cur.markNeeded(i)
 		c := cur.cols[i]
 		b.noteUse(ref, c)
+		b.noteQualifier(cur, ref, rel)
 		cr := &ColRef{Idx: i, T: c.t, Name: c.name}
 		if cur.lvl == s.lvl {
 			return cr, nil

@@ -36,12 +36,23 @@ func (s *Session) persist(c *catalog.Catalog, changed, dropped []uint32) error {
 // and persists what it changed.
 func (s *Session) applyDDL(st *parse.Statement, a ddl.Action) (string, error) {
 	subject, _ := s.subject()
-	e := &ddl.Env{Cat: s.cat.Clone(), SearchPath: s.resolvePath(), Subject: subject, Owner: s.ownerID(), Notice: s.notice, Position: st.Position}
+	e := &ddl.Env{Cat: s.cat.Clone(), SearchPath: s.resolvePath(), Subject: subject, Owner: s.ownerID(), Notice: s.notice, Position: st.Position,
+		Types: s.binder(st, nil).Env}
 	r, err := a(e)
 	if err != nil || len(r.Changed)+len(r.Dropped) == 0 {
 		return r.Tag, err
 	}
-	return r.Tag, s.persist(e.Cat, r.Changed, r.Dropped)
+	if err := s.persist(e.Cat, r.Changed, r.Dropped); err != nil {
+		return "", err
+	}
+	for _, id := range r.Versions {
+		if t, ok := s.cat.Table(id); ok {
+			if err := s.txn.RecordVersion(t.StorageInfo(), r.Operation, nil); err != nil {
+				return "", mapStorageErr(err)
+			}
+		}
+	}
+	return r.Tag, nil
 }
 
 func listParts(n *pg_query.Node) []string {
@@ -1034,12 +1045,13 @@ func (s *Session) alterTable(ctx context.Context, st *parse.Statement, at *pg_qu
 	return "ALTER TABLE", nil
 }
 
-// rename handles ALTER TABLE … RENAME [COLUMN] … TO … (R-T1).
+// rename handles ALTER TABLE … RENAME COLUMN … TO … and index renames (R-T1).
 func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, error) {
 	if rs.RenameType == pg_query.ObjectType_OBJECT_INDEX || rs.RenameType == pg_query.ObjectType_OBJECT_TABCONSTRAINT {
 		return s.renameIndex(st, rs)
 	}
-	if rs.RenameType != pg_query.ObjectType_OBJECT_TABLE && rs.RenameType != pg_query.ObjectType_OBJECT_COLUMN {
+	if rs.RenameType != pg_query.ObjectType_OBJECT_COLUMN {
+		// ALTER … RENAME TO of a relation is sql/ddl's (relation_move.go).
 		return "", pgerror.New(pgerror.FeatureNotSupported, "this RENAME is not supported yet")
 	}
 	b := s.binder(st, nil)
@@ -1051,47 +1063,36 @@ func (s *Session) rename(st *parse.Statement, rs *pg_query.RenameStmt) (string, 
 		return "", err
 	}
 	nt := t.Clone()
-	op := "RENAME TABLE"
-	if rs.RenameType == pg_query.ObjectType_OBJECT_TABLE {
-		if s.cat.NameTaken(t.SchemaID, rs.Newname) {
-			return "", pgerror.New(pgerror.DuplicateTable, "relation \"%s\" already exists", rs.Newname)
-		}
-		nt.Name = rs.Newname
-	} else {
-		i := nt.ColumnIndex(rs.Subname)
-		if i < 0 {
-			return "", pgerror.New(pgerror.UndefinedColumn, "column \"%s\" does not exist", rs.Subname)
-		}
-		if nt.ColumnIndex(rs.Newname) >= 0 {
-			return "", pgerror.New(pgerror.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, t.Name)
-		}
-		for j, pc := range nt.PartitionBy {
-			if pc == rs.Subname {
-				nt.PartitionBy[j] = rs.Newname
-			}
-		}
-		nt.Columns[i].Name = rs.Newname
-		plan.RenameColumnRefs(nt, rs.Subname, rs.Newname) // CHECK and generation texts
-		op = "RENAME COLUMN"
+	i := nt.ColumnIndex(rs.Subname)
+	if i < 0 {
+		return "", pgerror.New(pgerror.UndefinedColumn, "column \"%s\" does not exist", rs.Subname)
 	}
+	if nt.ColumnIndex(rs.Newname) >= 0 {
+		return "", pgerror.New(pgerror.DuplicateColumn, "column \"%s\" of relation \"%s\" already exists", rs.Newname, t.Name)
+	}
+	for j, pc := range nt.PartitionBy {
+		if pc == rs.Subname {
+			nt.PartitionBy[j] = rs.Newname
+		}
+	}
+	nt.Columns[i].Name = rs.Newname
+	plan.RenameColumnRefs(nt, rs.Subname, rs.Newname) // CHECK and generation texts
 	c := s.cat.Clone()
 	c.PutTable(nt)
 	ids := []uint32{nt.ID}
-	if op == "RENAME COLUMN" {
-		// The views over the column follow it (their query text changes).
-		views, err := ddl.RenameColumnInViews(s.cat, c, b.Env, t, t.ColumnIndex(rs.Subname), rs.Newname)
-		if err != nil {
-			return "", err
-		}
-		for _, v := range views {
-			c.PutTable(v)
-			ids = append(ids, v.ID)
-		}
+	// The views over the column follow it (their query text changes).
+	views, err := ddl.RenameColumnInViews(s.cat, c, b.Env, t, t.ColumnIndex(rs.Subname), rs.Newname)
+	if err != nil {
+		return "", err
+	}
+	for _, v := range views {
+		c.PutTable(v)
+		ids = append(ids, v.ID)
 	}
 	if err := s.persist(c, ids, nil); err != nil {
 		return "", err
 	}
-	if err := s.txn.RecordVersion(nt.StorageInfo(), op, nil); err != nil {
+	if err := s.txn.RecordVersion(nt.StorageInfo(), "RENAME COLUMN", nil); err != nil {
 		return "", mapStorageErr(err)
 	}
 	return "ALTER TABLE", nil
