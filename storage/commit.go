@@ -174,6 +174,7 @@ func (t *Txn) plan() ([]*tablePlan, []conflictKey, int, error) {
 			size += 1 + batchEntryOverhead + len(w.key) + len(w.value)
 		}
 	}
+	keys = t.lockConflictKeys(keys)
 	return plans, keys, size, nil
 }
 
@@ -214,8 +215,8 @@ func (t *Txn) CommitContext(ctx context.Context) error {
 	if err := t.sealRewrites(); err != nil {
 		return err
 	}
-	if t.ReadOnly() {
-		if len(t.checks) == 0 {
+	if t.ReadOnly() && !t.exclusiveLocks() {
+		if len(t.checks) == 0 && len(t.locks) == 0 {
 			return nil
 		}
 		db.commitMu.Lock()
@@ -479,7 +480,7 @@ func (db *DB) validate(t *Txn, plans []*tablePlan, keys []conflictKey) error {
 			return serializationError("meta key %q was changed by a concurrent transaction", k[1:])
 		}
 	}
-	return nil
+	return db.validateSharedLocks(t)
 }
 
 func (db *DB) latestHas(pkey []byte) (bool, error) {

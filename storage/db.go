@@ -95,6 +95,7 @@ type DB struct {
 	conflicts conflictTracker // guarded by commitMu
 	history   writeHistory    // guarded by commitMu (writehistory.go)
 	deleted   deletedKeys     // written under commitMu (deleted.go)
+	locks     lockTable       // the open transactions' row locks (row_locks.go)
 
 	tablesMu sync.RWMutex
 	tables   map[TableID]*tableState

@@ -143,6 +143,7 @@ type Txn struct {
 	meta   *writeSet
 	checks map[string]struct{} // CheckUnchanged meta keys (Pebble keys)
 	leases []Lease             // CheckLease's (lease.go)
+	locks  []rowLock           // LockRow's (row_locks.go)
 	iters  map[*Iterator]struct{}
 
 	changeIters map[*ChangeIterator]struct{}
@@ -278,6 +279,7 @@ func (t *Txn) finish() {
 	}
 	t.snap, t.shared = nil, nil
 	t.fetched = nil
+	t.releaseLocks()
 	t.deregister()
 }
 

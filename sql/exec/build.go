@@ -71,6 +71,12 @@ func build(c *Ctx, n plan.Node) (Operator, error) {
 			return nil, err
 		}
 		return newSort(c, x, in)
+	case *plan.LockRows:
+		in, err := Build(c, x.Input)
+		if err != nil {
+			return nil, err
+		}
+		return newLockRows(c, x, in)
 	case *plan.Limit:
 		in, err := Build(c, x.Input)
 		if err != nil {

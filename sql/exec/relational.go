@@ -237,6 +237,12 @@ func newLimit(c *Ctx, l *plan.Limit, in Operator) (Operator, error) {
 	if op.offset < 0 {
 		return nil, pgErr("2201X", "OFFSET must not be negative")
 	}
+	if lr, ok := in.(*lockRowsOp); ok && op.hasCount && op.count+op.offset >= op.count {
+		lr.max = op.count + op.offset // lock only the rows the limit takes
+		if lr.max == 0 {
+			lr.done = true
+		}
+	}
 	if s, ok := in.(*sortOp); ok && op.hasCount && !s.sorted {
 		// ORDER BY … LIMIT: the sort keeps only the rows that can be output.
 		s.topN = op.count + op.offset

@@ -229,7 +229,7 @@ func (b *Binder) bindView(t *catalog.Table, rv *pg_query.RangeVar) (Node, *scope
 		// temporary tables do not hide what it was defined over.
 		path = slices.DeleteFunc(slices.Clone(path), catalog.IsTempSchema)
 	}
-	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl, CheckRead: b.CheckRead, CheckSystem: b.CheckSystem, DefinitionOnly: b.DefinitionOnly,
+	sub := &Binder{Cat: b.Cat, SearchPath: path, Stmt: st, Env: b.Env, lvl: b.lvl, CheckRead: b.CheckRead, CheckSystem: b.CheckSystem, DefinitionOnly: b.DefinitionOnly, AllowRowLocks: b.AllowRowLocks,
 		views: append(append([]uint32(nil), b.views...), t.ID), subqueries: b.subqueries}
 	node, cols, err := sub.bindSelect(st.AST.GetSelectStmt())
 	b.subqueries, b.volatile = sub.subqueries, b.volatile+sub.volatile

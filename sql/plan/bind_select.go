@@ -45,17 +45,10 @@ func (b *Binder) bindSelect(s *pg_query.SelectStmt) (Node, []Column, error) {
 func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node, []Column, error) {
 	b.init()
 	if len(s.LockingClause) > 0 {
-		// Bound as without the clause first: the clause's errors are
-		// PostgreSQL's executor's, after every binding error.
-		lc := s.LockingClause
-		s.LockingClause = nil
-		_, _, err := b.bindSelectOpts(s, keepUnknown)
-		s.LockingClause = lc
-		if err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, b.rowLockError(s)
+		return b.bindLockedSelect(s, keepUnknown) // bind_row_locks.go
 	}
+	lockReq := b.lockReq // this level's locking clauses, not its subqueries'
+	b.lockReq = nil
 	if s.WithClause != nil {
 		pop, err := b.pushWith(s.WithClause)
 		if err != nil {
@@ -510,6 +503,12 @@ func (b *Binder) bindSelectOpts(s *pg_query.SelectStmt, keepUnknown bool) (Node,
 		}
 		if len(sortKeys) > 0 {
 			node = &Sort{Input: node, Keys: sortKeys}
+		}
+	}
+	if lockReq != nil {
+		lockReq.noteLockRefusal(len(aggs.calls), len(wins.calls), len(srfs.calls))
+		if lockReq.refused == "" && !distinct && len(s.GroupClause) == 0 && s.HavingClause == nil {
+			node, lockReq.err = b.placeRowLocks(lockReq, s, sc, proj, node)
 		}
 	}
 	node, err = b.bindLimit(node, s)

@@ -39,6 +39,11 @@ type Binder struct {
 	// UPDATE and DELETE queries (statements the session runs; not views,
 	// refreshes or cursors).
 	AllowModifyingWith bool
+	// AllowRowLocks lets SELECT … FOR UPDATE / SHARE lock rows (a
+	// LockRows node); elsewhere the clause is 0A000 (bind_row_locks.go).
+	AllowRowLocks bool
+	// lockReq is the locking clauses of the SELECT level being bound.
+	lockReq *lockRequest
 	// mod tracks the statement's data-modifying WITH queries.
 	mod modifyingState
 	// inline holds the arguments of the SQL functions whose bodies are

@@ -32,6 +32,7 @@ func sampleNodes() []Node {
 		&Aggregate{Input: other, GroupBy: []Expr{col(0)}, Aggs: []AggCall{{Name: "sum", Args: []Expr{col(1)}, Filter: c(6), Order: []SortKey{{E: c(7)}}}}, Cols: []Column{{Name: "a"}, {Name: "sum"}}},
 		&Sort{Input: other, Keys: []SortKey{{E: col(1), Desc: true}}},
 		&Limit{Input: other, Count: c(8), Offset: c(9)},
+		&LockRows{Input: other, Targets: []LockTarget{{Table: tbl, Key: []int{0}, Strength: LockForShare, Wait: LockSkipLocked}}},
 		&Distinct{Input: other},
 		&KeyIn{Input: other, Keys: []Expr{col(0)}, Set: map[string]struct{}{}},
 		&Window{Input: other, Calls: []WindowCall{{Name: "w", Args: []Expr{c(10)}, PartitionBy: []Expr{col(0)}, OrderBy: []SortKey{{E: col(1)}},

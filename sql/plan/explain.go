@@ -193,6 +193,8 @@ func (e *explainer) describe(n Node) (string, []string, []Node) {
 		return "Sort", []string{"Sort Key: " + strings.Join(keys, ", ")}, []Node{x.Input}
 	case *Limit:
 		return "Limit", nil, []Node{x.Input}
+	case *LockRows:
+		return "LockRows", nil, []Node{x.Input}
 	case *DistinctOn:
 		// PostgreSQL's Unique, which names no keys outside VERBOSE.
 		return "Unique", nil, []Node{x.Input}

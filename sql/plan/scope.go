@@ -314,7 +314,7 @@ func (b *Binder) scanScope(sc *Scan, rel string, rowTracking bool) *scope {
 		hidden := i >= len(sc.Table.Columns)
 		if hidden && !rowTracking {
 			// still occupies a slot in the row, but cannot be referenced
-			s.cols = append(s.cols, scopeCol{rel: "", name: "", t: c.T, hidden: true, scanIdx: -1})
+			s.cols = append(s.cols, scopeCol{rel: "", name: "", t: c.T, hidden: true, scanIdx: i, scan: sc})
 			continue
 		}
 		s.cols = append(s.cols, scopeCol{rel: rel, name: c.Name, t: c.T, hidden: hidden, table: c.Table, attnum: c.AttrNum, scanIdx: i, scan: sc})

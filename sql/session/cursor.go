@@ -107,6 +107,7 @@ func (s *Session) declareCursor(ctx context.Context, st *parse.Statement, d *pg_
 	}
 	b := s.binder(st, nil)
 	b.Optimize = true
+	b.AllowRowLocks = true
 	q, err := b.BindSelect(sel)
 	if err != nil {
 		return "", err

@@ -50,6 +50,7 @@ func (s *Session) prepareExplain(p *prepared, st *parse.Statement, ex *pg_query.
 	}
 	b := s.binder(st, nil)
 	b.Optimize = true
+	b.AllowRowLocks = true
 	var root plan.Node
 	var title string
 	switch q := ex.Query.Node.(type) {

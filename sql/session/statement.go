@@ -97,6 +97,7 @@ func (s *Session) prepareIn(st *parse.Statement, paramTypes []types.T, readOnlyC
 	b := s.binder(st, paramTypes)
 	b.Optimize = true // statements run here, not views refresh analyzes
 	b.AllowModifyingWith = true
+	b.AllowRowLocks = true
 	if a, ok := ddl.Statement(st.AST); ok {
 		p.action = func(context.Context, []types.Datum) (string, error) { return s.applyDDL(st, a) }
 		return p, nil
@@ -602,6 +603,9 @@ func (s *Session) checkReadOnly(st *parse.Statement) error {
 		if plan.HasModifyingWith(sel.WithClause) {
 			// PostgreSQL names the statement, not the WITH query.
 			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute SELECT in a read-only transaction")
+		}
+		if len(sel.LockingClause) > 0 {
+			return pgerror.New(pgerror.ReadOnlySQLTransaction, "cannot execute SELECT %s in a read-only transaction", plan.LockingClauseStrength(sel.LockingClause))
 		}
 	}
 	switch n := st.AST.Node.(type) {
