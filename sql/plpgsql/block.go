@@ -32,17 +32,28 @@ type Var struct {
 // Stmt is one PL/pgSQL statement. Kind says which; the fields it uses:
 //
 //	sql      SQL (INTO: HasInto, Into or IntoFields, Strict); Perform for PERFORM
+//	execute  Expr (the query string), Params (USING), INTO as for sql
 //	assign   Target, Expr
 //	if       Conds[i] guards Bodies[i]; Else
-//	fors     Target (a record) or IntoFields, SQL, Body
+//	fors     Target (a record) or IntoFields, SQL, Body; Dynamic: SQL is
+//	         an expression giving the query (FOR … IN EXECUTE), Params USING
 //	fori     LoopVar, Lower, Upper, Step, Reverse, Body
+//	loop     Body
+//	while    Conds[0], Body
+//	exit     Continue (CONTINUE, else EXIT), Label, Conds (WHEN; none: always)
 //	raise    Level, Message, Params, Options, Condition
 //	block    Body, Handlers
 //	return   (ends the block)
+//
+// Label is the <<label>> of a block or loop, or the label EXIT and
+// CONTINUE name.
 type Stmt struct {
-	Kind    string
-	SQL     string
-	Perform bool
+	Kind     string
+	Label    string
+	SQL      string
+	Perform  bool
+	Dynamic  bool
+	Continue bool
 	// HasInto: SELECT … INTO; its target is the record Into (or, for a
 	// FOR, Target) or the variables IntoFields.
 	HasInto    bool
@@ -107,10 +118,10 @@ var raiseOptionKinds = [...]string{"ERRCODE", "MESSAGE", "DETAIL", "HINT", "COLU
 
 // unsupported names the PL/pgSQL statements not run here.
 var unsupported = map[string]string{
-	"PLpgSQL_stmt_case": "CASE", "PLpgSQL_stmt_loop": "LOOP", "PLpgSQL_stmt_while": "WHILE",
+	"PLpgSQL_stmt_case": "CASE",
 	"PLpgSQL_stmt_forc": "FOR over a cursor", "PLpgSQL_stmt_foreach_a": "FOREACH",
-	"PLpgSQL_stmt_exit": "EXIT and CONTINUE", "PLpgSQL_stmt_assert": "ASSERT", "PLpgSQL_stmt_dynexecute": "EXECUTE",
-	"PLpgSQL_stmt_dynfors": "FOR … EXECUTE", "PLpgSQL_stmt_getdiag": "GET DIAGNOSTICS", "PLpgSQL_stmt_open": "OPEN",
+	"PLpgSQL_stmt_assert":  "ASSERT",
+	"PLpgSQL_stmt_getdiag": "GET DIAGNOSTICS", "PLpgSQL_stmt_open": "OPEN",
 	"PLpgSQL_stmt_fetch": "FETCH", "PLpgSQL_stmt_close": "CLOSE", "PLpgSQL_stmt_commit": "COMMIT",
 	"PLpgSQL_stmt_rollback": "ROLLBACK", "PLpgSQL_stmt_call": "CALL", "PLpgSQL_stmt_return_next": "RETURN NEXT",
 	"PLpgSQL_stmt_return_query": "RETURN QUERY",
@@ -185,7 +196,63 @@ func Parse(n *pg_query.DoStmt) (*Block, error) {
 	if err := checkHandlers(top); err != nil {
 		return nil, err
 	}
+	if err := checkExits(top.Body, false, labelsOf(top, nil)); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// checkExits refuses, as PostgreSQL's compiler does (42601), an EXIT or
+// CONTINUE outside a loop or naming no enclosing label, and a CONTINUE
+// naming a block. labels maps the enclosing labels to whether each is a
+// loop's.
+func checkExits(list []*Stmt, inLoop bool, labels map[string]bool) error {
+	for _, st := range list {
+		if st.Kind == "exit" {
+			loop, ok := labels[st.Label]
+			switch {
+			case st.Label == "" && !inLoop && st.Continue:
+				return pgerror.New(pgerror.SyntaxError, "CONTINUE cannot be used outside a loop")
+			case st.Label == "" && !inLoop:
+				return pgerror.New(pgerror.SyntaxError, "EXIT cannot be used outside a loop, unless it has a label")
+			case st.Label != "" && !ok:
+				return pgerror.New(pgerror.SyntaxError, "there is no label \"%s\" attached to any block or loop enclosing this statement", st.Label)
+			case st.Label != "" && st.Continue && !loop:
+				return pgerror.New(pgerror.SyntaxError, "block label \"%s\" cannot be used in CONTINUE", st.Label)
+			}
+		}
+		loop := isLoop(st)
+		inner := labelsOf(st, labels)
+		for _, c := range children(st) {
+			if err := checkExits(c, inLoop || loop, inner); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// labelsOf is labels with st's own label added.
+func labelsOf(st *Stmt, labels map[string]bool) map[string]bool {
+	if st.Label == "" {
+		return labels
+	}
+	out := map[string]bool{st.Label: isLoop(st)}
+	for k, v := range labels {
+		if _, shadowed := out[k]; !shadowed {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// isLoop reports whether st is a loop (EXIT and CONTINUE apply to it).
+func isLoop(st *Stmt) bool {
+	switch st.Kind {
+	case "loop", "while", "fors", "fori":
+		return true
+	}
+	return false
 }
 
 type plExpr struct {
@@ -304,6 +371,8 @@ func readStmt(s map[string]json.RawMessage) (*Stmt, error) {
 			return nil, notSupported(w)
 		}
 		var x struct {
+			Label   string                       `json:"label"`
+			IsExit  bool                         `json:"is_exit"`
 			SQL     plExpr                       `json:"sqlstmt"`
 			Expr    plExpr                       `json:"expr"`
 			Into    bool                         `json:"into"`
@@ -349,9 +418,46 @@ func readStmt(s map[string]json.RawMessage) (*Stmt, error) {
 		if err := json.Unmarshal(raw, &x); err != nil {
 			return nil, pgerror.New(pgerror.InternalError, "reading the DO block's parse tree: %v", err)
 		}
-		st := &Stmt{Into: -1, Target: -1}
+		st := &Stmt{Into: -1, Target: -1, Label: x.Label}
 		var err error
 		switch kind {
+		case "PLpgSQL_stmt_loop":
+			st.Kind = "loop"
+			if st.Body, err = readStmts(x.Body); err != nil {
+				return nil, err
+			}
+		case "PLpgSQL_stmt_while":
+			st.Kind, st.Conds = "while", []string{x.Cond.E.Query}
+			if st.Body, err = readStmts(x.Body); err != nil {
+				return nil, err
+			}
+		case "PLpgSQL_stmt_exit":
+			st.Kind, st.Continue = "exit", !x.IsExit
+			if x.Cond.E.Query != "" {
+				st.Conds = []string{x.Cond.E.Query}
+			}
+		case "PLpgSQL_stmt_dynexecute":
+			st.Kind, st.Expr, st.Strict = "execute", x.Query.E.Query, x.Strict
+			for _, p := range x.Params {
+				st.Params = append(st.Params, p.E.Query)
+			}
+			if x.Into {
+				if st.Into, st.IntoFields, err = target(x.Target); err != nil {
+					return nil, err
+				}
+				st.HasInto = true
+			}
+		case "PLpgSQL_stmt_dynfors":
+			st.Kind, st.SQL, st.Dynamic = "fors", x.Query.E.Query, true
+			for _, p := range x.Params {
+				st.Params = append(st.Params, p.E.Query)
+			}
+			if st.Target, st.IntoFields, err = target(x.Var); err != nil {
+				return nil, err
+			}
+			if st.Body, err = readStmts(x.Body); err != nil {
+				return nil, err
+			}
 		case "PLpgSQL_stmt_execsql":
 			st.Kind, st.SQL, st.Strict = "sql", x.SQL.E.Query, x.Strict
 			if x.Into {
@@ -503,9 +609,18 @@ func checkHandlers(st *Stmt) error {
 func effects(stmts []*Stmt) (int, bool) {
 	n, change := 0, false
 	for _, s := range stmts {
-		if s.Kind == "sql" || s.Kind == "fors" {
+		switch {
+		case s.Kind == "sql" || s.Kind == "fors" && !s.Dynamic:
 			n++
 			change = change || parse.DataChange(s.SQL)
+		case s.Kind == "execute" || s.Kind == "fors":
+			// A constant query string is known; any other may change rows.
+			n++
+			text, ok := constantString(s.Expr)
+			if s.Kind == "fors" {
+				text, ok = constantString(s.SQL)
+			}
+			change = change || !ok || parse.DataChange(text)
 		}
 		for _, list := range children(s) {
 			k, c := effects(list)
@@ -521,4 +636,22 @@ func children(s *Stmt) [][]*Stmt {
 		out = append(out, h.Body)
 	}
 	return out
+}
+
+// constantString is the value of expr when it is a string literal (an
+// EXECUTE of a constant query).
+func constantString(expr string) (string, bool) {
+	tree, err := pg_query.Parse("SELECT " + expr)
+	if err != nil || len(tree.Stmts) != 1 {
+		return "", false
+	}
+	sel := tree.Stmts[0].Stmt.GetSelectStmt()
+	if sel == nil || len(sel.TargetList) != 1 {
+		return "", false
+	}
+	c := sel.TargetList[0].GetResTarget().GetVal().GetAConst()
+	if c == nil || c.GetSval() == nil {
+		return "", false
+	}
+	return c.GetSval().GetSval(), true
 }

@@ -3,9 +3,12 @@
 // PostgreSQL's own PL/pgSQL parser (libpg_query) into a tree of
 // statements (block.go), which Run interprets (run.go): DECLARE with
 // defaults, assignments, SQL statements and PERFORM, SELECT … INTO,
-// IF/ELSIF/ELSE, FOR … IN query LOOP, FOR i IN a..b LOOP, RAISE (NOTICE,
-// WARNING, INFO, EXCEPTION, with USING ERRCODE/MESSAGE/DETAIL/HINT),
-// nested BEGIN … END, RETURN, and EXCEPTION WHEN handlers.
+// IF/ELSIF/ELSE, LOOP, WHILE, FOR … IN query LOOP, FOR … IN EXECUTE,
+// FOR i IN a..b LOOP, EXIT and CONTINUE [label] [WHEN], EXECUTE [INTO
+// [STRICT]] [USING] (format() as migration tools build DDL), RAISE
+// (NOTICE, WARNING, INFO, EXCEPTION, with USING
+// ERRCODE/MESSAGE/DETAIL/HINT), nested and labelled BEGIN … END, RETURN,
+// and EXCEPTION WHEN handlers.
 //
 // Invariants:
 //  1. Every SQL statement and expression runs through the Runner the
@@ -18,8 +21,11 @@
 //     through a subtransaction, mvserver has none, and a lone statement
 //     that failed left nothing behind. Other such blocks fail with 0A000
 //     before anything runs.
-//  3. What is not supported (WHILE, plain LOOP, EXECUTE, cursors, …) fails
-//     with 0A000 naming it, before anything runs.
+//  3. What is not supported (CASE, FOREACH, cursors, GET DIAGNOSTICS, …)
+//     fails with 0A000 naming it, before anything runs; an EXIT or
+//     CONTINUE that fits no loop or label is 42601, as PostgreSQL's
+//     compiler says. An EXECUTE counts for invariant 2 as a statement
+//     that may change rows unless its query is a string constant.
 //
 // Imports: pgerror and sql/parse (tree walking, deparse), never the
 // session, the planner or storage.

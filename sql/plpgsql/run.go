@@ -99,6 +99,10 @@ func boolText(v bool) *string {
 
 func (in *interp) block(ctx context.Context, st *Stmt) error {
 	err := in.stmts(ctx, st.Body)
+	var ex *loopExit
+	if errors.As(err, &ex) && st.Label != "" && ex.label == st.Label {
+		return nil // EXIT of this labelled block
+	}
 	if err == nil || len(st.Handlers) == 0 || errors.Is(err, errReturn) {
 		return err
 	}
@@ -152,7 +156,13 @@ func (in *interp) stmt(ctx context.Context, st *Stmt) error {
 		}
 		return in.stmts(ctx, st.Else)
 	case "fors":
-		res, err := in.run(ctx, st.SQL)
+		var res *Result
+		var err error
+		if st.Dynamic {
+			res, err = in.execute(ctx, st.SQL, st.Params)
+		} else {
+			res, err = in.run(ctx, st.SQL)
+		}
 		if err != nil {
 			return err
 		}
@@ -160,14 +170,44 @@ func (in *interp) stmt(ctx context.Context, st *Stmt) error {
 			if err := in.assignRow(st.Target, st.IntoFields, res.Cols, row); err != nil {
 				return err
 			}
-			if err := in.stmts(ctx, st.Body); err != nil {
+			stop, err := in.iteration(ctx, st)
+			if err != nil {
 				return err
+			}
+			if stop {
+				break
 			}
 		}
 		in.setFound(len(res.Rows) > 0)
 		return nil
 	case "fori":
 		return in.fori(ctx, st)
+	case "loop", "while":
+		for {
+			if st.Kind == "while" {
+				ok, err := in.cond(ctx, st.Conds[0])
+				if err != nil || !ok {
+					return err
+				}
+			}
+			stop, err := in.iteration(ctx, st)
+			if err != nil || stop {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	case "exit":
+		if len(st.Conds) > 0 {
+			ok, err := in.cond(ctx, st.Conds[0])
+			if err != nil || !ok {
+				return err
+			}
+		}
+		return &loopExit{label: st.Label, cont: st.Continue}
+	case "execute":
+		return in.executeStmt(ctx, st)
 	case "raise":
 		return in.raise(ctx, st)
 	case "block":
@@ -290,8 +330,12 @@ func (in *interp) fori(ctx context.Context, st *Stmt) error {
 		found = true
 		s := strconv.FormatInt(i, 10)
 		in.vals[dno] = &s
-		if err := in.stmts(ctx, st.Body); err != nil {
+		stop, err := in.iteration(ctx, st)
+		if err != nil {
 			return err
+		}
+		if stop {
+			break
 		}
 		if st.Reverse {
 			i -= step
@@ -301,6 +345,111 @@ func (in *interp) fori(ctx context.Context, st *Stmt) error {
 	}
 	in.setFound(found)
 	return nil
+}
+
+// loopExit unwinds to the loop (or labelled block) an EXIT or CONTINUE
+// names: the innermost loop when label is "".
+type loopExit struct {
+	label string
+	cont  bool
+}
+
+func (e *loopExit) Error() string { return "EXIT outside its loop" }
+
+// iteration runs one pass of loop st's body. stop: an EXIT of this loop
+// ended it; err: an error, a RETURN or an EXIT of an outer statement,
+// which the loop passes on.
+func (in *interp) iteration(ctx context.Context, st *Stmt) (stop bool, err error) {
+	err = in.stmts(ctx, st.Body)
+	var ex *loopExit
+	if errors.As(err, &ex) && (ex.label == "" || ex.label == st.Label) {
+		return !ex.cont, nil // CONTINUE: the next pass
+	}
+	return false, err
+}
+
+// execute runs a dynamic query: the text expr gives, with the USING
+// values as its parameters $1, $2, … (each cast to its expression's
+// type, as PostgreSQL types them).
+func (in *interp) execute(ctx context.Context, expr string, using []string) (*Result, error) {
+	q, err := in.eval(ctx, expr, "text")
+	if err != nil {
+		return nil, err
+	}
+	if q == nil {
+		return nil, pgerror.New(pgerror.NullValueNotAllowed, "query string argument of EXECUTE is null")
+	}
+	sql := *q
+	var params []*string
+	var typs []string
+	for _, u := range using {
+		res, err := in.run(ctx, "SELECT "+u)
+		if err != nil {
+			return nil, err
+		}
+		if len(res.Cols) != 1 || len(res.Rows) != 1 {
+			return nil, pgerror.New(pgerror.SyntaxError, "query \"SELECT %s\" returned %d columns", u, len(res.Cols))
+		}
+		params, typs = append(params, res.Rows[0][0]), append(typs, res.Cols[0].Type)
+	}
+	if len(params) > 0 {
+		if sql, err = typeParams(sql, typs); err != nil {
+			return nil, err
+		}
+	}
+	return in.r.Run(ctx, sql, params)
+}
+
+// typeParams casts each $n of sql to typs[n-1].
+func typeParams(sql string, typs []string) (string, error) {
+	tree, err := pg_query.Parse(sql)
+	if err != nil || len(tree.Stmts) != 1 {
+		return sql, nil // the runner reports it as PostgreSQL would
+	}
+	var castErr error
+	parse.WalkNodes(tree.Stmts[0].Stmt, func(n *pg_query.Node) bool {
+		p := n.GetParamRef()
+		if p == nil || p.Number < 1 || int(p.Number) > len(typs) || castErr != nil {
+			return true
+		}
+		tn, err := typeName(typs[p.Number-1])
+		if err != nil {
+			castErr = err
+			return false
+		}
+		n.Node = &pg_query.Node_TypeCast{TypeCast: &pg_query.TypeCast{
+			Arg:      &pg_query.Node{Node: &pg_query.Node_ParamRef{ParamRef: &pg_query.ParamRef{Number: p.Number}}},
+			TypeName: tn, Location: -1}}
+		return false
+	})
+	if castErr != nil {
+		return "", castErr
+	}
+	return parse.Deparse(tree.Stmts[0].Stmt)
+}
+
+// executeStmt runs EXECUTE … [INTO [STRICT] target] [USING …]. As in
+// PostgreSQL it leaves FOUND alone, and a query's rows without INTO are
+// discarded.
+func (in *interp) executeStmt(ctx context.Context, st *Stmt) error {
+	res, err := in.execute(ctx, st.Expr, st.Params)
+	if err != nil || !st.HasInto {
+		return err
+	}
+	if res.Cols == nil {
+		return pgerror.New(pgerror.SyntaxError, "INTO used with a command that cannot return data")
+	}
+	if st.Strict && len(res.Rows) == 0 {
+		return pgerror.New(codeNoDataFound, "query returned no rows")
+	}
+	if st.Strict && len(res.Rows) > 1 {
+		return pgerror.New(codeTooManyRows, "query returned more than one row")
+	}
+	row := make([]*string, len(res.Cols))
+	if len(res.Rows) > 0 {
+		row = res.Rows[0]
+	}
+	return in.assignRow(st.Into, st.IntoFields, res.Cols, row)
 }
 
 func (in *interp) raise(ctx context.Context, st *Stmt) error {
