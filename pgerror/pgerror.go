@@ -23,13 +23,18 @@ type Error struct {
 	Detail   string
 	Hint     string
 	Position int32 // 1-based character position in the statement, 0 if none
-	// Where, Table, Column, Constraint map to the matching ErrorResponse
-	// fields. Where is PostgreSQL's CONTEXT line (e.g. `COPY t, line 2,
-	// column a: "x"`).
+	// Where, Schema, Table, Column, Constraint map to the matching
+	// ErrorResponse fields. Where is PostgreSQL's CONTEXT line (e.g. `COPY
+	// t, line 2, column a: "x"`).
 	Where      string
+	Schema     string
 	Table      string
 	Column     string
 	Constraint string
+	// RelationID is the catalog id of the relation Table names, when the
+	// error is about one: the session fills Schema from it (ORMs read
+	// schema, table and constraint to tell which constraint failed).
+	RelationID uint32
 	cause      error
 }
 

@@ -180,6 +180,7 @@ func (o *output) fillError(e *pgerror.Error, severity, code string) {
 		Hint:                e.Hint,
 		Position:            e.Position,
 		Where:               e.Where,
+		SchemaName:          e.Schema,
 		TableName:           e.Table,
 		ColumnName:          e.Column,
 		ConstraintName:      e.Constraint,

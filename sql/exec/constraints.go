@@ -119,7 +119,7 @@ func (r *tableRules) check(t *catalog.Table, row Row) error {
 		if d.K == types.KindBool && !d.Bool() {
 			e := pgerror.New(pgerror.CheckViolation, "new row for relation \"%s\" violates check constraint \"%s\"", t.Name, ck.name)
 			e.Detail = failingRow(t, row)
-			e.Table, e.Constraint = t.Name, ck.name
+			e.Table, e.RelationID, e.Constraint = t.Name, t.ID, ck.name
 			return e
 		}
 	}
@@ -162,7 +162,7 @@ func ValidateCheck(c *Ctx, t *catalog.Table, name string, e plan.Expr) error {
 			}
 			if d.K == types.KindBool && !d.Bool() {
 				e := pgerror.New(pgerror.CheckViolation, "check constraint \"%s\" of relation \"%s\" is violated by some row", name, t.Name)
-				e.Table, e.Constraint = t.Name, name
+				e.Table, e.RelationID, e.Constraint = t.Name, t.ID, name
 				return e
 			}
 		}

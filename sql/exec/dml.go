@@ -12,7 +12,7 @@ import (
 
 func notNullErr(t *catalog.Table, col int) *pgerror.Error {
 	e := pgerror.New(pgerror.NotNullViolation, "null value in column \"%s\" of relation \"%s\" violates not-null constraint", t.Columns[col].Name, t.Name)
-	e.Table, e.Column = t.Name, t.Columns[col].Name
+	e.Table, e.RelationID, e.Column = t.Name, t.ID, t.Columns[col].Name
 	return e
 }
 

@@ -48,7 +48,7 @@ func fillColumn(c *Ctx, from, t *catalog.Table, col int, e plan.Expr) error {
 		}
 		if d.IsNull() && t.Columns[col].NotNull {
 			e := pgerror.New(pgerror.NotNullViolation, "column \"%s\" of relation \"%s\" contains null values", t.Columns[col].Name, t.Name)
-			e.Table, e.Column = t.Name, t.Columns[col].Name
+			e.Table, e.RelationID, e.Column = t.Name, t.ID, t.Columns[col].Name
 			return e
 		}
 		row[col] = d

@@ -114,7 +114,7 @@ func (c *Ctx) noteChildRow(r *tableRules, t *catalog.Table, row, old Row) error 
 			if fk.Match == catalog.FKMatchFull && nulls < len(fk.Cols) {
 				e := pgerror.New(pgerror.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", t.Name, fk.Name).
 					WithDetail("MATCH FULL does not allow mixing of null and nonnull key values.")
-				e.Table, e.Constraint = t.Name, fk.Name
+				e.Table, e.RelationID, e.Constraint = t.Name, t.ID, fk.Name
 				return e
 			}
 			continue
@@ -345,7 +345,7 @@ func (c *Ctx) checkUnreferenced(rm removal, restrict bool) error {
 	fk, child, parent := rm.ref.FK, rm.ref.Table, rm.parent
 	e := pgerror.New(pgerror.ForeignKeyViolation, "update or delete on table \"%s\" violates foreign key constraint \"%s\" on table \"%s\"", parent.Name, fk.Name, child.Name).
 		WithDetail("Key (%s)=(%s) is still referenced from table \"%s\".", columnNames(parent, fk.RefCols), datumList(rm.keys[hits[0]].old), child.Name)
-	e.Table, e.Constraint = child.Name, fk.Name
+	e.Table, e.RelationID, e.Constraint = child.Name, child.ID, fk.Name
 	return e
 }
 
@@ -380,7 +380,7 @@ func (c *Ctx) checkPresentIn(ks *keySet, parent *catalog.Table) error {
 func missingKey(child *catalog.Table, fk *catalog.ForeignKey, parent *catalog.Table, vals []types.Datum) error {
 	e := pgerror.New(pgerror.ForeignKeyViolation, "insert or update on table \"%s\" violates foreign key constraint \"%s\"", child.Name, fk.Name).
 		WithDetail("Key (%s)=(%s) is not present in table \"%s\".", columnNames(child, fk.Cols), datumList(vals), parent.Name)
-	e.Table, e.Constraint = child.Name, fk.Name
+	e.Table, e.RelationID, e.Constraint = child.Name, child.ID, fk.Name
 	return e
 }
 

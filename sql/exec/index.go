@@ -89,7 +89,7 @@ func uniqueViolation(t *catalog.Table, ix *catalog.Index, vals []types.Datum) *p
 	if vals != nil {
 		e.Detail = "Key " + keyText(t, ids, vals) + " already exists."
 	}
-	e.Table, e.Constraint = t.Name, name
+	e.Table, e.RelationID, e.Constraint = t.Name, t.ID, name
 	return e
 }
 
@@ -104,7 +104,7 @@ func IndexBuildError(t *catalog.Table, ix *catalog.Index, err error) error {
 	if vals := decodeKey(t, ix.ColumnIDs(), de.Key); vals != nil {
 		e.Detail = "Key " + keyText(t, ix.ColumnIDs(), vals) + " is duplicated."
 	}
-	e.Table, e.Constraint = t.Name, ix.Name
+	e.Table, e.RelationID, e.Constraint = t.Name, t.ID, ix.Name
 	return e
 }
 

@@ -41,7 +41,7 @@ func AddPrimaryKey(c *Ctx, old, nt *catalog.Table) error {
 		if seen[string(key)] {
 			e := pgerror.New(pgerror.UniqueViolation, "could not create unique index \"%s_pkey\"", nt.Name)
 			e.Detail = "Key " + codec.describeKey(row) + " is duplicated."
-			e.Table, e.Constraint = nt.Name, nt.Name+"_pkey"
+			e.Table, e.RelationID, e.Constraint = nt.Name, nt.ID, nt.Name+"_pkey"
 			return e
 		}
 		seen[string(key)] = true

@@ -33,6 +33,7 @@ func (s *Session) SimpleQuery(ctx context.Context, sql string, w server.ResultWr
 	defer func() { s.lone, s.multi = false, false }()
 	for _, st := range stmts {
 		if err := s.runSimple(ctx, st, w); err != nil {
+			s.cat.FillErrorSchema(err) // before fail rolls the catalog back
 			s.fail()
 			_ = s.flushParams(w)
 			return err
@@ -416,6 +417,7 @@ func (p *portal) Execute(ctx context.Context, maxRows int, w server.ResultWriter
 	s := p.s
 	suspended, err := p.execute(ctx, maxRows, w)
 	if err != nil {
+		s.cat.FillErrorSchema(err)
 		p.Close()
 		s.AbortTransaction(nil)
 		_ = s.flushParams(w)

@@ -400,6 +400,7 @@ func (s *Session) commit() error {
 			err = exec.CheckDeferred(ec, s.deferredFK)
 		}
 		if err != nil {
+			s.cat.FillErrorSchema(err)
 			s.rollback()
 			return err
 		}
