@@ -10,13 +10,7 @@ import (
 )
 
 func TestWriteWriteConflict(t *testing.T) {
-	db := openMem(t)
-	createTable(t, db, tA)
-	update(t, db, func(tx *Txn) error {
-		mustInsert(t, tx, tA, "a", "1")
-		mustInsert(t, tx, tA, "b", "1")
-		return nil
-	})
+	db := abDB(t)
 	cases := []struct {
 		name        string
 		first, then func(tx *Txn) error
@@ -45,13 +39,7 @@ func TestWriteWriteConflict(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db := openMem(t)
-			createTable(t, db, tA)
-			update(t, db, func(tx *Txn) error {
-				mustInsert(t, tx, tA, "a", "1")
-				mustInsert(t, tx, tA, "b", "1")
-				return nil
-			})
+			db := abDB(t)
 			t1, t2 := db.Begin(), db.Begin()
 			if err := c.first(t1); err != nil {
 				t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// lockDB is a DB whose table tA holds rows a and b.
-func lockDB(t *testing.T) *DB {
+// abDB is a DB whose table tA holds rows a and b (value 1).
+func abDB(t *testing.T) *DB {
 	t.Helper()
 	db := openMem(t)
 	createTable(t, db, tA)
@@ -27,70 +27,57 @@ func mustLock(t *testing.T, tx *Txn, key string, s LockStrength, w LockWait) boo
 	return ok
 }
 
-// An exclusive lock counts as a write: the locker commits first, the
-// concurrent writer of the row fails; the other way round, the locker
-// fails.
-func TestRowLockFirstCommitterWins(t *testing.T) {
-	for _, s := range []LockStrength{LockUpdate, LockNoKeyUpdate} {
-		db := lockDB(t)
-		locker, writer := db.Begin(), db.Begin()
-		mustLock(t, locker, "a", s, LockAlongside)
-		if err := writer.Update(tA, k("a"), k("a"), k("x")); err != nil {
-			t.Fatal(err)
-		}
-		if err := locker.Commit(); err != nil {
-			t.Fatalf("locker's commit: %v", err)
-		}
-		if err := writer.Commit(); !errors.Is(err, ErrSerialization) {
-			t.Fatalf("strength %d: writer's commit after the locker's: %v, want ErrSerialization", s, err)
-		}
-
-		locker, writer = db.Begin(), db.Begin()
-		mustLock(t, locker, "b", s, LockAlongside)
-		if err := writer.Update(tA, k("b"), k("b"), k("x")); err != nil {
-			t.Fatal(err)
-		}
-		if err := writer.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if err := locker.Commit(); !errors.Is(err, ErrSerialization) {
-			t.Fatalf("strength %d: locker's commit after the writer's: %v, want ErrSerialization", s, err)
-		}
+// lockRace has a transaction lock row key with strength s while another
+// updates it; the writer commits first or second. It returns both
+// commits' errors.
+func lockRace(t *testing.T, db *DB, key string, s LockStrength, writerFirst bool) (lockerErr, writerErr error) {
+	t.Helper()
+	locker, writer := db.Begin(), db.Begin()
+	mustLock(t, locker, key, s, LockAlongside)
+	if err := writer.Update(tA, k(key), k(key), k("x")); err != nil {
+		t.Fatal(err)
 	}
+	if writerFirst {
+		writerErr = writer.Commit()
+		return locker.Commit(), writerErr
+	}
+	lockerErr = locker.Commit()
+	return lockerErr, writer.Commit()
 }
 
-// A shared lock fails its commit after a concurrent write of the row,
-// and does not fail a writer that commits after it.
-func TestRowLockShared(t *testing.T) {
-	db := lockDB(t)
-	locker, writer := db.Begin(), db.Begin()
-	mustLock(t, locker, "a", LockShare, LockAlongside)
-	if err := writer.Update(tA, k("a"), k("a"), k("x")); err != nil {
-		t.Fatal(err)
-	}
-	if err := locker.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if err := writer.Commit(); err != nil {
-		t.Fatalf("writer after a shared lock's commit: %v", err)
-	}
-	locker, writer = db.Begin(), db.Begin()
-	mustLock(t, locker, "a", LockKeyShare, LockAlongside)
-	if err := writer.Update(tA, k("a"), k("a"), k("y")); err != nil {
-		t.Fatal(err)
-	}
-	if err := writer.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if err := locker.Commit(); !errors.Is(err, ErrSerialization) {
-		t.Fatalf("shared locker after the writer: %v, want ErrSerialization", err)
+// An exclusive lock counts as a write: of the locker and a concurrent
+// writer of the row, the first to commit wins. A shared lock fails its
+// own commit after a concurrent write, and fails no writer.
+func TestRowLockFirstCommitterWins(t *testing.T) {
+	for _, c := range []struct {
+		s              LockStrength
+		writerFirst    bool
+		lockerOK, wrOK bool
+	}{
+		{LockUpdate, false, true, false},
+		{LockUpdate, true, false, true},
+		{LockNoKeyUpdate, false, true, false},
+		{LockNoKeyUpdate, true, false, true},
+		{LockShare, false, true, true},
+		{LockShare, true, false, true},
+		{LockKeyShare, false, true, true},
+		{LockKeyShare, true, false, true},
+	} {
+		db := abDB(t)
+		le, we := lockRace(t, db, "a", c.s, c.writerFirst)
+		if (le == nil) != c.lockerOK || le != nil && !errors.Is(le, ErrSerialization) {
+			t.Errorf("strength %d, writer first %v: locker's commit %v", c.s, c.writerFirst, le)
+		}
+		if (we == nil) != c.wrOK || we != nil && !errors.Is(we, ErrSerialization) {
+			t.Errorf("strength %d, writer first %v: writer's commit %v", c.s, c.writerFirst, we)
+		}
 	}
 }
 
 // Locking a row a transaction committed after this one began fails at
 // once.
 func TestRowLockAfterConcurrentWrite(t *testing.T) {
-	db := lockDB(t)
+	db := abDB(t)
 	locker := db.Begin()
 	defer locker.Rollback()
 	update(t, db, func(tx *Txn) error { return tx.Update(tA, k("a"), k("a"), k("x")) })
@@ -103,7 +90,7 @@ func TestRowLockAfterConcurrentWrite(t *testing.T) {
 // NOWAIT and SKIP LOCKED see the conflicting locks of open transactions,
 // in PostgreSQL's conflict table, until the holder ends.
 func TestRowLockNoWaitSkip(t *testing.T) {
-	db := lockDB(t)
+	db := abDB(t)
 	holder := db.Begin()
 	mustLock(t, holder, "a", LockShare, LockAlongside)
 	other := db.Begin()

@@ -33,27 +33,27 @@ func (r *lockRequest) strength() LockStrength {
 	return lockStrength(r.clauses[0].GetLockingClause().GetStrength())
 }
 
+// lockStrengths and lockWaits map pg_query's enums to the plan's; a
+// strength or policy not listed is FOR UPDATE or the default.
+var lockStrengths = map[pg_query.LockClauseStrength]LockStrength{
+	pg_query.LockClauseStrength_LCS_FORKEYSHARE:    LockForKeyShare,
+	pg_query.LockClauseStrength_LCS_FORSHARE:       LockForShare,
+	pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE: LockForNoKeyUpdate,
+}
+
+var lockWaits = map[pg_query.LockWaitPolicy]LockWait{
+	pg_query.LockWaitPolicy_LockWaitError: LockNoWait,
+	pg_query.LockWaitPolicy_LockWaitSkip:  LockSkipLocked,
+}
+
 func lockStrength(s pg_query.LockClauseStrength) LockStrength {
-	switch s {
-	case pg_query.LockClauseStrength_LCS_FORKEYSHARE:
-		return LockForKeyShare
-	case pg_query.LockClauseStrength_LCS_FORSHARE:
-		return LockForShare
-	case pg_query.LockClauseStrength_LCS_FORNOKEYUPDATE:
-		return LockForNoKeyUpdate
+	if st, ok := lockStrengths[s]; ok {
+		return st
 	}
 	return LockForUpdate
 }
 
-func lockWait(w pg_query.LockWaitPolicy) LockWait {
-	switch w {
-	case pg_query.LockWaitPolicy_LockWaitError:
-		return LockNoWait
-	case pg_query.LockWaitPolicy_LockWaitSkip:
-		return LockSkipLocked
-	}
-	return LockWaitDefault
-}
+func lockWait(w pg_query.LockWaitPolicy) LockWait { return lockWaits[w] }
 
 // LockingClauseStrength is the strength of a SELECT's first locking
 // clause, as PostgreSQL's messages name it (FOR UPDATE, …).

@@ -437,21 +437,12 @@ func readStmt(s map[string]json.RawMessage) (*Stmt, error) {
 				st.Conds = []string{x.Cond.E.Query}
 			}
 		case "PLpgSQL_stmt_dynexecute":
-			st.Kind, st.Expr, st.Strict = "execute", x.Query.E.Query, x.Strict
-			for _, p := range x.Params {
-				st.Params = append(st.Params, p.E.Query)
-			}
-			if x.Into {
-				if st.Into, st.IntoFields, err = target(x.Target); err != nil {
-					return nil, err
-				}
-				st.HasInto = true
+			st.Kind, st.Expr, st.Strict, st.Params = "execute", x.Query.E.Query, x.Strict, exprTexts(x.Params)
+			if err := st.readInto(x.Into, x.Target); err != nil {
+				return nil, err
 			}
 		case "PLpgSQL_stmt_dynfors":
-			st.Kind, st.SQL, st.Dynamic = "fors", x.Query.E.Query, true
-			for _, p := range x.Params {
-				st.Params = append(st.Params, p.E.Query)
-			}
+			st.Kind, st.SQL, st.Dynamic, st.Params = "fors", x.Query.E.Query, true, exprTexts(x.Params)
 			if st.Target, st.IntoFields, err = target(x.Var); err != nil {
 				return nil, err
 			}
@@ -460,11 +451,8 @@ func readStmt(s map[string]json.RawMessage) (*Stmt, error) {
 			}
 		case "PLpgSQL_stmt_execsql":
 			st.Kind, st.SQL, st.Strict = "sql", x.SQL.E.Query, x.Strict
-			if x.Into {
-				if st.Into, st.IntoFields, err = target(x.Target); err != nil {
-					return nil, err
-				}
-				st.HasInto = true
+			if err := st.readInto(x.Into, x.Target); err != nil {
+				return nil, err
 			}
 		case "PLpgSQL_stmt_perform":
 			st.Kind, st.SQL, st.Perform = "sql", x.Expr.E.Query, true
@@ -525,9 +513,7 @@ func readStmt(s map[string]json.RawMessage) (*Stmt, error) {
 			if st.Message == "" && st.Condition == "" && len(x.Options) == 0 {
 				return nil, notSupported("RAISE without a message (re-raising)")
 			}
-			for _, p := range x.Params {
-				st.Params = append(st.Params, p.E.Query)
-			}
+			st.Params = exprTexts(x.Params)
 			for _, o := range x.Options {
 				k := "OPTION"
 				if o.O.Type >= 0 && o.O.Type < len(raiseOptionKinds) {
@@ -564,6 +550,26 @@ func readStmt(s map[string]json.RawMessage) (*Stmt, error) {
 		return st, nil
 	}
 	return nil, pgerror.New(pgerror.InternalError, "reading the DO block's parse tree: an empty statement")
+}
+
+// readInto sets the INTO target of a SELECT … INTO or EXECUTE … INTO.
+func (st *Stmt) readInto(into bool, raw json.RawMessage) error {
+	if !into {
+		return nil
+	}
+	var err error
+	st.Into, st.IntoFields, err = target(raw)
+	st.HasInto = err == nil
+	return err
+}
+
+// exprTexts are the texts of PL/pgSQL expressions.
+func exprTexts(list []plExpr) []string {
+	var out []string
+	for _, p := range list {
+		out = append(out, p.E.Query)
+	}
+	return out
 }
 
 func mustJSON(m map[string]json.RawMessage) []byte {
