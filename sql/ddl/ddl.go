@@ -34,6 +34,10 @@ type Result struct {
 	// recorded with Operation.
 	Versions  []uint32
 	Operation string
+	// SameQueries: the stored queries the statement rewrote compute what
+	// they computed (a renamed or moved relation named anew), so the
+	// materialized views' refresh checkpoints still hold.
+	SameQueries bool
 }
 
 // Action runs one statement.

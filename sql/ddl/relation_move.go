@@ -47,7 +47,7 @@ func renameRelation(e *Env, rs *pg_query.RenameStmt) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r.Changed = ids
+	r.Changed, r.SameQueries = ids, true
 	if t.Kind == catalog.KindTable {
 		r.Versions, r.Operation = []uint32{t.ID}, "RENAME TABLE"
 	}
@@ -75,7 +75,7 @@ func setRelationSchema(e *Env, as *pg_query.AlterObjectSchemaStmt) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	r.Changed = ids
+	r.Changed, r.SameQueries = ids, true
 	return r, nil
 }
 

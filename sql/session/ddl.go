@@ -11,6 +11,7 @@ import (
 	"github.com/mvserver/mvserver/catalog"
 	"github.com/mvserver/mvserver/dataset"
 	"github.com/mvserver/mvserver/pgerror"
+	"github.com/mvserver/mvserver/refresh"
 	"github.com/mvserver/mvserver/sql/ddl"
 	"github.com/mvserver/mvserver/sql/exec"
 	"github.com/mvserver/mvserver/sql/parse"
@@ -42,8 +43,14 @@ func (s *Session) applyDDL(st *parse.Statement, a ddl.Action) (string, error) {
 	if err != nil || len(r.Changed)+len(r.Dropped) == 0 {
 		return r.Tag, err
 	}
+	before := s.cat
 	if err := s.persist(e.Cat, r.Changed, r.Dropped); err != nil {
 		return "", err
+	}
+	if r.SameQueries {
+		if err := refresh.KeepCheckpoints(s.txn, before, s.cat); err != nil {
+			return "", mapStorageErr(err)
+		}
 	}
 	for _, id := range r.Versions {
 		if t, ok := s.cat.Table(id); ok {
