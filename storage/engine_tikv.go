@@ -108,6 +108,13 @@ func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
 		m.release()
 		return nil, err
 	}
+	if name == "" { // unshared: no other process (engine_tikv_locks.go)
+		if err := resolveOrphanLocks(store, opts); err != nil {
+			_ = store.Close()
+			m.release()
+			return nil, err
+		}
+	}
 	return startTiKVEngine(&tikvEngine{store: store, cluster: m.cluster, mock: m, commits: commits, isShared: name != ""}, opts)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/kvproto/pkg/kvrpcpb"
 	"github.com/tikv/client-go/v2/tikv"
 	"github.com/tikv/client-go/v2/tikvrpc"
+	"github.com/tikv/client-go/v2/txnkv/transaction"
 )
 
 // Waiting for a commit's secondaries. client-go's two-phase commit returns
@@ -29,10 +30,15 @@ import (
 //
 // The wait is a speed-up only (a reader that meets a lock still resolves
 // it correctly), so it is bounded by secondaryWait: a secondary that
-// fails for good (the store closing) leaves its lock to the readers.
+// fails for good (the store closing) leaves its lock to the readers. The
+// bound is client-go's own for committing secondaries: a shorter one (it
+// was 2 s) gave up on a big commit's secondaries on a loaded machine, and
+// the next statement's 20k reads each resolved a lock, which on the mock
+// is a scan of the whole region (an UPDATE after a REFRESH took 110–320 s).
 
-// secondaryWait bounds how long a commit waits for its secondaries.
-const secondaryWait = 2 * time.Second
+// secondaryWait bounds how long a commit waits for its secondaries: as
+// long as client-go goes on committing them.
+const secondaryWait = (transaction.CommitSecondaryMaxBackoff + 1000) * time.Millisecond
 
 // commitTracker is a tikv.Client that counts committed keys per
 // transaction (by start timestamp) for the transactions apply expects.
