@@ -342,6 +342,10 @@ func (r *innerRun) kept(deltas map[uint32]*sourceDelta) []int {
 	return out
 }
 
+// onInnerFold, when set, is called each time a refresh folds a change
+// into an inner aggregate's states (tests count them).
+var onInnerFold func()
+
 // innerAggregate is the change of an inner aggregate with states: its
 // input's change folded into the touched groups' states, their old rows
 // lost and new rows gained. A WITH query read twice is folded once.
@@ -370,6 +374,9 @@ func (df *differ) innerAggregate(x *innerAgg, a *plan.Aggregate) (*diffResult, e
 	}
 	df.inner.folded[x.id] = true
 	df.inner.memo[x.id] = res
+	if onInnerFold != nil && in.changed {
+		onInnerFold()
+	}
 	c := *res
 	return &c, nil
 }
