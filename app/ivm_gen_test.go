@@ -153,6 +153,10 @@ var ivmShapes = []ivmShape{
 	// kept with the extreme's value and count at it
 	// (refresh/scalar_state.go).
 	{"extreme_of_groups", true, (*ivmGen).genExtremeOfGroups, false, nil},
+	// TPC-H Q13: an aggregate over an aggregate's groups (the inner one
+	// kept as per-group states: refresh/inner_state.go), its input an
+	// outer join at times.
+	{"agg_of_groups", true, (*ivmGen).genAggOfGroups, false, nil},
 	// Comparison with a correlated scalar aggregate (TPC-H Q17, Q20):
 	// decorrelated into a join with a grouped side, whose touched groups
 	// the join narrows to the keys its other side holds.
@@ -1748,6 +1752,34 @@ func (g *ivmGen) genExtremeOfGroups() (ivmQuery, bool) {
 	cond := fmt.Sprintf(g.pick("r.s = (SELECT %s(s) FROM r)", "r.s >= (SELECT %s(s) FROM r) - 2", "r.n = (SELECT %s(n) FROM r)"), g.pick("max", "min"))
 	q := fmt.Sprintf("WITH r AS (%s) SELECT r.g AS c0, r.s AS c1, r.n AS c2 FROM r WHERE %s", r, cond)
 	return ivmQuery{sql: q, cols: []ivmCol{{"c0", kind}, {"c1", ivmInt}, {"c2", ivmInt}}, incr: true}, true
+}
+
+func (g *ivmGen) genAggOfGroups() (ivmQuery, bool) {
+	a, ref, key, _, ok := g.grouped()
+	if !ok {
+		return ivmQuery{}, false
+	}
+	from := a.src.from + " AS a"
+	count := "count(*)"
+	if b := (ivmRef{"b", g.tableSource()}); g.p(0.5) {
+		// Q13: customers LEFT JOIN orders, counting each one's orders.
+		if on, ok := g.joinCond(a, b); ok {
+			from += " LEFT JOIN " + b.src.from + " AS b ON " + on
+			if g.p(0.5) {
+				from += " AND " + g.pred(ivmScope{b})
+			}
+			c, _ := g.anyCol(ivmScope{b})
+			count = "count(" + c + ")"
+		}
+	}
+	where := ""
+	if g.p(0.4) {
+		where = " WHERE " + g.pred(ivmScope{a})
+	}
+	inner := fmt.Sprintf("SELECT %s AS g, %s AS n, sum(%s) AS s FROM %s%s GROUP BY %s", key, count, ref, from, where, key)
+	outer := g.pick("t.n", "t.s", "t.n % 3")
+	q := fmt.Sprintf("SELECT %s AS c0, count(*) AS c1, sum(t.s) AS c2 FROM (%s) AS t GROUP BY %s", outer, inner, outer)
+	return ivmQuery{sql: q, cols: []ivmCol{{"c0", ivmInt}, {"c1", ivmInt}, {"c2", ivmInt}}, incr: true}, true
 }
 
 // orderLimit is ORDER BY over the first n output columns (all of them

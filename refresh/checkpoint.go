@@ -31,6 +31,9 @@ type Checkpoint struct {
 	// at these versions (scalar_state.go); a refresh that did not
 	// compute one leaves it out.
 	Scalars []ScalarState `json:"scalars,omitempty"`
+	// InnerStates are the ids of the inner aggregates whose stored states
+	// (inner_state.go) match these versions.
+	InnerStates []int `json:"inner_states,omitempty"`
 	// OwnWrites are the sources whose rows the refresh read with writes of
 	// its own transaction (REFRESH inside a transaction block that changed
 	// them): those writes get their version only at the commit, so Sources
@@ -109,6 +112,9 @@ func Forget(txn *storage.Txn, view uint32) error {
 		return err
 	}
 	if err := clearTopKSpares(txn, view); err != nil {
+		return err
+	}
+	if err := clearInnerStates(txn, view); err != nil {
 		return err
 	}
 	return forgetLog(txn, view)

@@ -163,6 +163,9 @@ type differ struct {
 	scalarsAfter  []ScalarState
 	// ctes are the changes of shared CTEs, by CTE.
 	ctes map[*plan.CTE]*diffResult
+	// inner are the stored states of inner aggregates (inner_state.go);
+	// nil: none used.
+	inner *innerRun
 }
 
 func unchanged(n plan.Node) *diffResult { return &diffResult{old: n} }
@@ -746,6 +749,9 @@ func (df *differ) touchedKeys(keys []plan.Expr, nodes ...plan.Node) (map[string]
 // aggregate recomputes the groups the changes touch, as of the checkpoint
 // (minus) and now (plus). Without GROUP BY the one group is recomputed.
 func (df *differ) aggregate(a *plan.Aggregate) (*diffResult, error) {
+	if x := df.inner.of(a); x != nil {
+		return df.innerAggregate(x, a)
+	}
 	in, err := df.diff(a.Input)
 	if err != nil || !in.changed {
 		return unchangedOr(a, in, err)

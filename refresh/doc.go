@@ -65,6 +65,11 @@
 // change is a Z-set (zset.go: rows with integer weights); consolidate is
 // the one place weights are summed, for the view's writes, the group
 // states' folds and streaming appends.
+// An aggregate inside the query whose every row an aggregate above reads
+// (TPC-H Q13's orders per customer, Q15's revenue0 under its max) keeps
+// per-group states too (inner_state.go): the differentiator folds its
+// input's change into them instead of recomputing the touched groups, and
+// the full recompute builds them and reads their rows.
 // GROUP_AGGREGATE keeps SUM/AVG of decimals only over expressions of one
 // fixed scale (fixed_scale.go), whose states taking rows back print as fresh
 // ones; EXPLAIN REFRESH names the aggregate it refuses and the fix.
@@ -93,6 +98,12 @@
 //     name, its value over the checkpoint's snapshot and the count of its
 //     input's rows at that value; a refresh that did not compute one
 //     leaves it out (the invariants build checks them after every
+//     incremental refresh).
+//  7. A checkpoint's InnerStates name the inner aggregates whose stored
+//     states hold, per non-empty group, the aggregate over that group's
+//     input rows at the checkpoint; an incremental refresh keeps an id
+//     only when it folded that aggregate's change or none of its sources
+//     moved (the invariants build checks the states after every
 //     incremental refresh).
 //
 // Imports: sql/exec, sql/plan, sql/parse, sql/funcs, sql/types, catalog,

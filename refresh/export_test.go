@@ -19,3 +19,11 @@ func SetStateQuery(on bool, runs *atomic.Int64) (restore func()) {
 	onStateQuery = func() { runs.Add(1) }
 	return func() { stateQueryOff, onStateQuery = oldOff, oldHook }
 }
+
+// CountInnerFolds counts in *runs the changes folded into inner aggregate
+// states (inner_state.go); it returns the restore.
+func CountInnerFolds(runs *atomic.Int64) (restore func()) {
+	old := onInnerFold
+	onInnerFold = func() { runs.Add(1) }
+	return func() { onInnerFold = old }
+}

@@ -18,12 +18,12 @@ var diffFullLimit int64 = 2_000_000
 
 // runFull recomputes the view's rows (FULL_RECOMPUTE). A view that
 // GROUP_AGGREGATE maintains gets its group states rebuilt in the same pass.
-func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
+func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, []int, error) {
 	var st Stats
 	v := in.View
 	w, err := newViewWriter(in)
 	if err != nil {
-		return st, err
+		return st, nil, err
 	}
 	info := w.info
 	// diff collects the new rows of a view that holds some (written as a
@@ -34,16 +34,16 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	// 1M-row join view: 6.7-7.9 s → 3.0-4.2 s).
 	var diff, fresh *newRowSet
 	if n, err := in.Txn.RowCount(info.ID); err != nil {
-		return st, err
+		return st, nil, err
 	} else if in.Txn.WritesTable(info.ID) {
 		// The transaction already wrote the view (CREATE, or an earlier
 		// REFRESH of the same block): RowCount counts committed rows only,
 		// so start over from empty.
 		if err := in.Txn.Truncate(info); err != nil {
-			return st, err
+			return st, nil, err
 		}
 		if err := w.truncated(n); err != nil {
-			return st, err
+			return st, nil, err
 		}
 		fresh = &newRowSet{}
 	} else if n == 0 {
@@ -53,15 +53,21 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 	} else if in.rewriteAt > 0 && n >= in.rewriteAt {
 		// Big: the new content is written as a new generation.
 		if err := w.startRewrite(); err != nil {
-			return st, err
+			return st, nil, err
 		}
 		fresh = &newRowSet{}
 	} else if err := in.Txn.Truncate(info); err != nil {
-		return st, err
+		return st, nil, err
 	} else if err := w.truncated(n); err != nil {
-		return st, err
+		return st, nil, err
 	} else {
 		fresh = &newRowSet{}
+	}
+	// Inner aggregates keeping states get them built here, and the
+	// recompute reads their rows (inner_state.go).
+	withStates, inner, err := buildInnerStates(ctx, in, an)
+	if err != nil {
+		return st, nil, err
 	}
 	var q plan.Node = in.Query
 	// A top-k view's recompute also gets the rows after the first k: the
@@ -72,28 +78,46 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		if len(in.expectations) == 0 {
 			topk = an.topK
 		} else if err := clearTopKSpares(in.Txn, v.ID); err != nil {
-			return st, err
+			return st, nil, err
 		}
 	}
 	if topk != nil {
-		if q, err = in.optimized(topk.withSpares()); err != nil {
-			return st, err
+		if q, err = withStates(topk.withSpares()); err == nil {
+			q, err = in.optimized(q)
+		}
+		if err != nil {
+			return st, nil, err
 		}
 	} else if an != nil && an.groupAgg != nil {
-		ga := newGroupAggRun(an.groupAgg, in)
+		shape := *an.groupAgg
+		input, err := withStates(shape.agg.Input)
+		if err != nil {
+			return st, nil, err
+		}
+		if input != shape.agg.Input {
+			shape.agg = rebuild(shape.agg, input).(*plan.Aggregate)
+		}
+		ga := newGroupAggRun(&shape, in)
 		if q, st.RowsRead, err = ga.full(ctx); err != nil {
-			return st, err
+			return st, nil, err
 		}
 	} else if err := clearGroupStates(in.Txn, v.ID); err != nil {
-		return st, err
+		return st, nil, err
+	} else if len(inner) > 0 {
+		if q, err = withStates(in.Query); err == nil {
+			q, err = in.optimized(q)
+		}
+		if err != nil {
+			return st, nil, err
+		}
 	} else if q, err = in.evalQuery(); err != nil {
 		// The recompute runs the plan a SELECT of the query gets
 		// (evalplan.go): its join order, index scans and lookups.
-		return st, err
+		return st, nil, err
 	}
 	op, err := exec.Build(in.Exec, q)
 	if err != nil {
-		return st, err
+		return st, nil, err
 	}
 	var buf []byte
 	var produced int64
@@ -181,7 +205,7 @@ func runFull(ctx context.Context, in *Input, an *Analysis) (Stats, error) {
 		// the view's indexes is the refresh's error (23505).
 		err = w.rw.Seal()
 	}
-	return st, err
+	return st, inner, err
 }
 
 // heldCharge charges the new rows a full recompute holds before it

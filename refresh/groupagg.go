@@ -40,9 +40,20 @@ func findGroupAgg(q plan.Node) (*groupAggShape, string) {
 			}
 		}
 	}
-	for _, e := range g.agg.GroupBy {
+	if why := groupStateBlocker(g.agg); why != "" {
+		return nil, why
+	}
+	return g, ""
+}
+
+// groupStateBlocker says why an aggregate's groups cannot be kept as
+// stored states (GROUP_AGGREGATE at the top, inner_state.go below it), ""
+// when they can: its keys must be read back as they print, its aggregates
+// retractable.
+func groupStateBlocker(a *plan.Aggregate) string {
+	for _, e := range a.GroupBy {
 		if exprBlocker(e, false) != nil {
-			return nil, "a grouping expression cannot be maintained"
+			return "a grouping expression cannot be maintained"
 		}
 		// A group's key is the value its first row brought; keys whose
 		// equal values print apart (1.5 / 1.50, -0 / 0, '1 day' /
@@ -50,21 +61,21 @@ func findGroupAgg(q plan.Node) (*groupAggShape, string) {
 		// touched group whole.
 		switch t := e.Type(); t.Kind {
 		case types.KindFloat4, types.KindFloat8, types.KindInterval:
-			return nil, "a group key is of type " + t.String() + ", whose equal values can print apart"
+			return "a group key is of type " + t.String() + ", whose equal values can print apart"
 		case types.KindNumeric:
 			// (extract(year FROM date), TPC-H Q7/Q8/Q9's key, is a
 			// whole number: fixed_scale.go)
-			if _, ok := fixedScale(e, g.agg.Input); !ok {
-				return nil, "a group key is a decimal of no fixed scale, whose equal values can print apart (fix: CAST(… AS DECIMAL(p,s)))"
+			if _, ok := fixedScale(e, a.Input); !ok {
+				return "a group key is a decimal of no fixed scale, whose equal values can print apart (fix: CAST(… AS DECIMAL(p,s)))"
 			}
 		}
 	}
-	for _, c := range g.agg.Aggs {
-		if why := notRetractable(c, g.agg.Input); why != "" {
-			return nil, why
+	for _, c := range a.Aggs {
+		if why := notRetractable(c, a.Input); why != "" {
+			return why
 		}
 	}
-	return g, ""
+	return ""
 }
 
 // topAggregateChain finds an aggregate at the top of a query, under
@@ -174,6 +185,8 @@ type groupAggRun struct {
 	hk    []byte
 	vals  []types.Datum // appendState's
 	ids   []uint32
+	// readOnly: incremental folds without writing the states (EXPLAIN).
+	readOnly bool
 }
 
 func groupStatePrefix(view uint32) []byte {
@@ -505,6 +518,22 @@ func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
 		r.byInt = make(map[int64]*aggGroup, n)
 		r.order = make([]string, 0, n)
 	}
+	read, err := r.computeAll(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := r.storeAll(); err != nil {
+		return nil, 0, err
+	}
+	rows, err := r.results()
+	if err != nil {
+		return nil, 0, err
+	}
+	return r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: rows}), read, nil
+}
+
+// computeAll computes every group from the input (nothing stored).
+func (r *groupAggRun) computeAll(ctx context.Context) (int64, error) {
 	read, byQuery, err := r.foldByQuery(ctx)
 	if err == nil && !byQuery {
 		if r.scalar() {
@@ -513,21 +542,20 @@ func (r *groupAggRun) full(ctx context.Context) (plan.Node, int64, error) {
 		read, err = r.fold(ctx, r.g.agg.Input, false)
 	}
 	r.byInt = nil
-	if err != nil {
-		return nil, 0, err
-	}
-	if err := r.storeAll(); err != nil {
-		return nil, 0, err
-	}
+	return read, err
+}
+
+// results are the aggregate's rows of every group, in r.order.
+func (r *groupAggRun) results() ([][]types.Datum, error) {
 	rows := make([][]types.Datum, 0, len(r.order))
 	for _, hk := range r.order {
 		row, err := r.result(r.groups[hk])
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		rows = append(rows, row)
 	}
-	return r.g.over(&plan.Given{Cols: r.g.agg.Cols, Rows: rows}), read, nil
+	return rows, nil
 }
 
 // storeAll makes the stored states those of r.groups, writing only the
@@ -630,10 +658,13 @@ func (r *groupAggRun) incremental(ctx context.Context, d *diffResult) (plus, min
 				return nil, nil, 0, err
 			}
 			newRows = append(newRows, row)
+			if r.readOnly {
+				continue
+			}
 			if err := r.in.Txn.PutMeta(r.stateKey(hk), r.encode(grp)); err != nil {
 				return nil, nil, 0, err
 			}
-		} else if grp.existed {
+		} else if grp.existed && !r.readOnly {
 			if err := r.in.Txn.DeleteMeta(r.stateKey(hk)); err != nil {
 				return nil, nil, 0, err
 			}

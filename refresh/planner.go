@@ -63,6 +63,9 @@ type refreshPlan struct {
 	// scalars are the MIN/MAX scalar states the change computed for the
 	// new checkpoint (scalar_state.go).
 	scalars []ScalarState
+	// inner are the inner aggregates whose states match the new
+	// snapshot (inner_state.go).
+	inner []int
 }
 
 // errStrict is the failure of an INCREMENTAL STRICT refresh that cannot be
@@ -85,7 +88,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	sizes := &sizer{txn: in.Txn, est: in.estimator(), cache: map[uint32]int64{}}
 	full := func(reason string) (*refreshPlan, error) {
 		p.technique, p.reason = FullRecompute, reason
-		p.plus, p.minus, p.ga, p.scalars = nil, nil, nil, nil
+		p.plus, p.minus, p.ga, p.scalars, p.inner = nil, nil, nil, nil, nil
 		if p.fullCost == 0 {
 			p.estimateFull(in, sizes)
 		}
@@ -190,6 +193,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 	// The plans the differentiation runs are priced as they go, and stop
 	// at a full recompute's estimate (budget.go).
 	run.df.budget.sizes = sizes
+	run.df.inner = newInnerRun(in, dryRun)
 	if mayGoFull {
 		p.estimateFull(in, sizes)
 		run.df.budget.limit = fullLimit(ckpt, p.fullCost)
@@ -238,6 +242,7 @@ func planRefresh(ctx context.Context, in *Input, an *Analysis, opt Options, dryR
 		chosen = t
 		p.plus, p.minus, p.ga, p.partitions = c.plus, c.minus, c.ga, c.partitions
 		p.scalars = run.df.scalarsAfter
+		p.inner = run.df.inner.kept(deltas)
 		break
 	}
 	if chosen == nil {

@@ -317,13 +317,14 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	res.Technique, res.Reason = p.technique, p.reason
 	groupState := ckpt != nil && ckpt.GroupState
 	var scalars []ScalarState
+	var inner []int
 	switch p.technique {
 	case NoOp:
 		if ckpt != nil {
-			scalars = ckpt.Scalars
+			scalars, inner = ckpt.Scalars, ckpt.InnerStates
 		}
 	case FullRecompute:
-		if res.Stats, err = runFull(ctx, in, an); err != nil {
+		if res.Stats, inner, err = runFull(ctx, in, an); err != nil {
 			return nil, err
 		}
 		groupState = an.groupAgg != nil
@@ -342,12 +343,12 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 			// and say so in the event log.
 			res.Technique, res.Reason = FullRecompute, "drift: "+drift.msg+"; recomputed in full"
 			p.technique, p.reason = res.Technique, res.Reason
-			res.Stats, err = runFull(ctx, in, an)
+			res.Stats, inner, err = runFull(ctx, in, an)
 			if err == nil {
 				scalars, err = fullScalars(in, an)
 			}
 		} else {
-			scalars = p.scalars
+			scalars, inner = p.scalars, p.inner
 		}
 		if err != nil {
 			return nil, err
@@ -363,6 +364,9 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 			if err := checkScalars(in, an, scalars); err != nil {
 				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
 			}
+			if err := checkInnerStates(ctx, in, inner); err != nil {
+				panic(fmt.Sprintf("refresh: %s after %s: %v", v.Name, res.Technique, err))
+			}
 		}
 	}
 	if p.technique != NoOp {
@@ -375,7 +379,7 @@ func (r *Runner) refreshIn(ctx context.Context, txn *storage.Txn, cat *catalog.C
 	if err := r.markPopulated(txn, cat, v); err != nil {
 		return nil, err
 	}
-	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, Scalars: scalars, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
+	if err := putJSON(txn, checkpointKey(view), &Checkpoint{Sources: versions, At: start, Definition: Fingerprint(cat, v), GroupState: groupState, Scalars: scalars, InnerStates: inner, OwnWrites: in.OwnWrites, Rates: p.learn(ckpt)}); err != nil {
 		return nil, err
 	}
 	end := r.now()

@@ -24,6 +24,9 @@ func Unpopulate(txn *storage.Txn, v *catalog.Table) error {
 	if err := clearGroupStates(txn, v.ID); err != nil {
 		return err
 	}
+	if err := clearInnerStates(txn, v.ID); err != nil {
+		return err
+	}
 	return txn.DeleteMeta(checkpointKey(v.ID))
 }
 

@@ -140,6 +140,14 @@ func NodeExprs(n Node) []Expr { return ownExprs(n) }
 // NodeInputs returns n's inputs at its evaluation level.
 func NodeInputs(n Node) []Node { return inputs(n) }
 
+// MapNodeExprs returns n with each expression NodeExprs lists replaced by
+// fn's value for it: a copy when one changed, n itself (never modified)
+// otherwise.
+func MapNodeExprs(n Node, fn func(Expr) Expr) (Node, error) {
+	out, _, err := mapOwnExprs(n, func(e Expr) (Expr, error) { return fn(e), nil })
+	return out, err
+}
+
 // mapOwnExprs returns n with each expression ownExprs lists replaced by
 // fn's value for it, as a copy when any changed (n itself is never
 // modified); changed says whether one did. A scan's equality prefix keeps
