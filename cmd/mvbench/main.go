@@ -51,6 +51,7 @@ type config struct {
 	cpuProfile   string
 	profilePhase string
 	quiet, keep  bool
+	reuse        bool // workload T: reuse a kept load (tpch_reuse.go)
 	logLevel     slog.Level
 	// Workload T (tpch.go).
 	sf           float64
@@ -100,6 +101,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.BoolVar(&c.keep, "keep", false, "keep each workload's tables and view (default: dropped after the workload)")
+	fs.BoolVar(&c.reuse, "reuse", false, "workload T alone, with --data-dir or --mv: skip the load when both systems still hold this --sf and --seed's tables, unchanged, from an earlier --keep or --reuse run (otherwise load as usual); implies --keep")
 	logLevel := fs.String("log-level", "warn", "log level of the in-process mvserver (debug, info, warn, error)")
 	err := fs.Parse(args)
 	if err != nil {
@@ -199,6 +201,15 @@ Usage: go run ./cmd/mvbench [flags]
 	}
 	if c.mvURL != "" && c.dataDir != "" {
 		return nil, errors.New("--data-dir is for the in-process mvserver; it cannot go with --mv")
+	}
+	if c.reuse {
+		if c.dataDir == "" && c.mvURL == "" {
+			return nil, errors.New("--reuse needs --data-dir (or --mv): a temporary data directory holds nothing to reuse")
+		}
+		if slices.ContainsFunc(c.workloads, func(w *workload) bool { return w.run == nil }) {
+			return nil, errors.New("--reuse is for workload T alone: the other workloads load their own tables each time")
+		}
+		c.keep = true
 	}
 	if err := c.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
@@ -302,9 +313,13 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 		systems = append(systems, pg)
 		rep.PostgreSQL = pg.version(ctx)
 	}
+	// With --reuse, workload T resets the schema only when it cannot
+	// reuse it (tpch_reuse.go).
 	for _, s := range systems {
-		if err := s.resetSchema(ctx); err != nil {
-			return rep, err
+		if !cfg.reuse {
+			if err := s.resetSchema(ctx); err != nil {
+				return rep, err
+			}
 		}
 	}
 

@@ -172,6 +172,8 @@ func TestFlags(t *testing.T) {
 		{"--query-timeout", "0s"},
 		{"--tpch-queries", "23"},
 		{"--tpch-queries", "Qx"},
+		{"--workloads", "T", "--reuse"},
+		{"--workloads", "T,W1", "--reuse", "--data-dir", "x"},
 	} {
 		if _, err := parseFlags(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("%q: accepted", args)

@@ -122,10 +122,13 @@ func runTPCH(ctx context.Context, b *bench, systems []*system) error {
 	}
 	out := b.out
 	fmt.Fprintf(out, "\nT %s, at scale factor %g (its own generator and harness: no power or throughput test, no audit, no check against the specification's answer set)\n", r.w.title, b.cfg.sf)
-	if err := r.load(ctx); err != nil {
+	reused, err := r.prepare(ctx)
+	if err != nil {
 		return err
 	}
-	r.printLoad(out)
+	if !reused {
+		r.printLoad(out)
+	}
 	for _, s := range systems {
 		if _, err := s.exec(ctx, r.timeoutSQL()); err != nil {
 			return err
@@ -138,6 +141,9 @@ func runTPCH(ctx context.Context, b *bench, systems []*system) error {
 	}
 	r.printQueries(out)
 	if b.cfg.refresh {
+		if err := r.markChanged(ctx); err != nil {
+			return err
+		}
 		for _, batch := range r.changeBatches() {
 			if err := r.runBatch(ctx, batch); err != nil {
 				return err
