@@ -126,7 +126,7 @@ func runTPCH(ctx context.Context, b *bench, systems []*system) error {
 	if err != nil {
 		return err
 	}
-	if !reused {
+	if len(reused) < len(systems) {
 		r.printLoad(out)
 	}
 	for _, s := range systems {
@@ -170,12 +170,12 @@ func (r *tpchRun) timeoutSQL() string {
 	return fmt.Sprintf("SET statement_timeout = %d", r.timeout.Milliseconds())
 }
 
-// load creates the tables, loads them with COPY, checks their row counts,
-// creates the secondary indexes and gathers statistics (the last two
-// untimed in the ratios, as a user would do after a bulk load).
-func (r *tpchRun) load(ctx context.Context) error {
+// load creates the tables on systems, loads them with COPY, checks their
+// row counts, creates the secondary indexes and gathers statistics (the
+// last two untimed in the ratios, as a user would do after a bulk load).
+func (r *tpchRun) load(ctx context.Context, systems []*system) error {
 	tables := tpchTables()
-	for _, s := range r.systems {
+	for _, s := range systems {
 		for _, t := range tables {
 			if _, err := s.exec(ctx, t.createSQL()); err != nil {
 				return err

@@ -45,11 +45,11 @@ func TestReuse(t *testing.T) {
 	}
 
 	rep, out := run()
-	if !loaded(rep) || rep.Config.LoadReused || !strings.Contains(out, "cannot reuse") {
+	if !loaded(rep) || len(rep.Config.LoadReused) != 0 || !strings.Contains(out, "cannot reuse") {
 		t.Fatalf("first run: loaded %v, reused %v:\n%s", loaded(rep), rep.Config.LoadReused, out)
 	}
 	rep, out = run("--refresh")
-	if loaded(rep) || !rep.Config.LoadReused || !strings.Contains(out, "load: reused") {
+	if loaded(rep) || len(rep.Config.LoadReused) != 1 || !strings.Contains(out, "mvserver: reused the tables") {
 		t.Fatalf("second run: loaded %v, reused %v:\n%s", loaded(rep), rep.Config.LoadReused, out)
 	}
 	if c := created(rep); !strings.HasPrefix(c, stOK) {
@@ -59,7 +59,7 @@ func TestReuse(t *testing.T) {
 		t.Errorf("second run: SELECT Q6 %+v", sel)
 	}
 	rep, out = run()
-	if !loaded(rep) || rep.Config.LoadReused || !strings.Contains(out, "changed by an earlier run") {
+	if !loaded(rep) || len(rep.Config.LoadReused) != 0 || !strings.Contains(out, "changed by an earlier run") {
 		t.Fatalf("third run, after change batches: loaded %v, reused %v:\n%s", loaded(rep), rep.Config.LoadReused, out)
 	}
 }
