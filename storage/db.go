@@ -24,6 +24,9 @@ type Options struct {
 	Clock     func() time.Time // commit timestamps; nil = time.Now
 	Logger    *slog.Logger     // optional
 	CacheSize int64            // block cache bytes; 0 = 256 MiB
+	// Compression of the blocks Pebble writes (compression.go); empty =
+	// DefaultCompression. Other engines ignore it.
+	Compression Compression
 	// FS is the filesystem under Dir (nil = the operating system's); tests
 	// wrap it to inject faults.
 	FS vfs.FS
@@ -137,6 +140,9 @@ func Open(opts Options) (*DB, error) {
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	if err := applyCompression(po, opts.Compression); err != nil {
+		return nil, err
 	}
 	dir := opts.Dir
 	if opts.InMemory {

@@ -46,6 +46,7 @@ type config struct {
 	check        string
 	dataDir      string
 	cacheSize    int64    // the in-process mvserver's --cache-size (0: its default)
+	compression  string   // the in-process mvserver's --compression ("": its default)
 	store        string   // the in-process mvserver's --store in this run ("": Pebble)
 	stores       []string // --store's list: one run per engine (stores.go)
 	cpuProfile   string
@@ -96,6 +97,7 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
 	store := fs.String("store", "", "storage engine of the in-process mvserver (its --store): empty or pebble for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv); a comma list (pebble,tikvmock://) runs everything once per engine and prints the later engines' numbers beside the first's")
 	cacheSize := fs.String("cache-size", "", "block cache of the in-process mvserver (its --cache-size, e.g. 2GB; default its own)")
+	fs.StringVar(&c.compression, "compression", "", "block compression of the in-process mvserver's storage (its --compression: none, snappy, minlz, zstd; default its own); it applies to the files written from then on")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the in-process mvserver (default: a temporary directory, removed at the end)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process mvserver included) to this file")
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
@@ -202,6 +204,11 @@ Usage: go run ./cmd/mvbench [flags]
 	if c.mvURL != "" && c.dataDir != "" {
 		return nil, errors.New("--data-dir is for the in-process mvserver; it cannot go with --mv")
 	}
+	if c.compression != "" {
+		if _, err := app.ParseCompression(c.compression); err != nil {
+			return nil, fmt.Errorf("--compression: %q is none of none, snappy, minlz, zstd", c.compression)
+		}
+	}
 	if c.reuse {
 		if c.dataDir == "" && c.mvURL == "" {
 			return nil, errors.New("--reuse needs --data-dir (or --mv): a temporary data directory holds nothing to reuse")
@@ -283,7 +290,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	mvURL := cfg.mvURL
 	if mvURL == "" {
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-		p, url, err := startMVServer(cfg.dataDir, cfg.store, cfg.cacheSize, logger)
+		p, url, err := startMVServer(cfg.dataDir, serverOptions{store: cfg.store, cacheSize: cfg.cacheSize, compression: cfg.compression}, logger)
 		if err != nil {
 			return rep, err
 		}

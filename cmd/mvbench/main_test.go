@@ -120,7 +120,7 @@ func TestTinyRun(t *testing.T) {
 func TestCheckFindsDrift(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, url, err := startMVServer(t.TempDir(), "", 0, slog.New(slog.DiscardHandler))
+	p, url, err := startMVServer(t.TempDir(), serverOptions{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +173,7 @@ func TestFlags(t *testing.T) {
 		{"--tpch-queries", "23"},
 		{"--tpch-queries", "Qx"},
 		{"--workloads", "T", "--reuse"},
+		{"--compression", "lz4"},
 		{"--workloads", "T,W1", "--reuse", "--data-dir", "x"},
 	} {
 		if _, err := parseFlags(args, &bytes.Buffer{}); err == nil {

@@ -1,0 +1,71 @@
+package storage
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+)
+
+// Compression names how the Pebble engine compresses the blocks of the
+// files it writes (Options.Compression). Each block records how it was
+// compressed, so a data directory written under one setting reads under
+// any other; a change applies to the files written from then on (new
+// flushes, compactions and ingested staging files).
+type Compression string
+
+const (
+	// CompressionDefault is DefaultCompression.
+	CompressionDefault Compression = ""
+	// CompressionNone stores blocks as they are: no decompression on a
+	// block-cache miss, at the most disk.
+	CompressionNone Compression = "none"
+	// CompressionSnappy is Snappy, Pebble's own default.
+	CompressionSnappy Compression = "snappy"
+	// CompressionMinLZ is MinLZ at its fastest level: about Snappy's
+	// ratio, faster to decompress.
+	CompressionMinLZ Compression = "minlz"
+	// CompressionZstd is Zstandard at level 3: the smallest files, the
+	// slowest to write and read.
+	CompressionZstd Compression = "zstd"
+)
+
+// DefaultCompression is the setting of an Options.Compression left empty.
+const DefaultCompression = CompressionSnappy
+
+// compressions are the settings by name, with Pebble's profile of each.
+var compressions = map[Compression]*sstable.CompressionProfile{
+	CompressionNone:   sstable.NoCompression,
+	CompressionSnappy: sstable.SnappyCompression,
+	CompressionMinLZ:  sstable.MinLZCompression,
+	CompressionZstd:   sstable.ZstdCompression,
+}
+
+// ParseCompression reads a setting's name (case-insensitive; empty is
+// the default).
+func ParseCompression(s string) (Compression, error) {
+	c := Compression(strings.ToLower(strings.TrimSpace(s)))
+	if c == CompressionDefault {
+		return DefaultCompression, nil
+	}
+	if compressions[c] == nil {
+		return "", fmt.Errorf("storage: compression %q is none of none, snappy, minlz, zstd", s)
+	}
+	return c, nil
+}
+
+// applyCompression sets every level of po to c.
+func applyCompression(po *pebble.Options, c Compression) error {
+	if c == CompressionDefault {
+		c = DefaultCompression
+	}
+	p := compressions[c]
+	if p == nil {
+		return fmt.Errorf("storage: compression %q is none of none, snappy, minlz, zstd", c)
+	}
+	for i := range po.Levels {
+		po.Levels[i].Compression = func() *sstable.CompressionProfile { return p }
+	}
+	return nil
+}
