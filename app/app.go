@@ -109,6 +109,9 @@ type Config struct {
 	// Compression of the blocks the storage engine writes
 	// (storage.Compression; empty = storage.DefaultCompression).
 	Compression storage.Compression
+	// BlockSize is the size of the data blocks the storage engine writes,
+	// in bytes before compression (0 = storage.DefaultBlockSize).
+	BlockSize int
 	// FS, when set, is the filesystem under the data directory (tests
 	// inject faults through it).
 	FS vfs.FS
@@ -219,7 +222,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.Database = "mvserver"
 	}
 	storage.SetKillPointFromEnv() // tests of crashes only (generation.go)
-	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, CacheSize: cfg.CacheSize, Compression: cfg.Compression, StageRows: cfg.StageThreshold, Store: cfg.Store})
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, CacheSize: cfg.CacheSize, Compression: cfg.Compression, BlockSize: cfg.BlockSize, StageRows: cfg.StageThreshold, Store: cfg.Store})
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,7 @@ type config struct {
 	dataDir      string
 	cacheSize    int64    // the in-process mvserver's --cache-size (0: its default)
 	compression  string   // the in-process mvserver's --compression ("": its default)
+	blockSize    int      // the in-process mvserver's --block-size (0: its default)
 	store        string   // the in-process mvserver's --store in this run ("": Pebble)
 	stores       []string // --store's list: one run per engine (stores.go)
 	cpuProfile   string
@@ -98,6 +99,7 @@ Usage: go run ./cmd/mvbench [flags]
 	store := fs.String("store", "", "storage engine of the in-process mvserver (its --store): empty or pebble for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv); a comma list (pebble,tikvmock://) runs everything once per engine and prints the later engines' numbers beside the first's")
 	cacheSize := fs.String("cache-size", "", "block cache of the in-process mvserver (its --cache-size, e.g. 2GB; default its own)")
 	fs.StringVar(&c.compression, "compression", "", "block compression of the in-process mvserver's storage (its --compression: none, snappy, minlz, zstd; default its own); it applies to the files written from then on")
+	blockSize := fs.String("block-size", "", "data block size of the in-process mvserver's storage before compression (its --block-size, e.g. 32kB; default its own); it applies to the files written from then on")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the in-process mvserver (default: a temporary directory, removed at the end)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process mvserver included) to this file")
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
@@ -204,6 +206,13 @@ Usage: go run ./cmd/mvbench [flags]
 	if c.mvURL != "" && c.dataDir != "" {
 		return nil, errors.New("--data-dir is for the in-process mvserver; it cannot go with --mv")
 	}
+	if *blockSize != "" {
+		n, err := app.ParseMemory(*blockSize)
+		if err != nil || n < 1<<10 || n > 1<<20 {
+			return nil, fmt.Errorf("--block-size: %q is not a size from 1kB to 1MB", *blockSize)
+		}
+		c.blockSize = int(n)
+	}
 	if c.compression != "" {
 		if _, err := app.ParseCompression(c.compression); err != nil {
 			return nil, fmt.Errorf("--compression: %q is none of none, snappy, minlz, zstd", c.compression)
@@ -290,7 +299,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	mvURL := cfg.mvURL
 	if mvURL == "" {
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-		p, url, err := startMVServer(cfg.dataDir, serverOptions{store: cfg.store, cacheSize: cfg.cacheSize, compression: cfg.compression}, logger)
+		p, url, err := startMVServer(cfg.dataDir, serverOptions{store: cfg.store, cacheSize: cfg.cacheSize, compression: cfg.compression, blockSize: cfg.blockSize}, logger)
 		if err != nil {
 			return rep, err
 		}

@@ -174,6 +174,7 @@ func TestFlags(t *testing.T) {
 		{"--tpch-queries", "Qx"},
 		{"--workloads", "T", "--reuse"},
 		{"--compression", "lz4"},
+		{"--block-size", "2MB"},
 		{"--workloads", "T,W1", "--reuse", "--data-dir", "x"},
 	} {
 		if _, err := parseFlags(args, &bytes.Buffer{}); err == nil {

@@ -215,6 +215,7 @@ type serverOptions struct {
 	store       string // storage engine (empty: Pebble)
 	cacheSize   int64  // block cache bytes
 	compression string // block compression's name
+	blockSize   int    // data block bytes before compression
 }
 
 // startMVServer starts mvserver on a loopback port with its data in dir
@@ -240,6 +241,7 @@ func startMVServer(dir string, so serverOptions, logger *slog.Logger) (*inProces
 	cfg.Store = so.store
 	cfg.CacheSize = so.cacheSize
 	cfg.Compression = comp
+	cfg.BlockSize = so.blockSize
 	srv, err := app.Start(cfg)
 	if err != nil {
 		if p.rm {

@@ -8,6 +8,12 @@ import (
 	"github.com/cockroachdb/pebble/v2/sstable"
 )
 
+// The block format of the files the Pebble engine writes: how each block
+// is compressed (Options.Compression) and how big it is before that
+// (Options.BlockSize). A scan that misses the block cache pays per block
+// (a read, a cache allocation and insertion, an eviction) and per byte
+// (the decompression); a point read decodes one whole block.
+
 // Compression names how the Pebble engine compresses the blocks of the
 // files it writes (Options.Compression). Each block records how it was
 // compressed, so a data directory written under one setting reads under
@@ -55,8 +61,18 @@ func ParseCompression(s string) (Compression, error) {
 	return c, nil
 }
 
-// applyCompression sets every level of po to c.
-func applyCompression(po *pebble.Options, c Compression) error {
+// DefaultBlockSize is the target size of a data block before
+// compression when Options.BlockSize is 0 (Pebble's own default).
+const DefaultBlockSize = 4 << 10
+
+// maxBlockSize bounds Options.BlockSize: Pebble's blocks address their
+// restart points with 32-bit offsets, and a point read decodes a whole
+// block.
+const maxBlockSize = 1 << 20
+
+// applyBlockFormat sets every level of po to compression c and data
+// blocks of blockSize bytes (0: the defaults).
+func applyBlockFormat(po *pebble.Options, c Compression, blockSize int) error {
 	if c == CompressionDefault {
 		c = DefaultCompression
 	}
@@ -64,8 +80,15 @@ func applyCompression(po *pebble.Options, c Compression) error {
 	if p == nil {
 		return fmt.Errorf("storage: compression %q is none of none, snappy, minlz, zstd", c)
 	}
+	if blockSize == 0 {
+		blockSize = DefaultBlockSize
+	}
+	if blockSize < 1<<10 || blockSize > maxBlockSize {
+		return fmt.Errorf("storage: block size %d is not between 1 KiB and %d KiB", blockSize, maxBlockSize>>10)
+	}
 	for i := range po.Levels {
 		po.Levels[i].Compression = func() *sstable.CompressionProfile { return p }
+		po.Levels[i].BlockSize = blockSize
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 func TestParseCompression(t *testing.T) {
@@ -118,6 +120,69 @@ func sstBytes(t *testing.T, dir string) int64 {
 			t.Fatal(err)
 		}
 		n += st.Size()
+	}
+	return n
+}
+
+// TestBlockSizeSetting: Options.BlockSize sets the data blocks of the
+// files Pebble writes (the same rows in 64 KiB blocks take a fraction of
+// the blocks they take at the default), out-of-range sizes are refused,
+// and files of both sizes read back together.
+func TestBlockSizeSetting(t *testing.T) {
+	for _, bad := range []int{512, 2 << 20} {
+		if _, err := Open(Options{InMemory: true, BlockSize: bad}); err == nil || !strings.Contains(err.Error(), "block size") {
+			t.Errorf("Open with block size %d: %v, want a block-size error", bad, err)
+		}
+	}
+	dir := t.TempDir()
+	const rows = 4000
+	blocks := map[int]uint64{}
+	for gen, size := range []int{0, 64 << 10} {
+		db, err := Open(Options{Dir: dir, BlockSize: size, CacheSize: 8 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gen == 0 {
+			createTable(t, db, tA)
+		}
+		update(t, db, func(tx *Txn) error {
+			for i := range rows {
+				mustInsert(t, tx, tA, fmt.Sprintf("g%d-%05d", gen, i), fmt.Sprintf("row %05d %s", i, strings.Repeat("v", 100)))
+			}
+			return nil
+		})
+		before := dataBlocks(t, db)
+		if err := db.pdb.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		blocks[size] = dataBlocks(t, db) - before
+		tx := db.Begin()
+		n := len(scanAll(t, tx, tA.ID, nil, nil))
+		tx.Rollback()
+		if n != (gen+1)*rows {
+			t.Fatalf("after generation %d (block size %d): %d rows, want %d", gen, size, n, (gen+1)*rows)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if blocks[64<<10] == 0 || blocks[0] < 8*blocks[64<<10] {
+		t.Errorf("data blocks flushed: %d at the default size, %d at 64 KiB; the setting seems not to apply", blocks[0], blocks[64<<10])
+	}
+}
+
+// dataBlocks is the number of data blocks in db's files.
+func dataBlocks(t *testing.T, db *DB) uint64 {
+	t.Helper()
+	levels, err := db.pdb.SSTables(pebble.WithProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	for _, l := range levels {
+		for _, f := range l {
+			n += f.Properties.NumDataBlocks
+		}
 	}
 	return n
 }
