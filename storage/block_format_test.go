@@ -52,16 +52,7 @@ func TestCompressionSetting(t *testing.T) {
 		}
 		db := open(written)
 		createTable(t, db, tA)
-		update(t, db, func(tx *Txn) error {
-			for i := range rows {
-				key, val := row(0, i)
-				mustInsert(t, tx, tA, key, val)
-			}
-			return nil
-		})
-		if err := db.pdb.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		flushGeneration(t, db, rows, func(i int) (string, string) { return row(0, i) })
 		sizes[written] = sstBytes(t, dir)
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
@@ -70,16 +61,7 @@ func TestCompressionSetting(t *testing.T) {
 		// rows under it, and read both.
 		reader := settings[(wi+1)%len(settings)]
 		db = open(reader)
-		update(t, db, func(tx *Txn) error {
-			for i := range rows {
-				key, val := row(1, i)
-				mustInsert(t, tx, tA, key, val)
-			}
-			return nil
-		})
-		if err := db.pdb.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		flushGeneration(t, db, rows, func(i int) (string, string) { return row(1, i) })
 		tx := db.Begin()
 		got := scanAll(t, tx, tA.ID, nil, nil)
 		tx.Rollback()
@@ -104,6 +86,22 @@ func TestCompressionSetting(t *testing.T) {
 		}
 	}
 	t.Logf("flushed files, bytes: %v", sizes)
+}
+
+// flushGeneration inserts rows rows of tA, row(i) each, in one commit and
+// flushes them into a table file.
+func flushGeneration(t *testing.T, db *DB, rows int, row func(i int) (key, val string)) {
+	t.Helper()
+	update(t, db, func(tx *Txn) error {
+		for i := range rows {
+			key, val := row(i)
+			mustInsert(t, tx, tA, key, val)
+		}
+		return nil
+	})
+	if err := db.pdb.Flush(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // sstBytes is the size of the table files in dir.
@@ -145,16 +143,10 @@ func TestBlockSizeSetting(t *testing.T) {
 		if gen == 0 {
 			createTable(t, db, tA)
 		}
-		update(t, db, func(tx *Txn) error {
-			for i := range rows {
-				mustInsert(t, tx, tA, fmt.Sprintf("g%d-%05d", gen, i), fmt.Sprintf("row %05d %s", i, strings.Repeat("v", 100)))
-			}
-			return nil
-		})
 		before := dataBlocks(t, db)
-		if err := db.pdb.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		flushGeneration(t, db, rows, func(i int) (string, string) {
+			return fmt.Sprintf("g%d-%05d", gen, i), fmt.Sprintf("row %05d %s", i, strings.Repeat("v", 100))
+		})
 		blocks[size] = dataBlocks(t, db) - before
 		tx := db.Begin()
 		n := len(scanAll(t, tx, tA.ID, nil, nil))
