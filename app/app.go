@@ -144,6 +144,23 @@ func ParseMemory(v string) (int64, error) { return session.ParseMemory(v) }
 // Config.Compression is empty.
 const DefaultCompression = string(storage.DefaultCompression)
 
+// DefaultBlockSize is the storage engine's data block size when
+// Config.BlockSize is 0, as mvserver's --block-size spells it.
+var DefaultBlockSize = fmt.Sprintf("%dkB", storage.DefaultBlockSize>>10)
+
+// ParseBlockSize reads a data block size for Config.BlockSize in the
+// units of ParseMemory (32kB).
+func ParseBlockSize(v string) (int, error) {
+	n, err := ParseMemory(v)
+	if err != nil {
+		return 0, err
+	}
+	if err := storage.CheckBlockSize(int(n)); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
 // ParseCompression reads a block compression's name (none, snappy,
 // minlz, zstd) for Config.Compression.
 func ParseCompression(v string) (storage.Compression, error) { return storage.ParseCompression(v) }

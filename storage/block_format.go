@@ -70,6 +70,14 @@ const DefaultBlockSize = 4 << 10
 // block.
 const maxBlockSize = 1 << 20
 
+// CheckBlockSize refuses an Options.BlockSize out of range.
+func CheckBlockSize(n int) error {
+	if n < 1<<10 || n > maxBlockSize {
+		return fmt.Errorf("storage: block size %d is not between 1 KiB and %d KiB", n, maxBlockSize>>10)
+	}
+	return nil
+}
+
 // applyBlockFormat sets every level of po to compression c and data
 // blocks of blockSize bytes (0: the defaults).
 func applyBlockFormat(po *pebble.Options, c Compression, blockSize int) error {
@@ -83,8 +91,8 @@ func applyBlockFormat(po *pebble.Options, c Compression, blockSize int) error {
 	if blockSize == 0 {
 		blockSize = DefaultBlockSize
 	}
-	if blockSize < 1<<10 || blockSize > maxBlockSize {
-		return fmt.Errorf("storage: block size %d is not between 1 KiB and %d KiB", blockSize, maxBlockSize>>10)
+	if err := CheckBlockSize(blockSize); err != nil {
+		return err
 	}
 	for i := range po.Levels {
 		po.Levels[i].Compression = func() *sstable.CompressionProfile { return p }

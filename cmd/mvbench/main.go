@@ -207,11 +207,11 @@ Usage: go run ./cmd/mvbench [flags]
 		return nil, errors.New("--data-dir is for the in-process mvserver; it cannot go with --mv")
 	}
 	if *blockSize != "" {
-		n, err := app.ParseMemory(*blockSize)
-		if err != nil || n < 1<<10 || n > 1<<20 {
+		n, err := app.ParseBlockSize(*blockSize)
+		if err != nil {
 			return nil, fmt.Errorf("--block-size: %q is not a size from 1kB to 1MB", *blockSize)
 		}
-		c.blockSize = int(n)
+		c.blockSize = n
 	}
 	if c.compression != "" {
 		if _, err := app.ParseCompression(c.compression); err != nil {
