@@ -124,8 +124,9 @@ func sstBytes(t *testing.T, dir string) int64 {
 
 // TestBlockSizeSetting: Options.BlockSize sets the data blocks of the
 // files Pebble writes (the same rows in 64 KiB blocks take a fraction of
-// the blocks they take at the default), out-of-range sizes are refused,
-// and files of both sizes read back together.
+// the blocks they take in 4 KiB ones, and the default is
+// DefaultBlockSize), out-of-range sizes are refused, and files of all
+// sizes read back together.
 func TestBlockSizeSetting(t *testing.T) {
 	for _, bad := range []int{512, 2 << 20} {
 		if _, err := Open(Options{InMemory: true, BlockSize: bad}); err == nil || !strings.Contains(err.Error(), "block size") {
@@ -135,7 +136,7 @@ func TestBlockSizeSetting(t *testing.T) {
 	dir := t.TempDir()
 	const rows = 4000
 	blocks := map[int]uint64{}
-	for gen, size := range []int{0, 64 << 10} {
+	for gen, size := range []int{4 << 10, 64 << 10, 0} {
 		db, err := Open(Options{Dir: dir, BlockSize: size, CacheSize: 8 << 20})
 		if err != nil {
 			t.Fatal(err)
@@ -158,8 +159,12 @@ func TestBlockSizeSetting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if blocks[64<<10] == 0 || blocks[0] < 8*blocks[64<<10] {
-		t.Errorf("data blocks flushed: %d at the default size, %d at 64 KiB; the setting seems not to apply", blocks[0], blocks[64<<10])
+	if blocks[64<<10] == 0 || blocks[4<<10] < 8*blocks[64<<10] {
+		t.Errorf("data blocks flushed: %d at 4 KiB, %d at 64 KiB; the setting seems not to apply", blocks[4<<10], blocks[64<<10])
+	}
+	// The default, 32 KiB: between the two, about twice the 64 KiB count.
+	if d := blocks[0]; d <= blocks[64<<10] || d >= blocks[4<<10]/4 {
+		t.Errorf("data blocks flushed at the default size: %d (4 KiB: %d, 64 KiB: %d)", d, blocks[4<<10], blocks[64<<10])
 	}
 }
 
