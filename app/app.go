@@ -106,6 +106,12 @@ type Config struct {
 	// uncompressed blocks of the tables scans read (0 = storage's
 	// default).
 	CacheSize int64
+	// Compression of the blocks the storage engine writes
+	// (storage.Compression; empty = storage.DefaultCompression).
+	Compression storage.Compression
+	// BlockSize is the size of the data blocks the storage engine writes,
+	// in bytes before compression (0 = storage.DefaultBlockSize).
+	BlockSize int
 	// FS, when set, is the filesystem under the data directory (tests
 	// inject faults through it).
 	FS vfs.FS
@@ -133,6 +139,31 @@ func DefaultMemoryLimit() int64 {
 // ParseMemory reads a memory size in the units of PostgreSQL's memory
 // settings (512MB, 4GB; a bare number is kilobytes).
 func ParseMemory(v string) (int64, error) { return session.ParseMemory(v) }
+
+// DefaultCompression names the storage engine's block compression when
+// Config.Compression is empty.
+const DefaultCompression = string(storage.DefaultCompression)
+
+// DefaultBlockSize is the storage engine's data block size when
+// Config.BlockSize is 0, as mvserver's --block-size spells it.
+var DefaultBlockSize = fmt.Sprintf("%dkB", storage.DefaultBlockSize>>10)
+
+// ParseBlockSize reads a data block size for Config.BlockSize in the
+// units of ParseMemory (32kB).
+func ParseBlockSize(v string) (int, error) {
+	n, err := ParseMemory(v)
+	if err != nil {
+		return 0, err
+	}
+	if err := storage.CheckBlockSize(int(n)); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+// ParseCompression reads a block compression's name (none, snappy,
+// minlz, zstd) for Config.Compression.
+func ParseCompression(v string) (storage.Compression, error) { return storage.ParseCompression(v) }
 
 // memoryLimit resolves a Config memory limit: 0 is the default, negative
 // none (0 for exec.Memory).
@@ -208,7 +239,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.Database = "mvserver"
 	}
 	storage.SetKillPointFromEnv() // tests of crashes only (generation.go)
-	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, CacheSize: cfg.CacheSize, StageRows: cfg.StageThreshold, Store: cfg.Store})
+	db, err := storage.Open(storage.Options{Dir: cfg.DataDir, InMemory: cfg.InMemory, Logger: cfg.Logger, FS: cfg.FS, DiskReserve: cfg.DiskReserve, CacheSize: cfg.CacheSize, Compression: cfg.Compression, BlockSize: cfg.BlockSize, StageRows: cfg.StageThreshold, Store: cfg.Store})
 	if err != nil {
 		return nil, err
 	}

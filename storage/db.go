@@ -24,6 +24,11 @@ type Options struct {
 	Clock     func() time.Time // commit timestamps; nil = time.Now
 	Logger    *slog.Logger     // optional
 	CacheSize int64            // block cache bytes; 0 = 256 MiB
+	// Compression and size (bytes before compression) of the blocks
+	// Pebble writes (block_format.go); zero values = DefaultCompression,
+	// DefaultBlockSize. Other engines ignore them.
+	Compression Compression
+	BlockSize   int
 	// FS is the filesystem under Dir (nil = the operating system's); tests
 	// wrap it to inject faults.
 	FS vfs.FS
@@ -137,6 +142,9 @@ func Open(opts Options) (*DB, error) {
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	if err := applyBlockFormat(po, opts.Compression, opts.BlockSize); err != nil {
+		return nil, err
 	}
 	dir := opts.Dir
 	if opts.InMemory {

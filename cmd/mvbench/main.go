@@ -46,11 +46,14 @@ type config struct {
 	check        string
 	dataDir      string
 	cacheSize    int64    // the in-process mvserver's --cache-size (0: its default)
+	compression  string   // the in-process mvserver's --compression ("": its default)
+	blockSize    int      // the in-process mvserver's --block-size (0: its default)
 	store        string   // the in-process mvserver's --store in this run ("": Pebble)
 	stores       []string // --store's list: one run per engine (stores.go)
 	cpuProfile   string
 	profilePhase string
 	quiet, keep  bool
+	reuse        bool // workload T: reuse a kept load (tpch_reuse.go)
 	logLevel     slog.Level
 	// Workload T (tpch.go).
 	sf           float64
@@ -95,11 +98,14 @@ Usage: go run ./cmd/mvbench [flags]
 	fs.StringVar(&c.check, "check", "last", "compare each mvserver view with its query: after the last refresh of a workload (last), after every incremental refresh (each), or never (none)")
 	store := fs.String("store", "", "storage engine of the in-process mvserver (its --store): empty or pebble for Pebble, tikvmock:// for client-go's in-process mock TiKV cluster or tikv://pd-host:2379 (both need a build with -tags tikv); a comma list (pebble,tikvmock://) runs everything once per engine and prints the later engines' numbers beside the first's")
 	cacheSize := fs.String("cache-size", "", "block cache of the in-process mvserver (its --cache-size, e.g. 2GB; default its own)")
+	fs.StringVar(&c.compression, "compression", "", "block compression of the in-process mvserver's storage (its --compression: none, snappy, minlz, zstd; default its own); it applies to the files written from then on")
+	blockSize := fs.String("block-size", "", "data block size of the in-process mvserver's storage before compression (its --block-size, e.g. 32kB; default its own); it applies to the files written from then on")
 	fs.StringVar(&c.dataDir, "data-dir", "", "data directory of the in-process mvserver (default: a temporary directory, removed at the end)")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of this process (in-process mvserver included) to this file")
 	fs.StringVar(&c.profilePhase, "profile-phase", "", "with --cpuprofile: profile only the first phase whose label contains this text, e.g. 'W1 mvserver REFRESH FULL after 1000 inserts'")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress on stderr")
 	fs.BoolVar(&c.keep, "keep", false, "keep each workload's tables and view (default: dropped after the workload)")
+	fs.BoolVar(&c.reuse, "reuse", false, "workload T alone, with --data-dir or --mv: skip the load when both systems still hold this --sf and --seed's tables, unchanged, from an earlier --keep or --reuse run (otherwise load as usual); implies --keep")
 	logLevel := fs.String("log-level", "warn", "log level of the in-process mvserver (debug, info, warn, error)")
 	err := fs.Parse(args)
 	if err != nil {
@@ -200,6 +206,27 @@ Usage: go run ./cmd/mvbench [flags]
 	if c.mvURL != "" && c.dataDir != "" {
 		return nil, errors.New("--data-dir is for the in-process mvserver; it cannot go with --mv")
 	}
+	if *blockSize != "" {
+		n, err := app.ParseBlockSize(*blockSize)
+		if err != nil {
+			return nil, fmt.Errorf("--block-size: %q is not a size from 1kB to 1MB", *blockSize)
+		}
+		c.blockSize = n
+	}
+	if c.compression != "" {
+		if _, err := app.ParseCompression(c.compression); err != nil {
+			return nil, fmt.Errorf("--compression: %q is none of none, snappy, minlz, zstd", c.compression)
+		}
+	}
+	if c.reuse {
+		if c.dataDir == "" && c.mvURL == "" {
+			return nil, errors.New("--reuse needs --data-dir (or --mv): a temporary data directory holds nothing to reuse")
+		}
+		if slices.ContainsFunc(c.workloads, func(w *workload) bool { return w.run == nil }) {
+			return nil, errors.New("--reuse is for workload T alone: the other workloads load their own tables each time")
+		}
+		c.keep = true
+	}
 	if err := c.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
@@ -272,7 +299,7 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 	mvURL := cfg.mvURL
 	if mvURL == "" {
 		logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-		p, url, err := startMVServer(cfg.dataDir, cfg.store, cfg.cacheSize, logger)
+		p, url, err := startMVServer(cfg.dataDir, serverOptions{store: cfg.store, cacheSize: cfg.cacheSize, compression: cfg.compression, blockSize: cfg.blockSize}, logger)
 		if err != nil {
 			return rep, err
 		}
@@ -302,9 +329,13 @@ func runBench(ctx context.Context, cfg *config, stdout, stderr io.Writer) (*Repo
 		systems = append(systems, pg)
 		rep.PostgreSQL = pg.version(ctx)
 	}
+	// With --reuse, workload T resets the schema only when it cannot
+	// reuse it (tpch_reuse.go).
 	for _, s := range systems {
-		if err := s.resetSchema(ctx); err != nil {
-			return rep, err
+		if !cfg.reuse {
+			if err := s.resetSchema(ctx); err != nil {
+				return rep, err
+			}
 		}
 	}
 

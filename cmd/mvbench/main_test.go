@@ -120,7 +120,7 @@ func TestTinyRun(t *testing.T) {
 func TestCheckFindsDrift(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, url, err := startMVServer(t.TempDir(), "", 0, slog.New(slog.DiscardHandler))
+	p, url, err := startMVServer(t.TempDir(), serverOptions{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +172,10 @@ func TestFlags(t *testing.T) {
 		{"--query-timeout", "0s"},
 		{"--tpch-queries", "23"},
 		{"--tpch-queries", "Qx"},
+		{"--workloads", "T", "--reuse"},
+		{"--compression", "lz4"},
+		{"--block-size", "2MB"},
+		{"--workloads", "T,W1", "--reuse", "--data-dir", "x"},
 	} {
 		if _, err := parseFlags(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("%q: accepted", args)

@@ -140,7 +140,10 @@ type ReportConfig struct {
 	SF           float64 `json:"sf,omitempty"`
 	QueryTimeout float64 `json:"query_timeout_seconds,omitempty"`
 	Refresh      bool    `json:"refresh,omitempty"`
-	WithPostgres bool    `json:"with_postgresql"`
+	// LoadReused: with --reuse, the systems on which workload T found
+	// its tables kept and skipped the load (tpch_reuse.go).
+	LoadReused   []string `json:"load_reused,omitempty"`
+	WithPostgres bool     `json:"with_postgresql"`
 }
 
 func (r *Report) find(w, sys, phase, variant string, d int64, clients int) *Measurement {

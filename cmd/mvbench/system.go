@@ -209,10 +209,23 @@ type inProcess struct {
 	rm  bool
 }
 
+// serverOptions are the in-process mvserver's storage settings; zero
+// values are its defaults.
+type serverOptions struct {
+	store       string // storage engine (empty: Pebble)
+	cacheSize   int64  // block cache bytes
+	compression string // block compression's name
+	blockSize   int    // data block bytes before compression
+}
+
 // startMVServer starts mvserver on a loopback port with its data in dir
-// (a new temporary directory when empty, removed at stop), on the storage
-// engine store names (empty: Pebble).
-func startMVServer(dir, store string, cacheSize int64, logger *slog.Logger) (*inProcess, string, error) {
+// (a new temporary directory when empty, removed at stop), with so's
+// storage settings.
+func startMVServer(dir string, so serverOptions, logger *slog.Logger) (*inProcess, string, error) {
+	comp, err := app.ParseCompression(so.compression)
+	if err != nil {
+		return nil, "", err
+	}
 	p := &inProcess{dir: dir}
 	if dir == "" {
 		d, err := os.MkdirTemp("", "mvbench-data-")
@@ -225,8 +238,10 @@ func startMVServer(dir, store string, cacheSize int64, logger *slog.Logger) (*in
 	}
 	cfg := app.DefaultConfig()
 	cfg.Listen, cfg.HTTP, cfg.DataDir, cfg.Logger = "127.0.0.1:0", "", p.dir, logger
-	cfg.Store = store
-	cfg.CacheSize = cacheSize
+	cfg.Store = so.store
+	cfg.CacheSize = so.cacheSize
+	cfg.Compression = comp
+	cfg.BlockSize = so.blockSize
 	srv, err := app.Start(cfg)
 	if err != nil {
 		if p.rm {

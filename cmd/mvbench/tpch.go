@@ -122,10 +122,13 @@ func runTPCH(ctx context.Context, b *bench, systems []*system) error {
 	}
 	out := b.out
 	fmt.Fprintf(out, "\nT %s, at scale factor %g (its own generator and harness: no power or throughput test, no audit, no check against the specification's answer set)\n", r.w.title, b.cfg.sf)
-	if err := r.load(ctx); err != nil {
+	reused, err := r.prepare(ctx)
+	if err != nil {
 		return err
 	}
-	r.printLoad(out)
+	if len(reused) < len(systems) {
+		r.printLoad(out)
+	}
 	for _, s := range systems {
 		if _, err := s.exec(ctx, r.timeoutSQL()); err != nil {
 			return err
@@ -138,6 +141,9 @@ func runTPCH(ctx context.Context, b *bench, systems []*system) error {
 	}
 	r.printQueries(out)
 	if b.cfg.refresh {
+		if err := r.markChanged(ctx); err != nil {
+			return err
+		}
 		for _, batch := range r.changeBatches() {
 			if err := r.runBatch(ctx, batch); err != nil {
 				return err
@@ -164,12 +170,12 @@ func (r *tpchRun) timeoutSQL() string {
 	return fmt.Sprintf("SET statement_timeout = %d", r.timeout.Milliseconds())
 }
 
-// load creates the tables, loads them with COPY, checks their row counts,
-// creates the secondary indexes and gathers statistics (the last two
-// untimed in the ratios, as a user would do after a bulk load).
-func (r *tpchRun) load(ctx context.Context) error {
+// load creates the tables on systems, loads them with COPY, checks their
+// row counts, creates the secondary indexes and gathers statistics (the
+// last two untimed in the ratios, as a user would do after a bulk load).
+func (r *tpchRun) load(ctx context.Context, systems []*system) error {
 	tables := tpchTables()
-	for _, s := range r.systems {
+	for _, s := range systems {
 		for _, t := range tables {
 			if _, err := s.exec(ctx, t.createSQL()); err != nil {
 				return err

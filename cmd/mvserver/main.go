@@ -99,6 +99,8 @@ func run(args []string) int {
 	diffLimit := fs.Int64("full-refresh-diff-limit", envInt64("full-refresh-diff-limit", 0), "largest view (rows) whose full refresh is written as a difference from its stored rows, so views reading its change feed see the real row changes; its new rows are held in memory (env MVSERVER_FULL_REFRESH_DIFF_LIMIT); 0 = the default (2000000), -1 = none")
 	diskReserve := fs.String("disk-reserve", envDefault("disk-reserve", "256MB"), "free space every commit leaves on the data directory's disk; commits past it fail with 53100 until space is freed; 0 = none (env MVSERVER_DISK_RESERVE)")
 	cacheSize := fs.String("cache-size", envDefault("cache-size", "256MB"), "bytes of the storage engine's block cache, which keeps uncompressed table blocks for scans; a table scanned often that does not fit is read and decompressed again each time (env MVSERVER_CACHE_SIZE)")
+	compression := fs.String("compression", envDefault("compression", app.DefaultCompression), "compression of the blocks the storage engine writes: none, snappy, minlz or zstd; a data directory written under one reads under any other (env MVSERVER_COMPRESSION)")
+	blockSize := fs.String("block-size", envDefault("block-size", app.DefaultBlockSize), "size of the data blocks the storage engine writes, before compression, 1kB to 1MB: a scan pays per block it reads, a point read decodes one block (env MVSERVER_BLOCK_SIZE)")
 	refreshMem := fs.String("refresh-memory-limit", envDefault("refresh-memory-limit", "default"), "memory budget of one refresh, as --query-memory-limit (env MVSERVER_REFRESH_MEMORY_LIMIT)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -111,6 +113,16 @@ func run(args []string) int {
 	cache, err := app.ParseMemory(*cacheSize)
 	if err != nil || cache <= 0 {
 		fmt.Fprintf(os.Stderr, "mvserver: bad --cache-size %q: a size such as 256MB or 2GB\n", *cacheSize)
+		return 2
+	}
+	comp, err := app.ParseCompression(*compression)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mvserver: bad --compression %q: none, snappy, minlz or zstd\n", *compression)
+		return 2
+	}
+	block, err := app.ParseBlockSize(*blockSize)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "mvserver: bad --block-size %q: a size from 1kB to 1MB\n", *blockSize)
 		return 2
 	}
 	memLimits := map[string]*int64{}
@@ -153,6 +165,8 @@ func run(args []string) int {
 	cfg.StageThreshold = int(*stageRows)
 	cfg.FullDiffLimit = *diffLimit
 	cfg.CacheSize = cache
+	cfg.Compression = comp
+	cfg.BlockSize = block
 	cfg.DiskReserve = reserve
 	if reserve == 0 {
 		cfg.DiskReserve = -1
