@@ -177,8 +177,13 @@ func (s *scanOp) Next() ([]Row, error) {
 			return nil, err
 		}
 		if !more {
-			if sit, ok := s.it.(*storage.Iterator); ok && len(s.ranges) > 0 {
-				s.spare, s.it = sit, nil // for the next range
+			if sit, ok := s.it.(*storage.Iterator); ok && sit.Err() == nil {
+				// Kept for the next range, or for the first range of the
+				// next probe of a nested loop (rebind.go): a Retarget to a
+				// key after this one keeps Pebble's position in its index
+				// and data blocks instead of opening and seeking a new
+				// iterator.
+				s.spare, s.it = sit, nil
 				continue
 			}
 			err := s.it.Close()
