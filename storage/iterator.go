@@ -32,6 +32,9 @@ type Iterator struct {
 	err error
 
 	onRelease func() // OnRelease's
+	// aux is a snapshot iterator its owner reads beside this one (an
+	// index scan's row fetches, multiget.go), closed with it.
+	aux engineIter
 
 	// A serializable transaction's iterator records the part of its Pebble
 	// range [rlo, rhi) of table rtbl it walked (serializable.go).
@@ -249,17 +252,23 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if err != nil {
 		return false
 	}
+	it.retarget(tbl, func(id TableID) ([]byte, []byte) { return rowSpan(id, start, end) }, rows)
+	return true
+}
+
+// retarget sets the Pebble bounds of a snapshot-only iterator to span(rows)
+// (the read set names span(tbl)) and starts it again.
+func (it *Iterator) retarget(tbl TableID, span func(TableID) (lower, upper []byte), rows TableID) {
 	if it.txn.reads != nil {
 		it.noteRead()
-		lower, upper := rowSpan(tbl, start, end)
+		lower, upper := span(tbl)
 		it.trackReads(tbl, lower, upper)
 	}
-	lower, upper := rowSpan(rows, start, end)
+	lower, upper := span(rows)
 	it.pit.SetBounds(lower, upper)
 	it.started, it.done = false, false
 	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false
 	it.row = Row{}
-	return true
 }
 
 // OnRelease sets a function that runs first when the iterator is released,
@@ -302,6 +311,12 @@ func (it *Iterator) release() error {
 		if err := it.pit.Close(); err != nil && it.err == nil {
 			it.err = err
 		}
+	}
+	if it.aux != nil {
+		if err := it.aux.Close(); err != nil && it.err == nil {
+			it.err = err
+		}
+		it.aux = nil
 	}
 	return it.err
 }

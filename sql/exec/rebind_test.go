@@ -176,7 +176,7 @@ func TestRebindKeepsIterator(t *testing.T) {
 	}
 	defer op.Close()
 	sc := op.(*scanOp)
-	var first *storage.Iterator
+	var first rowIter
 	for probe, lo := range probes {
 		if probe > 0 {
 			outer[0], outer[1] = types.NewInt8(lo), types.NewInt8(lo+3)
