@@ -475,14 +475,10 @@ func (it *IndexIterator) Retarget(tbl TableID, idx IndexID, start, end []byte) b
 			return false
 		}
 	}
-	if end != nil && bytes.Compare(start, end) >= 0 {
+	span := func(id TableID, start, end []byte) ([]byte, []byte) { return indexRange(id, idx, start, end) }
+	if !ei.retarget(tbl, start, end, span) {
 		return false
 	}
-	rows, err := it.txn.rowsOf(tbl)
-	if err != nil {
-		return false
-	}
-	ei.retarget(tbl, func(id TableID) ([]byte, []byte) { return indexRange(id, idx, start, end) }, rows)
 	it.batch, it.pos, it.exhausted = 0, 0, false
 	it.rows, it.keys, it.ends, it.found = it.rows[:0], it.keys[:0], it.ends[:0], it.found[:0]
 	it.row = Row{}

@@ -245,6 +245,14 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if tw := it.txn.tables[tbl]; tw != nil && (tw.truncated || tw.rows.Len() > 0) {
 		return false
 	}
+	return it.retarget(tbl, start, end, rowSpan)
+}
+
+// retarget sets the Pebble bounds of a snapshot-only iterator to the keys
+// span gives for [start, end) under tbl's rows id (the read set names
+// them under tbl) and starts it again; false, changing nothing, for an
+// empty range or when the rows id cannot be read.
+func (it *Iterator) retarget(tbl TableID, start, end []byte, span func(id TableID, start, end []byte) (lower, upper []byte)) bool {
 	if end != nil && bytes.Compare(start, end) >= 0 {
 		return false
 	}
@@ -252,23 +260,17 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if err != nil {
 		return false
 	}
-	it.retarget(tbl, func(id TableID) ([]byte, []byte) { return rowSpan(id, start, end) }, rows)
-	return true
-}
-
-// retarget sets the Pebble bounds of a snapshot-only iterator to span(rows)
-// (the read set names span(tbl)) and starts it again.
-func (it *Iterator) retarget(tbl TableID, span func(TableID) (lower, upper []byte), rows TableID) {
 	if it.txn.reads != nil {
 		it.noteRead()
-		lower, upper := span(tbl)
+		lower, upper := span(tbl, start, end)
 		it.trackReads(tbl, lower, upper)
 	}
-	lower, upper := span(rows)
+	lower, upper := span(rows, start, end)
 	it.pit.SetBounds(lower, upper)
 	it.started, it.done = false, false
 	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false
 	it.row = Row{}
+	return true
 }
 
 // OnRelease sets a function that runs first when the iterator is released,

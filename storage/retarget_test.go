@@ -110,9 +110,7 @@ func TestRetarget(t *testing.T) {
 func TestIndexRetarget(t *testing.T) {
 	db := openMem(t)
 	ix := colorIndex(false)
-	tbl := withIndex(tA, ix)
-	createTable(t, db, tA)
-	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, ix) })
+	tbl := createIndexed(t, db, ix)
 	color := func(i int) string { return fmt.Sprintf("c%02d", i) }
 	update(t, db, func(tx *Txn) error {
 		for i := range 400 {
