@@ -370,6 +370,7 @@ func (t *Txn) GetUnique(tbl TableID, idx IndexID, key []byte) (Row, bool, error)
 type IndexIterator struct {
 	txn     *Txn
 	tbl     TableID
+	idx     IndexID
 	entries *Iterator
 	row     Row
 	err     error
@@ -396,9 +397,10 @@ const (
 // ScanIndex returns the rows of tbl whose entries in index idx lie in
 // [start, end).
 func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexIterator {
-	it := &IndexIterator{txn: t, tbl: tbl}
+	it := &IndexIterator{txn: t, tbl: tbl, idx: idx}
 	ei := &Iterator{txn: t, strip: indexPrefixLen, meta: true}
 	it.entries = ei
+	it.mg.owner = ei
 	if err := t.alive(); err != nil {
 		ei.err, ei.done = err, true
 		return it
@@ -422,21 +424,12 @@ func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexItera
 			ei.err, ei.done = err, true
 			return it
 		}
-		span := func(id TableID) (lower, upper []byte) {
-			lower = indexKey(nil, id, idx, start)
-			if end != nil {
-				upper = indexKey(nil, id, idx, end)
-			} else {
-				_, upper = indexSpan(id, idx)
-			}
-			return lower, upper
-		}
-		lower, upper := span(rows)
+		lower, upper := indexRange(rows, idx, start, end)
 		if !ei.openPebble(lower, upper) {
 			return it
 		}
 		// Read sets name entries by the table's own id.
-		lower, upper = span(tbl)
+		lower, upper = indexRange(tbl, idx, start, end)
 		ei.trackReads(tbl, lower, upper)
 	}
 	if ix != nil && ix.entries.Len() > 0 {
@@ -444,6 +437,52 @@ func (t *Txn) ScanIndex(tbl TableID, idx IndexID, start, end []byte) *IndexItera
 	}
 	t.track(ei)
 	return it
+}
+
+// indexRange is the Pebble key range of the entries of index idx of the
+// table whose rows id is id with start <= entry key < end (nil end:
+// unbounded).
+func indexRange(id TableID, idx IndexID, start, end []byte) (lower, upper []byte) {
+	lower = indexKey(nil, id, idx, start)
+	if end != nil {
+		upper = indexKey(nil, id, idx, end)
+	} else {
+		_, upper = indexSpan(id, idx)
+	}
+	return lower, upper
+}
+
+// Retarget points the iterator at the rows whose entries in index idx of
+// tbl lie in [start, end), reusing its Pebble iterators (the entries' and
+// the one its rows are fetched with): an index nested-loop join's probes
+// then open none, and probes in key order walk each iterator forward
+// through blocks it holds. It applies as Iterator.Retarget does: to an
+// iterator of the same index that reads the snapshot alone and has not
+// failed, while the transaction has no own writes of the index; otherwise
+// it returns false and changes nothing, and the caller opens a new
+// ScanIndex.
+func (it *IndexIterator) Retarget(tbl TableID, idx IndexID, start, end []byte) bool {
+	ei := it.entries
+	if it.err != nil || it.entryErr != nil || it.tbl != tbl || it.idx != idx ||
+		ei.closed || ei.err != nil || ei.pit == nil || ei.bnext != nil || ei.onRelease != nil {
+		return false
+	}
+	if tw := it.txn.tables[tbl]; tw != nil {
+		if tw.unreadable() != nil || tw.truncated {
+			return false
+		}
+		if ix := tw.idx[idx]; ix != nil && (ix.fresh || ix.entries.Len() > 0) {
+			return false
+		}
+	}
+	span := func(id TableID, start, end []byte) ([]byte, []byte) { return indexRange(id, idx, start, end) }
+	if !ei.retarget(tbl, start, end, span) {
+		return false
+	}
+	it.batch, it.pos, it.exhausted = 0, 0, false
+	it.rows, it.keys, it.ends, it.found = it.rows[:0], it.keys[:0], it.ends[:0], it.found[:0]
+	it.row = Row{}
+	return true
 }
 
 // Next advances to the next row; false at the end or on error (see Err).

@@ -25,6 +25,14 @@ func withIndex(tbl TableInfo, ix ...IndexInfo) TableInfo {
 	return tbl
 }
 
+// createIndexed creates tA with index ix and returns tA as writes name it.
+func createIndexed(t testing.TB, db *DB, ix IndexInfo) TableInfo {
+	t.Helper()
+	createTable(t, db, tA)
+	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, ix) })
+	return withIndex(tA, ix)
+}
+
 // byColor returns the values of the rows whose color is c, through the index.
 func byColor(t testing.TB, tx *Txn, tbl TableID, c string) []string {
 	t.Helper()
@@ -160,9 +168,7 @@ func assertNoEntries(t *testing.T, db *DB, tbl TableID) {
 func TestUniqueIndex(t *testing.T) {
 	db := openMem(t)
 	ix := colorIndex(true)
-	tbl := withIndex(tA, ix)
-	createTable(t, db, tA)
-	update(t, db, func(tx *Txn) error { return tx.BuildIndex(tA, ix) })
+	tbl := createIndexed(t, db, ix)
 	update(t, db, func(tx *Txn) error {
 		mustInsert(t, tx, tbl, "a", "red:1")
 		mustInsert(t, tx, tbl, "b", "~:2")

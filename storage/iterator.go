@@ -32,6 +32,9 @@ type Iterator struct {
 	err error
 
 	onRelease func() // OnRelease's
+	// aux is a snapshot iterator its owner reads beside this one (an
+	// index scan's row fetches, multiget.go), closed with it.
+	aux engineIter
 
 	// A serializable transaction's iterator records the part of its Pebble
 	// range [rlo, rhi) of table rtbl it walked (serializable.go).
@@ -242,6 +245,14 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	if tw := it.txn.tables[tbl]; tw != nil && (tw.truncated || tw.rows.Len() > 0) {
 		return false
 	}
+	return it.retarget(tbl, start, end, rowSpan)
+}
+
+// retarget sets the Pebble bounds of a snapshot-only iterator to the keys
+// span gives for [start, end) under tbl's rows id (the read set names
+// them under tbl) and starts it again; false, changing nothing, for an
+// empty range or when the rows id cannot be read.
+func (it *Iterator) retarget(tbl TableID, start, end []byte, span func(id TableID, start, end []byte) (lower, upper []byte)) bool {
 	if end != nil && bytes.Compare(start, end) >= 0 {
 		return false
 	}
@@ -251,10 +262,10 @@ func (it *Iterator) Retarget(tbl TableID, start, end []byte) bool {
 	}
 	if it.txn.reads != nil {
 		it.noteRead()
-		lower, upper := rowSpan(tbl, start, end)
+		lower, upper := span(tbl, start, end)
 		it.trackReads(tbl, lower, upper)
 	}
-	lower, upper := rowSpan(rows, start, end)
+	lower, upper := span(rows, start, end)
 	it.pit.SetBounds(lower, upper)
 	it.started, it.done = false, false
 	it.pValid, it.pAdvance, it.bValid, it.bAdvance = false, false, false, false
@@ -302,6 +313,12 @@ func (it *Iterator) release() error {
 		if err := it.pit.Close(); err != nil && it.err == nil {
 			it.err = err
 		}
+	}
+	if it.aux != nil {
+		if err := it.aux.Close(); err != nil && it.err == nil {
+			it.err = err
+		}
+		it.aux = nil
 	}
 	return it.err
 }

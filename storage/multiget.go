@@ -23,6 +23,15 @@ type multiGet struct {
 	order []int    // the snapshot keys' indexes, sorted by key
 	vbuf  []byte   // the rows' stored values, concatenated
 	vspan [][2]int // each snapshot key's value in vbuf; {-1, -1}: absent
+
+	// owner, when set, keeps the snapshot iterator of the rows between
+	// calls (its aux, closed with it; auxRows is the rows id it reads): an
+	// index scan fetching batch after batch, probe after probe, opens one
+	// and moves its bounds (Pebble then keeps the blocks it is in when
+	// the keys move forward) instead of opening one per batch. nil: each
+	// call opens its own.
+	owner   *Iterator
+	auxRows TableID
 }
 
 func (mg *multiGet) pkey(j int) []byte {
@@ -82,7 +91,7 @@ func (t *Txn) getRows(mg *multiGet, tbl TableID, keys [][]byte, rows []Row, foun
 	}
 	slices.SortFunc(mg.order, func(a, b int) int { return bytes.Compare(mg.pkey(a), mg.pkey(b)) })
 	mg.vbuf, mg.vspan = mg.vbuf[:0], slices.Grow(mg.vspan[:0], n)[:n]
-	if err := t.snapGetSorted(mg); err != nil {
+	if err := t.snapGetSorted(mg, rowsID); err != nil {
 		return err
 	}
 	for j := range n {
@@ -101,10 +110,11 @@ func (t *Txn) getRows(mg *multiGet, tbl TableID, keys [][]byte, rows []Row, foun
 	return nil
 }
 
-// snapGetSorted reads the snapshot's value of each of mg's keys, in key
-// order (mg.order), into mg.vbuf and mg.vspan: one iterator for them all
-// (a single key: a point read). Prefetched answers are taken as they are.
-func (t *Txn) snapGetSorted(mg *multiGet) error {
+// snapGetSorted reads the snapshot's value of each of mg's keys, rows of
+// rows id rows, in key order (mg.order), into mg.vbuf and mg.vspan: one
+// iterator for them all (mg's kept one, or a single key: a point read).
+// Prefetched answers are taken as they are.
+func (t *Txn) snapGetSorted(mg *multiGet, rows TableID) error {
 	put := func(j int, v []byte, ok bool) {
 		if !ok {
 			mg.vspan[j] = [2]int{-1, -1}
@@ -114,7 +124,7 @@ func (t *Txn) snapGetSorted(mg *multiGet) error {
 		mg.vbuf = append(mg.vbuf, v...)
 		mg.vspan[j] = [2]int{start, len(mg.vbuf)}
 	}
-	if len(mg.order) == 1 {
+	if len(mg.order) == 1 && mg.owner == nil {
 		v, ok, err := t.snapGet(mg.pkey(0))
 		if err != nil {
 			return err
@@ -122,10 +132,15 @@ func (t *Txn) snapGetSorted(mg *multiGet) error {
 		put(0, v, ok)
 		return nil
 	}
-	first, last := mg.pkey(mg.order[0]), mg.pkey(mg.order[len(mg.order)-1])
-	it, err := t.snap.newIter(first, PrefixEnd(last))
+	it, err := t.sortedIter(mg, rows)
 	if err != nil {
 		return err
+	}
+	closeIt := func() error {
+		if mg.owner != nil {
+			return nil // the owner closes it
+		}
+		return it.Close()
 	}
 	for _, j := range mg.order {
 		k := mg.pkey(j)
@@ -135,7 +150,7 @@ func (t *Txn) snapGetSorted(mg *multiGet) error {
 		}
 		if !it.SeekPrefixGE(k) || !bytes.Equal(it.Key(), k) {
 			if err := it.Error(); err != nil {
-				it.Close()
+				closeIt()
 				return err
 			}
 			put(j, nil, false)
@@ -143,10 +158,38 @@ func (t *Txn) snapGetSorted(mg *multiGet) error {
 		}
 		v, err := it.ValueAndErr()
 		if err != nil {
-			it.Close()
+			closeIt()
 			return err
 		}
 		put(j, v, true)
 	}
-	return it.Close()
+	return closeIt()
+}
+
+// sortedIter returns the iterator snapGetSorted reads mg's sorted keys
+// with, bounded by the first and last of them: mg's owner's kept one,
+// given the new bounds (opened at the first use, again when the rows id
+// changed), or a new one.
+func (t *Txn) sortedIter(mg *multiGet, rows TableID) (engineIter, error) {
+	lower, upper := mg.pkey(mg.order[0]), PrefixEnd(mg.pkey(mg.order[len(mg.order)-1]))
+	if mg.owner == nil {
+		return t.snap.newIter(lower, upper)
+	}
+	if mg.owner.aux != nil && mg.auxRows == rows {
+		mg.owner.aux.SetBounds(lower, upper)
+		return mg.owner.aux, nil
+	}
+	if mg.owner.aux != nil {
+		err := mg.owner.aux.Close()
+		mg.owner.aux = nil
+		if err != nil {
+			return nil, err
+		}
+	}
+	it, err := t.snap.newIter(lower, upper)
+	if err != nil {
+		return nil, err
+	}
+	mg.owner.aux, mg.auxRows = it, rows
+	return it, nil
 }

@@ -100,3 +100,76 @@ func TestRetarget(t *testing.T) {
 		t.Fatal("an iterator merging own writes was retargeted")
 	}
 }
+
+// TestIndexRetarget: an index iterator pointed at another range of its
+// index reads exactly that range's rows, as a new ScanIndex would (ranges
+// forwards and backwards, empty, long enough for several row batches,
+// after stopping part of the way), and refuses — changing nothing — a
+// range of another index, or when the transaction has own writes of the
+// index.
+func TestIndexRetarget(t *testing.T) {
+	db := openMem(t)
+	ix := colorIndex(false)
+	tbl := createIndexed(t, db, ix)
+	color := func(i int) string { return fmt.Sprintf("c%02d", i) }
+	update(t, db, func(tx *Txn) error {
+		for i := range 400 {
+			// Color c is on c*3 rows (c00 on none), spread over the keys.
+			c := i % 20
+			if i/20 < c*3 {
+				mustInsert(t, tx, tbl, fmt.Sprintf("k%04d", (i*7919)%400), color(c)+":"+fmt.Sprint(i))
+			}
+		}
+		return nil
+	})
+	tx := db.Begin()
+	defer tx.Rollback()
+	rangeOf := func(c string) ([]byte, []byte) {
+		start := AppendString(AppendNotNullMarker(nil), c)
+		return start, PrefixEnd(start)
+	}
+	read := func(it *IndexIterator, limit int) []string {
+		t.Helper()
+		var out []string
+		for len(out) != limit && it.Next() {
+			out = append(out, string(it.Row().Value))
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	start, end := rangeOf(color(1))
+	it := tx.ScanIndex(tbl.ID, ix.ID, start, end)
+	defer it.Close()
+	if got, want := read(it, -1), byColor(t, tx, tbl.ID, color(1)); !slices.Equal(got, want) {
+		t.Fatalf("first range: %v, want %v", got, want)
+	}
+	for n, c := range []int{2, 19, 19, 0, 7, 3, 18, 5} {
+		start, end := rangeOf(color(c))
+		if !it.Retarget(tbl.ID, ix.ID, start, end) {
+			t.Fatalf("retarget to %s refused", color(c))
+		}
+		want := byColor(t, tx, tbl.ID, color(c))
+		limit := -1
+		if n%3 == 2 && len(want) > 2 {
+			// Stop part of the way, as a semi join does.
+			limit = len(want) / 2
+			want = want[:limit]
+		}
+		if got := read(it, limit); !slices.Equal(got, want) {
+			t.Fatalf("%s: %v, want %v", color(c), got, want)
+		}
+	}
+	if it.Retarget(tbl.ID, ix.ID+1, start, end) {
+		t.Fatal("retarget to another index accepted")
+	}
+	if it.Retarget(tbl.ID, ix.ID, end, start) {
+		t.Fatal("an empty range was accepted")
+	}
+	mustInsert(t, tx, tbl, "own", color(4)+":own")
+	start, end = rangeOf(color(4))
+	if it.Retarget(tbl.ID, ix.ID, start, end) {
+		t.Fatal("retarget accepted with own writes of the index")
+	}
+}

@@ -1,7 +1,5 @@
 package exec
 
-import "github.com/mvserver/mvserver/storage"
-
 // Rebinding. An index nested-loop join (plan.Apply, apply.go) runs its
 // inner side once per outer row, each time with other correlation values.
 // Building that side's operators afresh per row compiles its expressions
@@ -33,8 +31,8 @@ func rebind(op Operator) (bool, error) {
 }
 
 // rebind evaluates the key values again and reads from the first range;
-// an iterator of the primary key is kept to be pointed at the new range
-// (storage.Iterator.Retarget).
+// the iterator of the primary key or index is kept to be pointed at the
+// new range (scanOp.retarget).
 func (s *scanOp) rebind() (bool, error) {
 	if s.ra != nil {
 		// The reader is stopped before the iterator it reads is closed;
@@ -49,8 +47,8 @@ func (s *scanOp) rebind() (bool, error) {
 		s.pred, s.post = s.post, nil
 	}
 	if s.it != nil {
-		if sit, ok := s.it.(*storage.Iterator); ok && s.spare == nil {
-			s.spare = sit
+		if s.spare == nil && retargetable(s.it) {
+			s.spare = s.it
 		} else {
 			s.it.Close()
 		}

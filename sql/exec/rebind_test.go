@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
@@ -153,4 +154,61 @@ func freshApply(t *testing.T, db *storage.DB, a *plan.Apply, rowAtATime bool) []
 		}
 	}
 	return out
+}
+
+// TestRebindKeepsIterator: a primary-key range scan rebound per outer row
+// (an index nested loop's inner side) reads every probe through the one
+// storage iterator it opened for the first, pointed at each new range,
+// and reads each probe's rows.
+func TestRebindKeepsIterator(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	db := loadVecTable(t, rng, 2000, false)
+	txn := db.Begin()
+	defer txn.Rollback()
+	s := scanAll()
+	s.Start = &plan.KeyBound{Values: []plan.Expr{&plan.OuterRef{Idx: 0, T: types.Int8}}, Inclusive: true}
+	s.End = &plan.KeyBound{Values: []plan.Expr{&plan.OuterRef{Idx: 1, T: types.Int8}}}
+	probes := []int64{10, 40, 41, 700, 1500}
+	outer := []types.Datum{types.NewInt8(probes[0]), types.NewInt8(probes[0] + 3)}
+	op, err := Build(testCtx(txn, false).child(outer), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	sc := op.(*scanOp)
+	var first rowIter
+	for probe, lo := range probes {
+		if probe > 0 {
+			outer[0], outer[1] = types.NewInt8(lo), types.NewInt8(lo+3)
+			if ok, err := rebind(op); !ok || err != nil {
+				t.Fatalf("rebind: %v %v", ok, err)
+			}
+		}
+		var ids []string
+		// Read to the end without closing, as the join does (done1).
+		for {
+			b, err := op.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == nil {
+				break
+			}
+			for _, r := range b {
+				ids = append(ids, r[0].String())
+			}
+		}
+		want := []string{fmt.Sprint(lo), fmt.Sprint(lo + 1), fmt.Sprint(lo + 2)}
+		if !slices.Equal(ids, want) {
+			t.Fatalf("probe [%d, %d): %v, want %v", lo, lo+3, ids, want)
+		}
+		if sc.spare == nil {
+			t.Fatalf("probe %d: no iterator kept for the next probe", probe)
+		}
+		if first == nil {
+			first = sc.spare
+		} else if sc.spare != first {
+			t.Fatalf("probe %d opened a new iterator", probe)
+		}
+	}
 }

@@ -29,8 +29,8 @@ type scanOp struct {
 	full     int // full batches read so far
 	ra       *readahead
 	// spare is the iterator of a finished key range, kept to be pointed
-	// at the next one (storage.Iterator.Retarget).
-	spare *storage.Iterator
+	// at the next one (retarget).
+	spare rowIter
 
 	// pred is a filter's condition evaluated in the scan (scan_filter.go);
 	// nil: none. predDec decodes its columns alone into scratch.
@@ -103,20 +103,43 @@ func (s *scanOp) open() bool {
 	r := s.ranges[0]
 	s.ranges = s.ranges[1:]
 	tid := storage.TableID(s.s.Table.ID)
-	if s.index != 0 {
-		s.it = s.c.Txn.ScanIndex(tid, s.index, r.start, r.end)
-		return true
-	}
 	if sp := s.spare; sp != nil {
 		s.spare = nil
-		if sp.Retarget(tid, r.start, r.end) {
+		if s.retarget(sp, r) {
 			s.it = sp
 			return true
 		}
 		sp.Close()
 	}
+	if s.index != 0 {
+		s.it = s.c.Txn.ScanIndex(tid, s.index, r.start, r.end)
+		return true
+	}
 	s.it = s.c.Txn.Scan(tid, r.start, r.end)
 	return true
+}
+
+// retarget points sp, the iterator of a finished range of the scan's
+// table or index, at r; false when it cannot be (then a new one reads r).
+func (s *scanOp) retarget(sp rowIter, r keyRange) bool {
+	tid := storage.TableID(s.s.Table.ID)
+	switch it := sp.(type) {
+	case *storage.Iterator:
+		return s.index == 0 && it.Retarget(tid, r.start, r.end)
+	case *storage.IndexIterator:
+		return s.index != 0 && it.Retarget(tid, s.index, r.start, r.end)
+	}
+	return false
+}
+
+// retargetable reports whether it, an iterator at the end of its range,
+// may be kept to read the next one (retarget).
+func retargetable(it rowIter) bool {
+	switch it.(type) {
+	case *storage.Iterator, *storage.IndexIterator:
+		return it.Err() == nil
+	}
+	return false
 }
 
 func (s *scanOp) Next() ([]Row, error) {
@@ -177,8 +200,13 @@ func (s *scanOp) Next() ([]Row, error) {
 			return nil, err
 		}
 		if !more {
-			if sit, ok := s.it.(*storage.Iterator); ok && len(s.ranges) > 0 {
-				s.spare, s.it = sit, nil // for the next range
+			if retargetable(s.it) {
+				// Kept for the next range, or for the first range of the
+				// next probe of a nested loop (rebind.go): a Retarget to a
+				// key after this one keeps Pebble's position in its index
+				// and data blocks instead of opening and seeking a new
+				// iterator.
+				s.spare, s.it = s.it, nil
 				continue
 			}
 			err := s.it.Close()
