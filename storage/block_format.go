@@ -69,15 +69,19 @@ func ParseCompression(s string) (Compression, error) {
 }
 
 // DefaultBlockSize is the target size of a data block before
-// compression when Options.BlockSize is 0. Pebble's own default is 4 KiB;
-// at 32 KiB a scan that misses the block cache pays a read, a cache
-// allocation and an eviction per 32 KiB instead of per 4 KiB. Measured on
-// TPC-H Q1, Q6, Q12, Q14 and Q15 at SF 1 with the default 256 MiB cache
-// (bench/RESULTS.md, issue 21): the geometric mean of SELECT ratios to
-// PostgreSQL went from 4.22 and 4.14 to 2.80 and 2.85 in two alternating
-// rounds, lineitem's COPY from about 80 s to 37 s, the data directory from
-// 1.87 to 1.57 GB (Snappy compresses bigger blocks better).
-const DefaultBlockSize = 32 << 10
+// compression when Options.BlockSize is 0: Pebble's own, 4 KiB. Bigger
+// blocks scan faster and smaller blocks serve lookups better; at SF 1
+// with the default 256 MiB cache (bench/RESULTS.md, issue 21):
+//   - 32 KiB: the SELECT ratios to PostgreSQL of the scan-bound Q1, Q6,
+//     Q12, Q14 and Q15 went from 4.22 and 4.14 to 2.80 and 2.85
+//     (geometric mean, two alternating rounds); lineitem's COPY from
+//     about 80 s to 37 s; the data directory from 1.87 to 1.57 GB;
+//   - but the index-lookup joins Q2, Q3, Q4, Q5, Q7, Q9, Q10 and Q21 went
+//     from 2.96 and 3.02 to 3.95 and 4.30 (Q9 13-14 s to 26-28 s): each
+//     random row fetch that misses the cache decodes a whole block.
+//
+// So the default stays 4 KiB until lookups read less than a block.
+const DefaultBlockSize = 4 << 10
 
 // maxBlockSize bounds Options.BlockSize: Pebble's blocks address their
 // restart points with 32-bit offsets, and a point read decodes a whole
