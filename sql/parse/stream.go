@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -65,6 +67,10 @@ func ExtractStreams(st *Statement) ([]StreamRef, error) {
 		})
 	}
 	walk(st.AST.ProtoReflect())
+	// In the statement's order: Range visits a message's fields in an
+	// order protobuf leaves undefined (and varies from run to run), so a
+	// UNION's arms came out either way round.
+	slices.SortFunc(refs, func(a, b StreamRef) int { return cmp.Compare(a.Location, b.Location) })
 	return refs, err
 }
 
