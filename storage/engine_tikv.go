@@ -108,7 +108,7 @@ func openTiKVMock(endpoints []string, opts *Options) (engine, error) {
 		m.release()
 		return nil, err
 	}
-	if name == "" { // unshared: no other process (engine_tikv_locks.go)
+	if name == "" && !opts.InMemory && opts.Dir != "" { // unshared and kept: a crash may have left locks (engine_tikv_locks.go)
 		if err := resolveOrphanLocks(store, opts); err != nil {
 			_ = store.Close()
 			m.release()
